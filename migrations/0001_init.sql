@@ -1,0 +1,145 @@
+-- Whetstone schema v1. Never edit a landed migration: add 0002_….sql instead.
+-- Every row belongs to one agent (SPEC §1). JSON columns hold arrays/objects as text.
+
+CREATE TABLE agents (
+  agent            TEXT PRIMARY KEY,
+  created_at       TEXT NOT NULL,
+  settings         TEXT NOT NULL DEFAULT '{}',      -- overrides of SPEC §6 defaults
+  tools_gen        INTEGER NOT NULL DEFAULT 0,      -- bumped on every tool write: invalidates isolate caches
+  last_review_at   TEXT,
+  last_review_seq  INTEGER NOT NULL DEFAULT 0       -- highest calls.seq seen by the last review (cron: "calls since")
+);
+
+-- One row per tool: the author's definition plus what augmentation and learning added.
+-- The vector lives in the row so a row and its vector are always written together.
+CREATE TABLE tools (
+  agent            TEXT NOT NULL,
+  name             TEXT NOT NULL,
+  docstring        TEXT NOT NULL,
+  description      TEXT,                            -- augmented description, or NULL
+  parameters       TEXT NOT NULL,                   -- the author's JSON Schema, verbatim
+  examples         TEXT NOT NULL DEFAULT '[]',      -- [{text, source, revision_id}]
+  notes            TEXT NOT NULL DEFAULT '[]',
+  avoid            TEXT NOT NULL DEFAULT '[]',
+  call_example     TEXT,
+  queries_source   TEXT,                            -- 'augmentation' or NULL
+  version          INTEGER NOT NULL,
+  definition_hash  TEXT NOT NULL,                   -- of the author's definition: re-registering it is a no-op
+  vector           BLOB,                            -- Float32 little-endian, L2-normalised
+  embedder         TEXT NOT NULL,                   -- which embedder wrote the vector
+  reviewed_seq     INTEGER NOT NULL DEFAULT 0,      -- highest calls.seq the last review of this tool read
+  created_at       TEXT NOT NULL,
+  updated_at       TEXT NOT NULL,
+  PRIMARY KEY (agent, name)
+);
+
+-- The registry's audit log: every version of every row, newest = highest version.
+CREATE TABLE tool_versions (
+  agent       TEXT NOT NULL,
+  name        TEXT NOT NULL,
+  version     INTEGER NOT NULL,
+  definition  TEXT NOT NULL,                        -- {name, description, parameters} as registered
+  source      TEXT NOT NULL,                        -- registered | revision:<id> | undo:<id>
+  created_at  TEXT NOT NULL,
+  PRIMARY KEY (agent, name, version)
+);
+
+-- One row per routed turn (SPEC §1). seq orders turns of one conversation.
+CREATE TABLE turns (
+  seq              INTEGER PRIMARY KEY AUTOINCREMENT,
+  agent            TEXT NOT NULL,
+  turn_id          TEXT NOT NULL,
+  request          TEXT,
+  conversation_id  TEXT,
+  routed           INTEGER NOT NULL,                -- 0 when the stable-list rule sent every tool
+  offered          TEXT NOT NULL DEFAULT '[]',      -- [{name, rank, score}]
+  source           TEXT NOT NULL DEFAULT 'route',   -- route | trace | call
+  created_at       TEXT NOT NULL
+);
+CREATE UNIQUE INDEX turns_agent_turn ON turns (agent, turn_id);
+CREATE INDEX turns_agent_conversation ON turns (agent, conversation_id, seq);
+CREATE INDEX turns_agent_seq ON turns (agent, seq);
+
+-- The call log. call_id is the caller's idempotency key (or generated).
+CREATE TABLE calls (
+  seq              INTEGER PRIMARY KEY AUTOINCREMENT,
+  agent            TEXT NOT NULL,
+  call_id          TEXT NOT NULL,
+  tool             TEXT NOT NULL,
+  arguments        TEXT NOT NULL,
+  success          INTEGER NOT NULL,
+  error            TEXT,
+  request          TEXT,
+  turn_id          TEXT,
+  conversation_id  TEXT,
+  at               TEXT NOT NULL
+);
+CREATE UNIQUE INDEX calls_agent_id ON calls (agent, call_id);
+CREATE INDEX calls_agent_tool_seq ON calls (agent, tool, seq);
+CREATE INDEX calls_agent_turn ON calls (agent, turn_id);
+CREATE INDEX calls_agent_seq ON calls (agent, seq);
+
+-- Outcomes an application reports (SPEC §5 "verified").
+CREATE TABLE outcomes (
+  agent      TEXT NOT NULL,
+  turn_id    TEXT NOT NULL,
+  ok         INTEGER NOT NULL,
+  served_by  TEXT,
+  at         TEXT NOT NULL,
+  PRIMARY KEY (agent, turn_id)
+);
+
+CREATE TABLE revisions (
+  revision_id      TEXT PRIMARY KEY,
+  agent            TEXT NOT NULL,
+  tool             TEXT NOT NULL,
+  status           TEXT NOT NULL,                   -- proposed | applied | dismissed | undone
+  created_at       TEXT NOT NULL,
+  applied_at       TEXT,
+  approved_by      TEXT,
+  approved_key     TEXT,                            -- key_id (or 'admin') that applied/dismissed/undid
+  reason           TEXT,                            -- dismissal reason
+  body             TEXT NOT NULL,                   -- notes_added, queries_added, avoid_added, evidence, ranks, …
+  before_row       TEXT,                            -- the row's learned state before apply (for undo)
+  applied_version  INTEGER,                         -- row version the apply produced
+  review_id        TEXT
+);
+CREATE INDEX revisions_agent_created ON revisions (agent, created_at);
+CREATE INDEX revisions_agent_tool_status ON revisions (agent, tool, status);
+
+CREATE TABLE reviews (
+  review_id   TEXT PRIMARY KEY,
+  agent       TEXT NOT NULL,
+  created_at  TEXT NOT NULL,
+  trigger     TEXT NOT NULL,                        -- api | cron
+  summary     TEXT NOT NULL                         -- counts and skips, for the dashboard
+);
+CREATE INDEX reviews_agent_created ON reviews (agent, created_at);
+
+-- Agent keys (SPEC §3): stored as salted SHA-256, never in clear.
+CREATE TABLE keys (
+  key_id      TEXT PRIMARY KEY,
+  agent       TEXT NOT NULL,
+  role        TEXT NOT NULL,                        -- agent | operator
+  salt        TEXT NOT NULL,
+  hash        TEXT NOT NULL,
+  created_at  TEXT NOT NULL,
+  revoked_at  TEXT
+);
+CREATE INDEX keys_agent ON keys (agent);
+
+-- tools=[…] definitions seen in traces, for unregistered drafts (SPEC §7).
+CREATE TABLE trace_tools (
+  agent       TEXT NOT NULL,
+  name        TEXT NOT NULL,
+  definition  TEXT NOT NULL,
+  seen_at     TEXT NOT NULL,
+  PRIMARY KEY (agent, name)
+);
+
+-- Cron cursor (SPEC §8): where the last tick stopped.
+CREATE TABLE cron_state (
+  id          INTEGER PRIMARY KEY CHECK (id = 1),
+  cursor      TEXT NOT NULL DEFAULT '',
+  updated_at  TEXT NOT NULL
+);

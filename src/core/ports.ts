@@ -1,0 +1,83 @@
+/**
+ * Ports: the small interfaces the core needs from the platform. Adapters live in src/adapters/;
+ * src/env.ts is the only module that picks them from bindings.
+ */
+
+/** Turns text into L2-normalised vectors of a fixed dimension. */
+export interface Embedder {
+  /** Stable id written next to every stored vector (a vector from another embedder is re-embedded). */
+  readonly id: string;
+  readonly dimensions: number;
+  embed(texts: readonly string[]): Promise<Float32Array[]>;
+}
+
+export interface VectorMatch {
+  id: string;
+  score: number;
+}
+
+/** Nearest-neighbour search over one agent's tool vectors (namespace = agent id). */
+export interface VectorIndex {
+  /** True when a query sees an upsert at once (the exact index); Vectorize is eventually consistent. */
+  readonly consistent: boolean;
+  upsert(agent: string, items: readonly { id: string; vector: Float32Array }[]): Promise<void>;
+  remove(agent: string, ids: readonly string[]): Promise<void>;
+  query(agent: string, vector: Float32Array, topK: number): Promise<VectorMatch[]>;
+}
+
+/** One chat message for a background model. */
+export interface ChatMessage {
+  role: 'system' | 'user';
+  content: string;
+}
+
+/**
+ * The background model (SPEC §2). `complete` returns the model's raw text reply, or null when the
+ * model has nothing to say (the extractive model for augmentation). A reply is data: callers parse
+ * it with zod and run the checks of SPEC §5 before anything reaches the store.
+ */
+export interface ChatModel {
+  readonly id: string;
+  complete(task: ModelTask): Promise<string | null>;
+}
+
+/**
+ * What a model is asked. The messages are what an LLM sees; `evidence` carries the same facts as
+ * plain data so the offline extractive model can write its proposal from the evidence itself.
+ */
+export type ModelTask =
+  | { kind: 'augment'; messages: ChatMessage[]; tool: AugmentInput }
+  | { kind: 'review'; messages: ChatMessage[]; input: ReviewInput };
+
+export interface AugmentInput {
+  name: string;
+  docstring: string;
+  argument_names: string[];
+}
+
+export interface ReviewInput {
+  tool: string;
+  docstring: string;
+  /** Registered tools other than this one, for "Not for … use <tool>" lines. */
+  other_tools: string[];
+  failed_calls: { id: string; error: string; arguments: string[] }[];
+  missed_requests: { id: string; text: string }[];
+  confused_requests: { id: string; text: string; served_by: string }[];
+}
+
+/** Per-agent offer counts (SPEC §4, §7), kept in the agent's Durable Object. */
+export interface OfferCounter {
+  /** Adds one offered turn to each tool and one routed turn to the agent. */
+  countOffers(agent: string, tools: readonly string[]): Promise<void>;
+  /** Marks tools as registered now, so `never_retrieved` counts routed turns from this point on. */
+  toolsRegistered(agent: string, tools: readonly string[]): Promise<void>;
+  offers(agent: string): Promise<OfferCounts>;
+}
+
+export interface OfferCounts {
+  routed_turns: number;
+  /** tool name → routed turns it was offered in */
+  offered: Record<string, number>;
+  /** tool name → routed turns observed since the tool was first seen by the counter */
+  observed: Record<string, number>;
+}

@@ -1,0 +1,370 @@
+/**
+ * The zod schemas of the v1 API (SPEC §3). They validate requests, validate model replies, produce
+ * the OpenAPI document and type the client: types come from `z.infer`, never hand-written twins.
+ */
+import { z } from '@hono/zod-openapi';
+
+/** SPEC §3 limits; each one past it is a 400 (or 413 for the body). */
+export const LIMITS = {
+  bodyBytes: 1024 * 1024,
+  toolsPerPut: 1000,
+  callsPerPost: 1000,
+  requestChars: 4000,
+  descriptionChars: 8000,
+  errorChars: 4000,
+  examplesPerTool: 50,
+  exampleChars: 500,
+  traceMessages: 1000,
+  schemaBytes: 64 * 1024,
+  idChars: 128,
+} as const;
+
+export const AgentId = z
+  .string()
+  .regex(/^[A-Za-z0-9_.-]{1,64}$/, 'agent ids are 1-64 characters of A-Z a-z 0-9 _ . -');
+export const ToolName = z
+  .string()
+  .regex(/^[A-Za-z0-9_.\-/]{1,128}$/, 'tool names are 1-128 characters of A-Z a-z 0-9 _ . - /');
+const Id = z.string().min(1).max(LIMITS.idChars);
+const RequestText = z.string().min(1).max(LIMITS.requestChars);
+const IsoTime = z.iso.datetime({ offset: true });
+
+/** A JSON-Schema object for tool parameters: `type: "object"` (or absent), kept verbatim. */
+export const ParameterSchema = z
+  .record(z.string(), z.unknown())
+  .refine((s) => s.type === undefined || s.type === 'object', {
+    message: 'the parameter schema must be a JSON-Schema object ({"type": "object", …})',
+  })
+  .refine((s) => s.properties === undefined || isPlainObject(s.properties), {
+    message: '"properties" must be an object',
+  })
+  .refine((s) => JSON.stringify(s).length <= LIMITS.schemaBytes, {
+    message: `the parameter schema is larger than ${LIMITS.schemaBytes} bytes`,
+  });
+
+function isPlainObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+const HandExamples = z.array(z.string().min(1).max(LIMITS.exampleChars)).max(LIMITS.examplesPerTool);
+const Description = z.string().max(LIMITS.descriptionChars);
+
+const PlainDef = z.object({
+  name: ToolName,
+  description: Description.optional(),
+  parameters: ParameterSchema.optional(),
+  examples: HandExamples.optional(),
+});
+const OpenAIDef = z.object({
+  type: z.literal('function'),
+  function: z.object({
+    name: ToolName,
+    description: Description.optional(),
+    parameters: ParameterSchema.optional(),
+    strict: z.boolean().nullish(),
+  }),
+  examples: HandExamples.optional(),
+});
+const McpDef = z.object({
+  name: ToolName,
+  description: Description.optional(),
+  inputSchema: ParameterSchema,
+  examples: HandExamples.optional(),
+});
+const AnthropicDef = z.object({
+  name: ToolName,
+  description: Description.optional(),
+  input_schema: ParameterSchema,
+  examples: HandExamples.optional(),
+});
+
+/** Any of the four common tool shapes (SPEC §3 ToolDef). */
+export const ToolDef = z
+  .union([OpenAIDef, McpDef, AnthropicDef, PlainDef])
+  .openapi('ToolDef', { description: 'plain, OpenAI, MCP or Anthropic tool definition' });
+export type ToolDef = z.infer<typeof ToolDef>;
+
+export const ExampleSource = z.enum(['synthetic', 'learned', 'unknown']);
+export const Example = z.object({
+  text: z.string(),
+  source: ExampleSource,
+  revision_id: z.string().nullable(),
+});
+export type Example = z.infer<typeof Example>;
+
+export const ModelTool = z
+  .object({
+    type: z.literal('function'),
+    function: z.object({
+      name: z.string(),
+      description: z.string(),
+      parameters: z.record(z.string(), z.unknown()),
+    }),
+  })
+  .openapi('ModelTool');
+export type ModelTool = z.infer<typeof ModelTool>;
+
+export const ToolRow = z
+  .object({
+    name: z.string(),
+    docstring: z.string(),
+    description: z.string().nullable(),
+    parameters: z.record(z.string(), z.unknown()),
+    examples: z.array(Example),
+    notes: z.array(z.string()),
+    avoid: z.array(z.string()),
+    call_example: z.string().nullable(),
+    queries_source: z.literal('augmentation').nullable(),
+    version: z.number().int(),
+    updated_at: z.string(),
+    model_view: ModelTool,
+  })
+  .openapi('ToolRow');
+export type ToolRow = z.infer<typeof ToolRow>;
+
+export const PutToolsBody = z
+  .object({
+    tools: z.array(ToolDef).max(LIMITS.toolsPerPut),
+    augment: z.boolean().optional().default(false),
+  })
+  .strict();
+
+export const AugmentOutcome = z.object({
+  name: z.string(),
+  augmented: z.boolean(),
+  reason: z.string().nullable(),
+});
+export const PutToolsAnswer = z.object({
+  tools: z.array(ToolRow),
+  augmentation: z.array(AugmentOutcome).optional(),
+});
+
+export const ToolVersion = z.object({
+  version: z.number().int(),
+  definition: z.record(z.string(), z.unknown()),
+  source: z.string(),
+  created_at: z.string(),
+});
+
+export const RouteBody = z
+  .object({
+    request: RequestText,
+    conversation_id: Id.optional(),
+    k: z.number().int().min(1).max(50).optional(),
+  })
+  .strict();
+export const RoutedTool = z.object({ name: z.string(), rank: z.number().int(), score: z.number() });
+export type RoutedTool = z.infer<typeof RoutedTool>;
+export const RouteResult = z
+  .object({
+    turn_id: z.string(),
+    routed: z.boolean(),
+    tools: z.array(RoutedTool),
+    model_tools: z.array(ModelTool),
+  })
+  .openapi('RouteResult');
+export type RouteResult = z.infer<typeof RouteResult>;
+
+export const CallIn = z
+  .object({
+    id: Id.optional(),
+    tool: ToolName,
+    arguments: z.record(z.string(), z.unknown()).default({}),
+    success: z.boolean(),
+    error: z.string().max(LIMITS.errorChars).nullish(),
+    request: RequestText.nullish(),
+    turn_id: Id.nullish(),
+    conversation_id: Id.nullish(),
+    at: IsoTime.optional(),
+  })
+  .strict()
+  .openapi('Call');
+export type CallIn = z.infer<typeof CallIn>;
+export const PostCallsBody = z.object({ calls: z.array(CallIn).min(1).max(LIMITS.callsPerPost) }).strict();
+export const PostCallsAnswer = z.object({ accepted: z.number().int(), duplicates: z.number().int() });
+
+export const OutcomeBody = z
+  .object({ turn_id: Id, ok: z.boolean(), served_by: ToolName.nullish() })
+  .strict();
+
+export const KeyRole = z.enum(['agent', 'operator']);
+export type KeyRole = z.infer<typeof KeyRole>;
+export const CreateKeyBody = z.object({ role: KeyRole }).strict();
+export const CreatedKey = z.object({ key_id: z.string(), key: z.string(), role: KeyRole });
+
+export const ErrorBody = z
+  .object({
+    error: z.object({
+      code: z.string(),
+      message: z.string(),
+      details: z.array(z.unknown()),
+    }),
+  })
+  .openapi('Error');
+
+/** SPEC §6 tool-learning settings, with their ranges. `review_schedule` is "off" or "*\/N" minutes. */
+export const Settings = z
+  .object({
+    min_calls: z.number().int().min(1).max(10_000),
+    min_failures: z.number().int().min(1).max(1000),
+    min_misses: z.number().int().min(1).max(1000),
+    min_confusions: z.number().int().min(1).max(1000),
+    max_notes: z.number().int().min(0).max(20),
+    max_avoid: z.number().int().min(0).max(10),
+    max_queries: z.number().int().min(0).max(50),
+    max_new_queries: z.number().int().min(0).max(50),
+    max_calls_per_tool: z.number().int().min(1).max(500),
+    max_tools: z.number().int().min(1).max(100),
+    min_offers: z.number().int().min(1).max(1_000_000),
+    min_turns: z.number().int().min(1).max(1_000_000),
+    show_learned_examples: z.boolean(),
+    top_k: z.number().int().min(1).max(50),
+    stable_tool_list_tokens: z.number().int().min(0).max(1_000_000),
+    review_schedule: z
+      .string()
+      .regex(/^(off|\*\/([1-9]|[1-9][0-9]|[1-9][0-9][0-9]|1[0-3][0-9][0-9]|14[0-3][0-9]|1440))$/, 'review_schedule is "off" or "*/N" with N minutes from 1 to 1440'),
+    auto_apply: z.boolean(),
+  })
+  .strict()
+  .openapi('Settings');
+export type Settings = z.infer<typeof Settings>;
+export const SettingsPatch = Settings.partial().strict();
+export type SettingsPatch = z.infer<typeof SettingsPatch>;
+
+export const DEFAULT_SETTINGS: Settings = {
+  min_calls: 3,
+  min_failures: 2,
+  min_misses: 2,
+  min_confusions: 2,
+  max_notes: 4,
+  max_avoid: 2,
+  max_queries: 12,
+  max_new_queries: 4,
+  max_calls_per_tool: 24,
+  max_tools: 8,
+  min_offers: 5,
+  min_turns: 20,
+  show_learned_examples: false,
+  top_k: 5,
+  stable_tool_list_tokens: 0,
+  review_schedule: '*/10',
+  auto_apply: false,
+};
+
+export const EvidenceKind = z.enum(['failed_call', 'missed_request', 'confused_request', 'successful_call']);
+export const Evidence = z
+  .object({
+    evidence_id: z.string(),
+    kind: EvidenceKind,
+    tool: z.string(),
+    /** The request or error text, argument values scrubbed. */
+    text: z.string(),
+    /** Argument names of the call (never values). */
+    arguments: z.array(z.string()),
+    how: z.enum(['not_offered', 'next_request', 're_asked', 'ranked_first', 'verified']).nullable(),
+    served_by: z.string().nullable(),
+    turn_id: z.string().nullable(),
+    call_id: z.string().nullable(),
+    at: z.string(),
+  })
+  .openapi('Evidence');
+export type Evidence = z.infer<typeof Evidence>;
+
+export const RefusalReason = z.enum([
+  'no_evidence',
+  'wrong_evidence',
+  'below_threshold',
+  'no_shared_word',
+  'argument_value',
+  'aimed_at_model',
+  'too_long',
+  'not_one_line',
+  'cap_reached',
+  'bad_shape',
+  'unknown_tool',
+  'own_tool',
+  'not_served_by_target',
+  'duplicate',
+  'no_room',
+  'already_kept',
+  'invalid_reply',
+]);
+export type RefusalReason = z.infer<typeof RefusalReason>;
+export const Refusal = z.object({
+  tool: z.string(),
+  kind: z.enum(['note', 'request', 'avoid', 'reply']),
+  text: z.string(),
+  reason: RefusalReason,
+  detail: z.string(),
+});
+export type Refusal = z.infer<typeof Refusal>;
+
+export const RankChange = z.object({
+  request: z.string(),
+  before: z.number().int().nullable(),
+  after: z.number().int().nullable(),
+});
+export const Displacement = z.object({ request: z.string(), tool: z.string() });
+
+export const RevisionStatus = z.enum(['proposed', 'applied', 'dismissed', 'undone']);
+export const Revision = z
+  .object({
+    revision_id: z.string(),
+    tool: z.string(),
+    status: RevisionStatus,
+    created_at: z.string(),
+    applied_at: z.string().nullable(),
+    approved_by: z.string().nullable(),
+    notes_added: z.array(z.string()),
+    queries_added: z.array(z.string()),
+    avoid_added: z.array(z.string()),
+    call_example: z.string().nullable(),
+    queries_withdrawn: z.array(z.string()),
+    displaced: z.array(Displacement),
+    queries_displaced: z.array(Example),
+    refused: z.array(Refusal),
+    evidence: z.array(Evidence),
+    ranks: z.array(RankChange),
+    base_version: z.number().int(),
+    applied_version: z.number().int().nullable(),
+    dismiss_reason: z.string().nullable(),
+  })
+  .openapi('Revision');
+export type Revision = z.infer<typeof Revision>;
+
+export const Flag = z
+  .object({
+    tool: z.string(),
+    flag: z.enum(['retrieved_never_called', 'never_retrieved']),
+    offered_turns: z.number().int(),
+    calls: z.number().int(),
+    routed_turns: z.number().int(),
+  })
+  .openapi('Flag');
+export type Flag = z.infer<typeof Flag>;
+
+export const Skip = z.object({ tool: z.string(), reason: z.string() });
+export const Review = z
+  .object({
+    review_id: z.string(),
+    dry_run: z.boolean(),
+    revisions: z.array(Revision),
+    refused: z.array(Refusal),
+    skipped: z.array(Skip),
+    flags: z.array(Flag),
+    model_calls: z.number().int(),
+  })
+  .openapi('Review');
+export type Review = z.infer<typeof Review>;
+
+export const ReviewBody = z
+  .object({
+    dry_run: z.boolean().optional().default(false),
+    auto_apply: z.boolean().optional(),
+    config: SettingsPatch.optional(),
+  })
+  .strict();
+
+const ApprovedBy = z.string().min(1).max(200);
+export const ApplyBody = z.object({ approved_by: ApprovedBy }).strict();
+export const DismissBody = z.object({ approved_by: ApprovedBy, reason: z.string().max(1000).optional() }).strict();

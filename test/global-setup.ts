@@ -1,0 +1,20 @@
+import type { TestProject } from 'vitest/node';
+import { startFakeOpenAI } from './fake-openai-server.ts';
+
+/**
+ * Runs in Node before the suite: starts the fake OpenAI-compatible server (the only fake we keep:
+ * a real model needs the internet) and hands its URL to the tests through `inject('fakeOpenAI')`.
+ */
+export default async function setup(project: TestProject) {
+  const server = await startFakeOpenAI();
+  project.provide('fakeOpenAI', server.url);
+  return async () => {
+    await server.close();
+  };
+}
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    fakeOpenAI: string;
+  }
+}

@@ -1,0 +1,28 @@
+import { cloudflareTest, readD1Migrations } from '@cloudflare/vitest-pool-workers';
+import { fileURLToPath } from 'node:url';
+import { defineConfig } from 'vitest/config';
+
+// Every test runs inside workerd with real local D1 and Durable Objects (README "Working on Whetstone").
+export default defineConfig(async () => {
+  const migrations = await readD1Migrations(fileURLToPath(new URL('./migrations', import.meta.url)));
+  return {
+    plugins: [
+      cloudflareTest({
+        wrangler: { configPath: './wrangler.toml' },
+        miniflare: {
+          bindings: {
+            ADMIN_TOKEN: 'test-admin-token',
+            TEST_MIGRATIONS: migrations,
+          },
+        },
+      }),
+    ],
+    test: {
+      include: ['test/**/*.test.ts'],
+      setupFiles: ['./test/setup.ts'],
+      globalSetup: ['./test/global-setup.ts'],
+      testTimeout: 30_000,
+      hookTimeout: 60_000,
+    },
+  };
+});
