@@ -1,0 +1,39 @@
+#!/usr/bin/env node
+// `npm start [-- --port N]`: apply D1 migrations locally, make sure .dev.vars has an ADMIN_TOKEN
+// (generated on first start and printed), then run `wrangler dev`. No account, no key, offline.
+import { spawn, spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const wrangler = fileURLToPath(new URL('../node_modules/wrangler/bin/wrangler.js', import.meta.url));
+const args = process.argv.slice(2);
+const portIndex = args.indexOf('--port');
+const port = portIndex >= 0 ? args[portIndex + 1] : '8787';
+
+const migrate = spawnSync(process.execPath, [wrangler, 'd1', 'migrations', 'apply', 'DB', '--local'], {
+  cwd: root,
+  stdio: 'inherit',
+  env: { ...process.env, CI: 'true' }, // answers wrangler's confirmation prompt
+});
+if (migrate.status !== 0) process.exit(migrate.status ?? 1);
+
+const varsPath = `${root}.dev.vars`;
+const vars = existsSync(varsPath) ? readFileSync(varsPath, 'utf8') : '';
+let token = /^ADMIN_TOKEN=(.+)$/m.exec(vars)?.[1]?.trim();
+if (!token) {
+  token = `wst_admin_${randomBytes(24).toString('base64url')}`;
+  writeFileSync(varsPath, `${vars}${vars && !vars.endsWith('\n') ? '\n' : ''}ADMIN_TOKEN=${token}\n`, { mode: 0o600 });
+  console.log('\nGenerated ADMIN_TOKEN into .dev.vars (keep it; it is not committed).');
+}
+console.log(`\n  Whetstone on http://localhost:${port}`);
+console.log(`  Dashboard:  http://localhost:${port}/`);
+console.log(`  ADMIN_TOKEN=${token}\n`);
+
+const devArgs = [wrangler, 'dev', '--ip', '127.0.0.1', ...(portIndex >= 0 ? [] : ['--port', port]), ...args];
+const dev = spawn(process.execPath, devArgs, { cwd: root, stdio: 'inherit' });
+const stop = (signal) => dev.kill(signal);
+process.on('SIGINT', stop);
+process.on('SIGTERM', stop);
+dev.on('exit', (code) => process.exit(code ?? 0));

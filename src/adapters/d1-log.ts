@@ -1,0 +1,126 @@
+/**
+ * The D1 adapter for the log: turns, calls and outcomes (SPEC §1, §5). Reads are bounded and served
+ * by the indexes of migrations/0001 (agent, tool, seq) / (agent, turn_id) / (agent, conversation_id, seq).
+ */
+import type { CallRecord, OfferedTool, OutcomeRecord, TurnRecord } from '../core/records.ts';
+
+export interface NewTurn {
+  turn_id: string;
+  request: string | null;
+  conversation_id: string | null;
+  routed: boolean;
+  offered: OfferedTool[];
+  source: 'route' | 'trace' | 'call';
+  created_at: string;
+}
+
+export type NewCall = Omit<CallRecord, 'seq'>;
+
+/** D1 rows per batch statement: D1 caps bound parameters at 100 per statement. */
+const CALL_COLUMNS = 10;
+const CALLS_PER_STATEMENT = Math.floor(100 / CALL_COLUMNS);
+
+/** D1-backed call log. Idempotent by (agent, call_id): a retried batch never duplicates. */
+export function createD1Log(db: D1Database) {
+  return {
+    insertTurn(agent: string, t: NewTurn): D1PreparedStatement {
+      return db
+        .prepare(
+          `INSERT INTO turns (agent, turn_id, request, conversation_id, routed, offered, source, created_at)
+           VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8) ON CONFLICT (agent, turn_id) DO NOTHING`,
+        )
+        .bind(agent, t.turn_id, t.request, t.conversation_id, t.routed ? 1 : 0, JSON.stringify(t.offered), t.source, t.created_at);
+    },
+
+    /** Inserts calls in one atomic batch; returns how many were new. */
+    async insertCalls(agent: string, calls: readonly NewCall[], extra: D1PreparedStatement[] = []): Promise<number> {
+      const statements: D1PreparedStatement[] = [...extra];
+      for (let i = 0; i < calls.length; i += CALLS_PER_STATEMENT) {
+        const chunk = calls.slice(i, i + CALLS_PER_STATEMENT);
+        const placeholders = chunk
+          .map((_, j) => `(${Array.from({ length: CALL_COLUMNS }, (_, c) => `?${j * CALL_COLUMNS + c + 1}`).join(', ')})`)
+          .join(', ');
+        const binds = chunk.flatMap((c) => [
+          agent, c.call_id, c.tool, JSON.stringify(c.arguments), c.success ? 1 : 0, c.error, c.request, c.turn_id,
+          c.conversation_id, c.at,
+        ]);
+        statements.push(
+          db
+            .prepare(
+              `INSERT INTO calls (agent, call_id, tool, arguments, success, error, request, turn_id, conversation_id, at)
+               VALUES ${placeholders} ON CONFLICT (agent, call_id) DO NOTHING`,
+            )
+            .bind(...binds),
+        );
+      }
+      const results = await db.batch(statements);
+      return results.slice(extra.length).reduce((n, r) => n + r.meta.changes, 0);
+    },
+
+    async getTurn(agent: string, turnId: string): Promise<TurnRecord | null> {
+      const row = await db.prepare('SELECT * FROM turns WHERE agent = ?1 AND turn_id = ?2').bind(agent, turnId).first<TurnRow>();
+      return row ? toTurn(row) : null;
+    },
+
+    upsertOutcome: (agent: string, o: OutcomeRecord) =>
+      db
+        .prepare(
+          `INSERT INTO outcomes (agent, turn_id, ok, served_by, at) VALUES (?1, ?2, ?3, ?4, ?5)
+           ON CONFLICT (agent, turn_id) DO UPDATE SET ok = excluded.ok, served_by = excluded.served_by, at = excluded.at`,
+        )
+        .bind(agent, o.turn_id, o.ok ? 1 : 0, o.served_by, o.at)
+        .run(),
+  };
+}
+
+export type D1Log = ReturnType<typeof createD1Log>;
+
+interface TurnRow {
+  seq: number;
+  turn_id: string;
+  request: string | null;
+  conversation_id: string | null;
+  routed: number;
+  offered: string;
+  created_at: string;
+}
+
+export function toTurn(r: TurnRow): TurnRecord {
+  return {
+    seq: r.seq,
+    turn_id: r.turn_id,
+    request: r.request,
+    conversation_id: r.conversation_id,
+    routed: r.routed === 1,
+    offered: JSON.parse(r.offered) as OfferedTool[],
+    created_at: r.created_at,
+  };
+}
+
+interface CallRow {
+  seq: number;
+  call_id: string;
+  tool: string;
+  arguments: string;
+  success: number;
+  error: string | null;
+  request: string | null;
+  turn_id: string | null;
+  conversation_id: string | null;
+  at: string;
+}
+
+export function toCall(r: CallRow): CallRecord {
+  return {
+    seq: r.seq,
+    call_id: r.call_id,
+    tool: r.tool,
+    arguments: JSON.parse(r.arguments) as Record<string, unknown>,
+    success: r.success === 1,
+    error: r.error,
+    request: r.request,
+    turn_id: r.turn_id,
+    conversation_id: r.conversation_id,
+    at: r.at,
+  };
+}

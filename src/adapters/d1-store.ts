@@ -1,0 +1,245 @@
+/**
+ * The D1 adapter for agents, tool rows, versions and keys. All SQL for these tables lives here,
+ * with positional binds and one row-mapping function per table. D1 has no interactive transactions:
+ * multi-statement writes go through `db.batch`, which is atomic, and row writes are guarded by the
+ * (agent, name, version) primary key of tool_versions: two writers of the same next version cannot
+ * both succeed (compare-and-set without a read-modify-write race).
+ */
+import type { StoredTool } from '../core/records.ts';
+import type { AuthorDefinition } from '../core/tooldef.ts';
+import type { Example, KeyRole, Settings, SettingsPatch } from '../schemas.ts';
+
+export interface AgentRecord {
+  agent: string;
+  created_at: string;
+  settings: SettingsPatch;
+  tools_gen: number;
+  last_review_at: string | null;
+  last_review_seq: number;
+}
+
+export interface KeyRecord {
+  key_id: string;
+  agent: string;
+  role: KeyRole;
+  salt: string;
+  hash: string;
+  revoked_at: string | null;
+}
+
+/** One row write: the full new row plus the version entry that guards it. */
+export interface ToolWrite {
+  tool: StoredTool;
+  /** The version the writer read, or null when the row must not exist yet. */
+  expected_version: number | null;
+  definition: AuthorDefinition;
+  source: string;
+}
+
+export class VersionConflict extends Error {
+  constructor(readonly tool: string) {
+    super(`tool ${tool} was written by someone else`);
+    this.name = 'VersionConflict';
+  }
+}
+
+/** D1-backed store for the registry. Strongly consistent (one primary), every write one batch. */
+export function createD1Store(db: D1Database) {
+  return {
+    db,
+    ensureAgent: (agent: string, now: string) =>
+      db.prepare('INSERT INTO agents (agent, created_at) VALUES (?1, ?2) ON CONFLICT (agent) DO NOTHING').bind(agent, now).run(),
+
+    async getAgent(agent: string): Promise<AgentRecord | null> {
+      const row = await db.prepare('SELECT * FROM agents WHERE agent = ?1').bind(agent).first<AgentRow>();
+      return row ? toAgent(row) : null;
+    },
+
+    async listAgents(): Promise<(AgentRecord & { tools: number; calls: number })[]> {
+      const { results } = await db
+        .prepare(
+          `SELECT a.*, (SELECT COUNT(*) FROM tools t WHERE t.agent = a.agent) AS tools,
+                  (SELECT COUNT(*) FROM calls c WHERE c.agent = a.agent) AS calls
+           FROM agents a ORDER BY a.agent`,
+        )
+        .all<AgentRow & { tools: number; calls: number }>();
+      return results.map((r) => ({ ...toAgent(r), tools: r.tools, calls: r.calls }));
+    },
+
+    putSettings: (agent: string, settings: SettingsPatch) =>
+      db.prepare('UPDATE agents SET settings = ?2 WHERE agent = ?1').bind(agent, JSON.stringify(settings)).run(),
+
+    async listTools(agent: string): Promise<StoredTool[]> {
+      const { results } = await db.prepare('SELECT * FROM tools WHERE agent = ?1 ORDER BY name').bind(agent).all<ToolRowDb>();
+      return results.map(toTool);
+    },
+
+    async getTool(agent: string, name: string): Promise<StoredTool | null> {
+      const row = await db.prepare('SELECT * FROM tools WHERE agent = ?1 AND name = ?2').bind(agent, name).first<ToolRowDb>();
+      return row ? toTool(row) : null;
+    },
+
+    /** Highest version ever written for a name (rows deleted since keep their history). */
+    async lastVersions(agent: string): Promise<Map<string, number>> {
+      const { results } = await db
+        .prepare('SELECT name, MAX(version) AS version FROM tool_versions WHERE agent = ?1 GROUP BY name')
+        .bind(agent)
+        .all<{ name: string; version: number }>();
+      return new Map(results.map((r) => [r.name, r.version]));
+    },
+
+    /**
+     * Writes rows atomically with their version entries and bumps the agent's tools_gen.
+     * `extra` statements (a revision status change, say) join the same batch.
+     * Throws VersionConflict when another writer got there first.
+     */
+    async writeTools(agent: string, writes: readonly ToolWrite[], now: string, extra: D1PreparedStatement[] = []): Promise<void> {
+      if (writes.length === 0 && extra.length === 0) return;
+      const statements: D1PreparedStatement[] = [];
+      for (const w of writes) statements.push(...toolWriteStatements(db, agent, w, now));
+      statements.push(...extra);
+      statements.push(db.prepare('UPDATE agents SET tools_gen = tools_gen + 1 WHERE agent = ?1').bind(agent));
+      try {
+        await db.batch(statements);
+      } catch (err) {
+        if (/UNIQUE constraint failed: tool_versions|UNIQUE constraint failed: tools|SQLITE_CONSTRAINT/i.test(String(err))) {
+          throw new VersionConflict(writes[0]?.tool.name ?? '');
+        }
+        throw err;
+      }
+    },
+
+    async deleteTool(agent: string, name: string): Promise<boolean> {
+      const [del] = await db.batch([
+        db.prepare('DELETE FROM tools WHERE agent = ?1 AND name = ?2').bind(agent, name),
+        db.prepare('UPDATE agents SET tools_gen = tools_gen + 1 WHERE agent = ?1').bind(agent),
+      ]);
+      return (del?.meta.changes ?? 0) > 0;
+    },
+
+    async listVersions(agent: string, name: string) {
+      const { results } = await db
+        .prepare('SELECT version, definition, source, created_at FROM tool_versions WHERE agent = ?1 AND name = ?2 ORDER BY version DESC')
+        .bind(agent, name)
+        .all<{ version: number; definition: string; source: string; created_at: string }>();
+      return results.map((r) => ({ ...r, definition: JSON.parse(r.definition) as Record<string, unknown> }));
+    },
+
+    insertKey: (k: KeyRecord, now: string) =>
+      db
+        .prepare('INSERT INTO keys (key_id, agent, role, salt, hash, created_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6)')
+        .bind(k.key_id, k.agent, k.role, k.salt, k.hash, now)
+        .run(),
+
+    getKey: (keyId: string) =>
+      db.prepare('SELECT key_id, agent, role, salt, hash, revoked_at FROM keys WHERE key_id = ?1').bind(keyId).first<KeyRecord>(),
+
+    async revokeKey(agent: string, keyId: string, now: string): Promise<boolean> {
+      const r = await db
+        .prepare('UPDATE keys SET revoked_at = ?3 WHERE key_id = ?1 AND agent = ?2 AND revoked_at IS NULL')
+        .bind(keyId, agent, now)
+        .run();
+      return r.meta.changes > 0;
+    },
+  };
+}
+
+export type D1Store = ReturnType<typeof createD1Store>;
+
+/** The statements that write one row and its guarding version entry. */
+export function toolWriteStatements(db: D1Database, agent: string, w: ToolWrite, now: string): D1PreparedStatement[] {
+  const t = w.tool;
+  const version = db
+    .prepare('INSERT INTO tool_versions (agent, name, version, definition, source, created_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6)')
+    .bind(agent, t.name, t.version, JSON.stringify(w.definition), w.source, now);
+  const values = [
+    agent, t.name, t.docstring, t.description, JSON.stringify(t.parameters), JSON.stringify(t.examples),
+    JSON.stringify(t.notes), JSON.stringify(t.avoid), t.call_example, t.queries_source, t.version,
+    t.definition_hash, t.vector ? vectorToBlob(t.vector) : null, t.embedder, t.reviewed_seq, t.created_at, now,
+  ];
+  const row =
+    w.expected_version === null
+      ? db.prepare(
+          `INSERT INTO tools (agent, name, docstring, description, parameters, examples, notes, avoid, call_example,
+             queries_source, version, definition_hash, vector, embedder, reviewed_seq, created_at, updated_at)
+           VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)`,
+        )
+      : db.prepare(
+          `UPDATE tools SET docstring = ?3, description = ?4, parameters = ?5, examples = ?6, notes = ?7, avoid = ?8,
+             call_example = ?9, queries_source = ?10, version = ?11, definition_hash = ?12, vector = ?13, embedder = ?14,
+             reviewed_seq = ?15, created_at = ?16, updated_at = ?17
+           WHERE agent = ?1 AND name = ?2 AND version = ?18`,
+        );
+  return [version, w.expected_version === null ? row.bind(...values) : row.bind(...values, w.expected_version)];
+}
+
+interface AgentRow {
+  agent: string;
+  created_at: string;
+  settings: string;
+  tools_gen: number;
+  last_review_at: string | null;
+  last_review_seq: number;
+}
+
+function toAgent(r: AgentRow): AgentRecord {
+  return {
+    agent: r.agent,
+    created_at: r.created_at,
+    settings: JSON.parse(r.settings) as Partial<Settings>,
+    tools_gen: r.tools_gen,
+    last_review_at: r.last_review_at,
+    last_review_seq: r.last_review_seq,
+  };
+}
+
+interface ToolRowDb {
+  name: string;
+  docstring: string;
+  description: string | null;
+  parameters: string;
+  examples: string;
+  notes: string;
+  avoid: string;
+  call_example: string | null;
+  queries_source: string | null;
+  version: number;
+  definition_hash: string;
+  vector: ArrayBuffer | number[] | null;
+  embedder: string;
+  reviewed_seq: number;
+  created_at: string;
+  updated_at: string;
+}
+
+function toTool(r: ToolRowDb): StoredTool {
+  return {
+    name: r.name,
+    docstring: r.docstring,
+    description: r.description,
+    parameters: JSON.parse(r.parameters) as Record<string, unknown>,
+    examples: JSON.parse(r.examples) as Example[],
+    notes: JSON.parse(r.notes) as string[],
+    avoid: JSON.parse(r.avoid) as string[],
+    call_example: r.call_example,
+    queries_source: r.queries_source === 'augmentation' ? 'augmentation' : null,
+    version: r.version,
+    definition_hash: r.definition_hash,
+    vector: r.vector === null ? null : blobToVector(r.vector),
+    embedder: r.embedder,
+    reviewed_seq: r.reviewed_seq,
+    created_at: r.created_at,
+    updated_at: r.updated_at,
+  };
+}
+
+/** Float32 little-endian bytes, as D1 stores BLOBs. */
+export function vectorToBlob(v: Float32Array): ArrayBuffer {
+  return v.buffer.slice(v.byteOffset, v.byteOffset + v.byteLength) as ArrayBuffer;
+}
+
+/** D1 hands BLOBs back as an ArrayBuffer or as an array of byte values, depending on the driver. */
+export function blobToVector(b: ArrayBuffer | number[]): Float32Array {
+  const bytes = Array.isArray(b) ? Uint8Array.from(b) : new Uint8Array(b);
+  return new Float32Array(bytes.buffer, bytes.byteOffset, Math.floor(bytes.byteLength / 4));
+}

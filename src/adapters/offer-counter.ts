@@ -1,0 +1,22 @@
+import type { AgentObject } from '../agent-object.ts';
+import type { OfferCounter, OfferCounts } from '../core/ports.ts';
+
+/**
+ * Offer counts kept in each agent's Durable Object: exact (one object serialises its agent's
+ * counts) and durable (its SQLite storage); one RPC per routed turn, sent off the hot path.
+ */
+export function createDurableOfferCounter(ns: DurableObjectNamespace<AgentObject>): OfferCounter {
+  const stub = (agent: string) => ns.get(ns.idFromName(agent));
+  return {
+    async countOffers(agent, tools) {
+      await stub(agent).countOffers([...tools]);
+    },
+    async toolsRegistered(agent, tools) {
+      await stub(agent).toolsRegistered([...tools]);
+    },
+    async offers(agent): Promise<OfferCounts> {
+      const c = await stub(agent).offers();
+      return { routed_turns: c.routed_turns, offered: { ...c.offered }, observed: { ...c.observed } };
+    },
+  };
+}

@@ -1,0 +1,83 @@
+/**
+ * The per-agent Durable Object (one per agent, `idFromName(agent)`): offer counts for the usage
+ * flags (SPEC §4, §7) and the review lease that serialises reviews of one agent (SPEC §8).
+ * Its SQLite storage survives restarts; each RPC runs alone (input gate), so counts are exact
+ * under any concurrency.
+ */
+import { DurableObject } from 'cloudflare:workers';
+import type { OfferCounts } from './core/ports.ts';
+import type { Bindings } from './env.ts';
+
+export class AgentObject extends DurableObject<Bindings> {
+  readonly #sql: SqlStorage;
+
+  constructor(ctx: DurableObjectState, env: Bindings) {
+    super(ctx, env);
+    this.#sql = ctx.storage.sql;
+    // Idempotent DDL: runs on every start of the object.
+    this.#sql.exec(`
+      CREATE TABLE IF NOT EXISTS offers (tool TEXT PRIMARY KEY, offered INTEGER NOT NULL DEFAULT 0, since_turn INTEGER NOT NULL DEFAULT 0);
+      CREATE TABLE IF NOT EXISTS counters (name TEXT PRIMARY KEY, value INTEGER NOT NULL);
+      CREATE TABLE IF NOT EXISTS lease (id INTEGER PRIMARY KEY CHECK (id = 1), holder TEXT NOT NULL, until_ms INTEGER NOT NULL);
+    `);
+  }
+
+  /** One routed turn: +1 to the agent's routed turns and to each offered tool. */
+  countOffers(tools: readonly string[]): void {
+    this.ctx.storage.transactionSync(() => {
+      const turn = this.#bump('routed_turns');
+      for (const tool of new Set(tools)) {
+        this.#sql.exec(
+          `INSERT INTO offers (tool, offered, since_turn) VALUES (?, 1, ?)
+           ON CONFLICT (tool) DO UPDATE SET offered = offered + 1`,
+          tool,
+          turn - 1,
+        );
+      }
+    });
+  }
+
+  /** Tools registered now start their `never_retrieved` window at the current routed-turn count. */
+  toolsRegistered(tools: readonly string[]): void {
+    const turns = this.#get('routed_turns');
+    for (const tool of tools) {
+      this.#sql.exec('INSERT INTO offers (tool, offered, since_turn) VALUES (?, 0, ?) ON CONFLICT (tool) DO NOTHING', tool, turns);
+    }
+  }
+
+  offers(): OfferCounts {
+    const routed = this.#get('routed_turns');
+    const offered: Record<string, number> = {};
+    const observed: Record<string, number> = {};
+    for (const row of this.#sql.exec<{ tool: string; offered: number; since_turn: number }>('SELECT tool, offered, since_turn FROM offers')) {
+      offered[row.tool] = row.offered;
+      observed[row.tool] = routed - row.since_turn;
+    }
+    return { routed_turns: routed, offered, observed };
+  }
+
+  /**
+   * Takes the review lease for `holder` until `nowMs + ttlMs`, unless another holder has it.
+   * A lease (not a lock) so a crashed review cannot block the agent forever.
+   */
+  acquireReviewLease(holder: string, nowMs: number, ttlMs: number): boolean {
+    const current = this.#sql.exec<{ holder: string; until_ms: number }>('SELECT holder, until_ms FROM lease WHERE id = 1').toArray()[0];
+    if (current && current.holder !== holder && current.until_ms > nowMs) return false;
+    this.#sql.exec('INSERT OR REPLACE INTO lease (id, holder, until_ms) VALUES (1, ?, ?)', holder, nowMs + ttlMs);
+    return true;
+  }
+
+  releaseReviewLease(holder: string): void {
+    this.#sql.exec('DELETE FROM lease WHERE id = 1 AND holder = ?', holder);
+  }
+
+  #get(name: string): number {
+    const row = this.#sql.exec<{ value: number }>('SELECT value FROM counters WHERE name = ?', name).toArray()[0];
+    return row?.value ?? 0;
+  }
+
+  #bump(name: string): number {
+    this.#sql.exec('INSERT INTO counters (name, value) VALUES (?, 1) ON CONFLICT (name) DO UPDATE SET value = value + 1', name);
+    return this.#get(name);
+  }
+}

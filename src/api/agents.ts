@@ -1,0 +1,104 @@
+/** Agents, keys and settings (SPEC §3, §6). Keys and the agent list are the admin's. */
+import { createRoute, z } from '@hono/zod-openapi';
+import { authorize, mintKey } from '../auth.ts';
+import { notFound } from '../errors.ts';
+import { CreateKeyBody, CreatedKey, Settings, SettingsPatch } from '../schemas.ts';
+import { settingsOf } from '../services/routing.ts';
+import { AgentParams, agentFor, bearer, createApi, jsonBody, nowIso, responses } from './common.ts';
+
+export const agentsApi = createApi();
+
+agentsApi.openapi(
+  createRoute({
+    method: 'get',
+    path: '/v1/agents',
+    summary: 'Every agent with its tool and call counts (admin)',
+    security: bearer,
+    responses: responses(
+      z.object({ agents: z.array(z.object({ agent: z.string(), tools: z.number(), calls: z.number(), last_review_at: z.string().nullable() })) }),
+      'agents',
+      [401, 403],
+    ),
+  }),
+  async (c) => {
+    authorize(c.get('principal'), null, 'admin');
+    const agents = await c.get('svc').store.listAgents();
+    return c.json({ agents: agents.map((a) => ({ agent: a.agent, tools: a.tools, calls: a.calls, last_review_at: a.last_review_at })) }, 200);
+  },
+);
+
+agentsApi.openapi(
+  createRoute({
+    method: 'post',
+    path: '/v1/agents/{agent}/keys',
+    summary: 'Create an agent key (admin); the key is shown once',
+    security: bearer,
+    request: { params: AgentParams, ...jsonBody(CreateKeyBody) },
+    responses: responses(CreatedKey, 'the new key, shown once', [400, 401, 403]),
+  }),
+  async (c) => {
+    const { agent } = c.req.valid('param');
+    authorize(c.get('principal'), agent, 'admin');
+    const { role } = c.req.valid('json');
+    const store = c.get('svc').store;
+    const now = nowIso();
+    await store.ensureAgent(agent, now);
+    const minted = await mintKey();
+    await store.insertKey({ key_id: minted.key_id, agent, role, salt: minted.salt, hash: minted.hash, revoked_at: null }, now);
+    return c.json({ key_id: minted.key_id, key: minted.key, role }, 200);
+  },
+);
+
+agentsApi.openapi(
+  createRoute({
+    method: 'delete',
+    path: '/v1/agents/{agent}/keys/{key_id}',
+    summary: 'Revoke an agent key (admin)',
+    security: bearer,
+    request: { params: AgentParams.extend({ key_id: z.string().min(1).max(64).openapi({ param: { name: 'key_id', in: 'path' } }) }) },
+    responses: { 204: { description: 'revoked' }, ...responses(z.object({}), 'unused', [400, 401, 403, 404]) },
+  }),
+  async (c) => {
+    const { agent, key_id } = c.req.valid('param');
+    authorize(c.get('principal'), agent, 'admin');
+    if (!(await c.get('svc').store.revokeKey(agent, key_id, nowIso()))) throw notFound(`key ${key_id}`);
+    return c.body(null, 204);
+  },
+);
+
+agentsApi.openapi(
+  createRoute({
+    method: 'get',
+    path: '/v1/agents/{agent}/config',
+    summary: 'The tool-learning settings (SPEC §6)',
+    security: bearer,
+    request: { params: AgentParams },
+    responses: responses(Settings, 'settings with defaults filled in'),
+  }),
+  async (c) => {
+    const agent = agentFor(c, c.req.valid('param').agent, 'agent');
+    const row = await c.get('svc').store.getAgent(agent);
+    if (!row) throw notFound(`agent ${agent}`);
+    return c.json(settingsOf(row.settings), 200);
+  },
+);
+
+agentsApi.openapi(
+  createRoute({
+    method: 'put',
+    path: '/v1/agents/{agent}/config',
+    summary: 'Change some settings; the rest keep their values',
+    security: bearer,
+    request: { params: AgentParams, ...jsonBody(SettingsPatch) },
+    responses: responses(Settings, 'the settings now in force'),
+  }),
+  async (c) => {
+    const agent = agentFor(c, c.req.valid('param').agent, 'operator');
+    const store = c.get('svc').store;
+    const row = await store.getAgent(agent);
+    if (!row) throw notFound(`agent ${agent}`);
+    const merged = { ...row.settings, ...c.req.valid('json') };
+    await store.putSettings(agent, merged);
+    return c.json(settingsOf(merged), 200);
+  },
+);

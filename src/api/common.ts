@@ -1,0 +1,60 @@
+/**
+ * What every API module shares: the app's type, path parameter schemas, response helpers and the
+ * authorisation step each handler starts with.
+ */
+import { OpenAPIHono, z } from '@hono/zod-openapi';
+import type { Context } from 'hono';
+import { authorize, type Principal } from '../auth.ts';
+import type { Bindings, Services } from '../env.ts';
+import { ApiError } from '../errors.ts';
+import { AgentId, ErrorBody, ToolName } from '../schemas.ts';
+
+export interface AppEnv {
+  Bindings: Bindings;
+  Variables: { principal: Principal; svc: Services };
+}
+
+export type AppContext = Context<AppEnv>;
+
+/** A sub-app whose validation failures answer 400 `invalid_request` with the zod issues (SPEC §3). */
+export function createApi(): OpenAPIHono<AppEnv> {
+  return new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
+}
+
+export function validationHook(result: { success: boolean; error?: { issues: readonly unknown[] } }): void {
+  if (!result.success) {
+    throw new ApiError('invalid_request', 'the request does not match the schema', [...(result.error?.issues ?? [])]);
+  }
+}
+
+export const AgentParams = z.object({ agent: AgentId.openapi({ param: { name: 'agent', in: 'path' } }) });
+export const ToolParams = AgentParams.extend({ tool: ToolName.openapi({ param: { name: 'tool', in: 'path' } }) });
+export const IdParams = AgentParams.extend({ id: z.string().min(1).max(128).openapi({ param: { name: 'id', in: 'path' } }) });
+
+export const bearer = [{ bearer: [] }];
+
+/** OpenAPI responses: the success shape plus every error the route can answer. */
+export function responses<T extends z.ZodType>(schema: T, description: string, errors: number[] = [400, 401, 403, 404]) {
+  const out: Record<number, { description: string; content?: Record<string, { schema: z.ZodType }> }> = {
+    200: { description, content: { 'application/json': { schema } } },
+  };
+  for (const status of errors) out[status] = { description: 'error', content: { 'application/json': { schema: ErrorBody } } };
+  return out as { 200: { description: string; content: { 'application/json': { schema: T } } } } & Record<number, { description: string }>;
+}
+
+export function jsonBody<T extends z.ZodType>(schema: T) {
+  return { body: { content: { 'application/json': { schema } }, required: true } };
+}
+
+/** Authorises the principal for `:agent` with the route's need; returns the agent id. */
+export function agentFor(c: AppContext, agent: string, need: 'agent' | 'operator'): string {
+  authorize(c.get('principal'), agent, need);
+  return agent;
+}
+
+/** Who did a write, for the audit columns (a key id, never the key). */
+export function actorOf(c: AppContext): string {
+  return c.get('principal').id;
+}
+
+export const nowIso = (): string => new Date().toISOString();

@@ -1,0 +1,148 @@
+/** The tool registry routes (SPEC §3): PUT/GET/DELETE tools, versions, examples. */
+import { createRoute, z } from '@hono/zod-openapi';
+import type { StoredTool } from '../core/records.ts';
+import { modelView } from '../core/render.ts';
+import { notFound } from '../errors.ts';
+import { Example, PutToolsAnswer, PutToolsBody, ToolRow, ToolVersion } from '../schemas.ts';
+import { registerTools } from '../services/registry.ts';
+import { settingsOf } from '../services/routing.ts';
+import { AgentParams, ToolParams, agentFor, bearer, createApi, jsonBody, nowIso, responses, type AppContext } from './common.ts';
+
+export const toolsApi = createApi();
+
+/** The API shape of a stored row: the stored fields plus the model view (SPEC §3 ToolRow). */
+export function toToolRow(t: StoredTool, showLearnedExamples: boolean): ToolRow {
+  return {
+    name: t.name,
+    docstring: t.docstring,
+    description: t.description,
+    parameters: t.parameters,
+    examples: t.examples,
+    notes: t.notes,
+    avoid: t.avoid,
+    call_example: t.call_example,
+    queries_source: t.queries_source,
+    version: t.version,
+    updated_at: t.updated_at,
+    model_view: modelView(t, showLearnedExamples),
+  };
+}
+
+async function showLearned(c: AppContext, agent: string): Promise<boolean> {
+  const row = await c.get('svc').store.getAgent(agent);
+  if (!row) throw notFound(`agent ${agent}`);
+  return settingsOf(row.settings).show_learned_examples;
+}
+
+toolsApi.openapi(
+  createRoute({
+    method: 'put',
+    path: '/v1/agents/{agent}/tools',
+    summary: 'Register tools (identical definitions are no-ops; changed ones get a new version)',
+    security: bearer,
+    request: { params: AgentParams, ...jsonBody(PutToolsBody) },
+    responses: responses(PutToolsAnswer, 'the rows as stored', [400, 401, 403, 404, 413, 502]),
+  }),
+  async (c) => {
+    const agent = agentFor(c, c.req.valid('param').agent, 'operator');
+    const body = c.req.valid('json');
+    const result = await registerTools(c.get('svc'), agent, body.tools, body.augment, nowIso());
+    const show = await showLearned(c, agent);
+    const answer: z.infer<typeof PutToolsAnswer> = { tools: result.tools.map((t) => toToolRow(t, show)) };
+    if (result.augmentation) answer.augmentation = result.augmentation;
+    return c.json(answer, 200);
+  },
+);
+
+toolsApi.openapi(
+  createRoute({
+    method: 'get',
+    path: '/v1/agents/{agent}/tools',
+    summary: 'List tool rows',
+    security: bearer,
+    request: { params: AgentParams },
+    responses: responses(z.object({ tools: z.array(ToolRow) }), 'every tool row of the agent'),
+  }),
+  async (c) => {
+    const agent = agentFor(c, c.req.valid('param').agent, 'agent');
+    const show = await showLearned(c, agent);
+    const tools = await c.get('svc').store.listTools(agent);
+    return c.json({ tools: tools.map((t) => toToolRow(t, show)) }, 200);
+  },
+);
+
+async function getRow(c: AppContext, agent: string, name: string): Promise<StoredTool> {
+  const tool = await c.get('svc').store.getTool(agent, name);
+  if (!tool) throw notFound(`tool ${name}`);
+  return tool;
+}
+
+toolsApi.openapi(
+  createRoute({
+    method: 'get',
+    path: '/v1/agents/{agent}/tools/{tool}',
+    summary: 'One tool row',
+    security: bearer,
+    request: { params: ToolParams },
+    responses: responses(ToolRow, 'the tool row'),
+  }),
+  async (c) => {
+    const { agent, tool } = c.req.valid('param');
+    agentFor(c, agent, 'agent');
+    const show = await showLearned(c, agent);
+    return c.json(toToolRow(await getRow(c, agent, tool), show), 200);
+  },
+);
+
+toolsApi.openapi(
+  createRoute({
+    method: 'delete',
+    path: '/v1/agents/{agent}/tools/{tool}',
+    summary: 'Delete a tool row (its version history is kept)',
+    security: bearer,
+    request: { params: ToolParams },
+    responses: { 204: { description: 'deleted' }, ...responses(z.object({}), 'unused') },
+  }),
+  async (c) => {
+    const { agent, tool } = c.req.valid('param');
+    agentFor(c, agent, 'operator');
+    const svc = c.get('svc');
+    if (!(await svc.store.deleteTool(agent, tool))) throw notFound(`tool ${tool}`);
+    if (svc.vectorIndex) await svc.vectorIndex.remove(agent, [tool]);
+    return c.body(null, 204);
+  },
+);
+
+toolsApi.openapi(
+  createRoute({
+    method: 'get',
+    path: '/v1/agents/{agent}/tools/{tool}/versions',
+    summary: 'Every version of a tool row, newest first (the registry audit log)',
+    security: bearer,
+    request: { params: ToolParams },
+    responses: responses(z.object({ versions: z.array(ToolVersion) }), 'versions newest first'),
+  }),
+  async (c) => {
+    const { agent, tool } = c.req.valid('param');
+    agentFor(c, agent, 'agent');
+    const versions = await c.get('svc').store.listVersions(agent, tool);
+    if (versions.length === 0) throw notFound(`tool ${tool}`);
+    return c.json({ versions }, 200);
+  },
+);
+
+toolsApi.openapi(
+  createRoute({
+    method: 'get',
+    path: '/v1/agents/{agent}/tools/{tool}/examples',
+    summary: 'Example requests of a tool with their sources',
+    security: bearer,
+    request: { params: ToolParams },
+    responses: responses(z.object({ examples: z.array(Example) }), 'examples with sources'),
+  }),
+  async (c) => {
+    const { agent, tool } = c.req.valid('param');
+    agentFor(c, agent, 'agent');
+    return c.json({ examples: (await getRow(c, agent, tool)).examples }, 200);
+  },
+);

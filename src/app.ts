@@ -1,0 +1,86 @@
+/**
+ * The Hono app: middleware, the API modules, the OpenAPI document, and one error path (SPEC §3):
+ * every failure answers `{"error": {code, message, details}}`; an unknown error is logged and
+ * becomes a generic 500 with no internal detail.
+ */
+import { OpenAPIHono } from '@hono/zod-openapi';
+import { bodyLimit } from 'hono/body-limit';
+import { HTTPException } from 'hono/http-exception';
+import { agentsApi } from './api/agents.ts';
+import type { AppEnv } from './api/common.ts';
+import { validationHook } from './api/common.ts';
+import { routeApi } from './api/route.ts';
+import { toolsApi } from './api/tools.ts';
+import { authenticate } from './auth.ts';
+import { services } from './env.ts';
+import { ApiError, type ErrorCode } from './errors.ts';
+import { LIMITS } from './schemas.ts';
+import { VersionConflict } from './adapters/d1-store.ts';
+
+export const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
+
+app.use('*', async (c, next) => {
+  c.set('svc', services(c.env));
+  await next();
+});
+
+app.use(
+  '/v1/*',
+  bodyLimit({
+    maxSize: LIMITS.bodyBytes,
+    onError: () => {
+      throw new ApiError('payload_too_large', `the request body is larger than ${LIMITS.bodyBytes} bytes`);
+    },
+  }),
+);
+
+app.use('/v1/*', async (c, next) => {
+  c.set('principal', await authenticate(c.req.header('authorization'), c.env.ADMIN_TOKEN, c.get('svc').store));
+  await next();
+});
+
+app.get('/healthz', (c) => c.json({ ok: true }));
+
+for (const api of [toolsApi, routeApi, agentsApi]) app.route('/', api);
+
+app.openAPIRegistry.registerComponent('securitySchemes', 'bearer', { type: 'http', scheme: 'bearer' });
+app.doc31('/openapi.json', {
+  openapi: '3.1.0',
+  info: { title: 'Whetstone', version: '1.0.0', description: 'Tool routing and tool learning for AI agents (SPEC §3).' },
+});
+
+app.notFound((c) => {
+  const allowed = allowedMethods(new URL(c.req.url).pathname);
+  if (allowed.length > 0 && !allowed.includes(c.req.method)) {
+    return new ApiError('method_not_allowed', `${c.req.method} is not allowed here; use ${allowed.join(', ')}`, [], { allow: allowed.join(', ') }).toResponse();
+  }
+  return new ApiError('not_found', `no route ${c.req.method} ${new URL(c.req.url).pathname}`).toResponse();
+});
+
+app.onError((err, c) => {
+  if (err instanceof ApiError) return err.toResponse();
+  if (err instanceof VersionConflict) return new ApiError('conflict', err.message).toResponse();
+  if (err instanceof HTTPException) return new ApiError(httpCode(err.status), err.message || 'bad request').toResponse();
+  console.error(`unhandled error on ${c.req.method} ${new URL(c.req.url).pathname}:`, err instanceof Error ? err.stack : String(err));
+  return new ApiError('internal', 'internal error').toResponse();
+});
+
+function httpCode(status: number): ErrorCode {
+  if (status === 413) return 'payload_too_large';
+  if (status === 401) return 'unauthorized';
+  if (status === 403) return 'forbidden';
+  if (status === 404) return 'not_found';
+  if (status === 429) return 'rate_limited';
+  return status >= 500 ? 'internal' : 'invalid_request';
+}
+
+/** Methods registered for a path (for 405 with Allow). */
+function allowedMethods(path: string): string[] {
+  const methods = new Set<string>();
+  for (const r of app.routes) {
+    if (r.method === 'ALL') continue;
+    const pattern = new RegExp(`^${r.path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/:[A-Za-z_]+/g, '[^/]+')}$`);
+    if (pattern.test(path)) methods.add(r.method);
+  }
+  return [...methods];
+}

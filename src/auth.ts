@@ -1,0 +1,66 @@
+/**
+ * Bearer tokens (SPEC §3): the ADMIN_TOKEN has every right; agent keys (`wsk_<key_id>_<secret>`)
+ * reach one agent with role `agent` or `operator`. Keys are stored as salted SHA-256 and compared
+ * in constant time; a key is never logged. Another agent's rows answer 404, so ids are not probed.
+ */
+import type { D1Store } from './adapters/d1-store.ts';
+import { ApiError, notFound } from './errors.ts';
+import type { KeyRole } from './schemas.ts';
+
+export type Principal =
+  | { kind: 'admin'; id: 'admin' }
+  | { kind: 'key'; id: string; agent: string; role: KeyRole };
+
+const KEY_PATTERN = /^wsk_([0-9a-f]{16})_([A-Za-z0-9_-]{43})$/;
+
+/** Who the Authorization header names, or a 401. */
+export async function authenticate(header: string | undefined, adminToken: string | undefined, store: D1Store): Promise<Principal> {
+  const token = /^Bearer ([\x21-\x7e]+)$/.exec(header ?? '')?.[1];
+  if (!token) throw new ApiError('unauthorized', 'send Authorization: Bearer <token>');
+  if (adminToken && (await equalSecrets(token, adminToken))) return { kind: 'admin', id: 'admin' };
+  const m = KEY_PATTERN.exec(token);
+  if (!m?.[1] || !m[2]) throw new ApiError('unauthorized', 'the token is not valid');
+  const key = await store.getKey(m[1]);
+  if (!key || key.revoked_at !== null || !(await equalSecrets(await hashSecret(key.salt, m[2]), key.hash))) {
+    throw new ApiError('unauthorized', 'the token is not valid');
+  }
+  return { kind: 'key', id: key.key_id, agent: key.agent, role: key.role };
+}
+
+/** SPEC §3 rights: the admin everything; a key only its agent, and `agent` keys only agent routes. */
+export function authorize(p: Principal, agent: string | null, need: 'agent' | 'operator' | 'admin'): void {
+  if (p.kind === 'admin') return;
+  if (need === 'admin') throw new ApiError('forbidden', 'this route needs the admin token');
+  if (agent === null || p.agent !== agent) throw notFound(`agent ${agent ?? ''}`);
+  if (need === 'operator' && p.role !== 'operator') throw new ApiError('forbidden', 'this route needs an operator key');
+}
+
+/** A new key: the clear text is returned once; only salt and hash are stored. */
+export async function mintKey(): Promise<{ key_id: string; key: string; salt: string; hash: string }> {
+  const key_id = hex(crypto.getRandomValues(new Uint8Array(8)));
+  const secret = base64url(crypto.getRandomValues(new Uint8Array(32)));
+  const salt = hex(crypto.getRandomValues(new Uint8Array(16)));
+  return { key_id, key: `wsk_${key_id}_${secret}`, salt, hash: await hashSecret(salt, secret) };
+}
+
+async function hashSecret(salt: string, secret: string): Promise<string> {
+  const digest = await crypto.subtle.digest('SHA-256', new TextEncoder().encode(`${salt}:${secret}`));
+  return hex(new Uint8Array(digest));
+}
+
+/** Constant-time comparison of two secrets (hashed first so lengths never leak). */
+async function equalSecrets(a: string, b: string): Promise<boolean> {
+  const [da, db] = await Promise.all([
+    crypto.subtle.digest('SHA-256', new TextEncoder().encode(a)),
+    crypto.subtle.digest('SHA-256', new TextEncoder().encode(b)),
+  ]);
+  return crypto.subtle.timingSafeEqual(da, db);
+}
+
+function hex(bytes: Uint8Array): string {
+  return Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('');
+}
+
+function base64url(bytes: Uint8Array): string {
+  return btoa(String.fromCharCode(...bytes)).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
+}

@@ -1,0 +1,95 @@
+/**
+ * The one reader of `env` (STYLE §3): turns bindings and variables (SPEC §2) into adapters.
+ * Adapters that keep per-isolate state (the exact index) are built once per isolate.
+ */
+import type { AgentObject } from './agent-object.ts';
+import { createD1Log } from './adapters/d1-log.ts';
+import { createD1Store } from './adapters/d1-store.ts';
+import { createDurableOfferCounter } from './adapters/offer-counter.ts';
+import { createExtractiveModel } from './adapters/extractive-model.ts';
+import { createHashEmbedder } from './adapters/hash-embedder.ts';
+import { createOpenAIEmbedder, createOpenAIModel } from './adapters/openai.ts';
+import { createVectorizeIndex } from './adapters/vectorize-index.ts';
+import { createWorkersAIEmbedder, createWorkersAIModel } from './adapters/workers-ai.ts';
+import type { ChatModel, Embedder, OfferCounter, VectorIndex } from './core/ports.ts';
+import { ApiError } from './errors.ts';
+
+/** Bindings and variables of wrangler.toml / .dev.vars (SPEC §2). */
+export interface Bindings {
+  DB: D1Database;
+  AGENTS: DurableObjectNamespace<AgentObject>;
+  VECTORIZE?: VectorizeIndex;
+  AI?: Ai;
+  EMBEDDER?: string;
+  LLM?: string;
+  OPENAI_API_KEY?: string;
+  OPENAI_BASE_URL?: string;
+  ADMIN_TOKEN?: string;
+  /** Requests per minute per key; absent or 0 = off (issue #9). */
+  RATE_LIMIT_PER_MINUTE?: string;
+}
+
+export interface Services {
+  store: ReturnType<typeof createD1Store>;
+  log: ReturnType<typeof createD1Log>;
+  embedder: Embedder;
+  /** null: the exact in-process ranking of src/core/routing.ts is the index. */
+  vectorIndex: VectorIndex | null;
+  model: ChatModel;
+  offers: OfferCounter;
+  agents: DurableObjectNamespace<AgentObject>;
+}
+
+const cache = new WeakMap<object, Services>();
+
+/** Builds (once per env object) the adapters the bindings select. Throws a 500-class error for a bad setting. */
+export function services(env: Bindings): Services {
+  const hit = cache.get(env);
+  if (hit) return hit;
+  const built: Services = {
+    store: createD1Store(env.DB),
+    log: createD1Log(env.DB),
+    embedder: pickEmbedder(env),
+    vectorIndex: env.VECTORIZE ? createVectorizeIndex(env.VECTORIZE) : null,
+    model: pickModel(env),
+    offers: createDurableOfferCounter(env.AGENTS),
+    agents: env.AGENTS,
+  };
+  cache.set(env, built);
+  return built;
+}
+
+function pickEmbedder(env: Bindings): Embedder {
+  const spec = env.EMBEDDER ?? 'hash';
+  if (spec === 'hash') return createHashEmbedder();
+  const [provider, model] = splitSpec(spec, 'EMBEDDER');
+  if (provider === 'workers-ai') return createWorkersAIEmbedder(requireAi(env, 'EMBEDDER'), model);
+  if (provider === 'openai') {
+    return createOpenAIEmbedder({ model, apiKey: env.OPENAI_API_KEY ?? '', baseURL: env.OPENAI_BASE_URL });
+  }
+  throw misconfigured(`EMBEDDER "${spec}" is not one of hash, workers-ai:<model>, openai:<model>`);
+}
+
+function pickModel(env: Bindings): ChatModel {
+  const spec = env.LLM ?? 'extractive';
+  if (spec === 'extractive') return createExtractiveModel();
+  const [provider, model] = splitSpec(spec, 'LLM');
+  if (provider === 'workers-ai') return createWorkersAIModel(requireAi(env, 'LLM'), model);
+  if (provider === 'openai') return createOpenAIModel({ model, apiKey: env.OPENAI_API_KEY ?? '', baseURL: env.OPENAI_BASE_URL });
+  throw misconfigured(`LLM "${spec}" is not one of extractive, openai:<model>, workers-ai:<model>`);
+}
+
+function splitSpec(spec: string, name: string): [string, string] {
+  const i = spec.indexOf(':');
+  if (i <= 0 || i === spec.length - 1) throw misconfigured(`${name} "${spec}" must look like provider:model`);
+  return [spec.slice(0, i), spec.slice(i + 1)];
+}
+
+function requireAi(env: Bindings, name: string): Ai {
+  if (!env.AI) throw misconfigured(`${name} uses workers-ai but the AI binding is absent`);
+  return env.AI;
+}
+
+function misconfigured(message: string): ApiError {
+  return new ApiError('internal', `configuration: ${message}`);
+}

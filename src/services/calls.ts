@@ -1,0 +1,23 @@
+/** The call log (SPEC §3 `POST …/calls`): one atomic batch, idempotent by call id. */
+import type { NewCall } from '../adapters/d1-log.ts';
+import type { Services } from '../env.ts';
+import { notFound } from '../errors.ts';
+import type { CallIn } from '../schemas.ts';
+
+/** Stores calls; a call whose id was seen before (in this batch or earlier) counts as a duplicate. */
+export async function recordCalls(svc: Services, agent: string, calls: readonly CallIn[], now: string): Promise<{ accepted: number; duplicates: number }> {
+  if (!(await svc.store.getAgent(agent))) throw notFound(`agent ${agent}`);
+  const rows: NewCall[] = calls.map((c) => ({
+    call_id: c.id ?? crypto.randomUUID(),
+    tool: c.tool,
+    arguments: c.arguments,
+    success: c.success,
+    error: c.error ?? null,
+    request: c.request ?? null,
+    turn_id: c.turn_id ?? null,
+    conversation_id: c.conversation_id ?? null,
+    at: c.at ? new Date(c.at).toISOString() : now,
+  }));
+  const accepted = await svc.log.insertCalls(agent, rows);
+  return { accepted, duplicates: calls.length - accepted };
+}

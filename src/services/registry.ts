@@ -1,0 +1,122 @@
+/**
+ * Tool registration (SPEC §3 `PUT …/tools`, issue #2/#3): normalise, version, augment, embed,
+ * write row + vector + version entry in one batch, then tell the index and the offer counter.
+ */
+import { augmentTools } from '../augmentation.ts';
+import type { StoredTool } from '../core/records.ts';
+import { embeddingText } from '../core/routing.ts';
+import { argumentNames, canonicalJson, normalizeToolDef, type NormalizedTool } from '../core/tooldef.ts';
+import type { Services } from '../env.ts';
+import { ApiError } from '../errors.ts';
+import type { Example, ToolDef } from '../schemas.ts';
+import type { ToolWrite } from '../adapters/d1-store.ts';
+
+export interface RegisterResult {
+  tools: StoredTool[];
+  augmentation: { name: string; augmented: boolean; reason: string | null }[] | undefined;
+}
+
+type AugmentResult = { ok: true; description: string; requests: string[] } | { ok: false; reason: string };
+type Augmented = Map<string, AugmentResult>;
+
+/** Registers (or re-registers) tools; an identical definition is a no-op, a changed one a new version. */
+export async function registerTools(svc: Services, agent: string, defs: readonly ToolDef[], augment: boolean, now: string): Promise<RegisterResult> {
+  const incoming = defs.map(normalizeToolDef);
+  rejectDuplicateNames(incoming);
+  await svc.store.ensureAgent(agent, now);
+  const [existing, versions] = await Promise.all([svc.store.listTools(agent), svc.store.lastVersions(agent)]);
+  const byName = new Map(existing.map((t) => [t.name, t]));
+  const hashes = await Promise.all(incoming.map(definitionHash));
+  const changed = incoming.flatMap((t, i) => (byName.get(t.definition.name)?.definition_hash === hashes[i] ? [] : [{ t, hash: hashes[i] ?? '' }]));
+
+  const augmented: Augmented = augment
+    ? await augmentTools(svc.model, changed.map(({ t }) => ({ name: t.definition.name, docstring: t.definition.description, argument_names: argumentNames(t.definition.parameters) })))
+    : new Map();
+  const rows = changed.map(({ t, hash }) => buildRow(t, hash, byName.get(t.definition.name), versions.get(t.definition.name) ?? 0, augmented.get(t.definition.name), now));
+  const vectors = rows.length > 0 ? await embedRows(svc, rows) : [];
+  rows.forEach((r, i) => (r.vector = vectors[i] ?? null));
+
+  const writes: ToolWrite[] = rows.map((tool, i) => ({
+    tool,
+    expected_version: byName.get(tool.name)?.version ?? null,
+    definition: changed[i]?.t.definition ?? { name: tool.name, description: tool.docstring, parameters: tool.parameters },
+    source: 'registered',
+  }));
+  await svc.store.writeTools(agent, writes, now);
+  if (svc.vectorIndex && rows.length > 0) {
+    await svc.vectorIndex.upsert(agent, rows.flatMap((r) => (r.vector ? [{ id: r.name, vector: r.vector }] : [])));
+  }
+  const created = rows.filter((r) => !byName.has(r.name)).map((r) => r.name);
+  if (created.length > 0) await svc.offers.toolsRegistered(agent, created);
+
+  const written = new Map(rows.map((r) => [r.name, r]));
+  return {
+    tools: incoming.map((t) => written.get(t.definition.name) ?? (byName.get(t.definition.name) as StoredTool)),
+    augmentation: augment ? changed.map(({ t }) => augmentOutcome(t.definition.name, augmented.get(t.definition.name))) : undefined,
+  };
+}
+
+function rejectDuplicateNames(tools: readonly NormalizedTool[]): void {
+  const seen = new Set<string>();
+  const dups = tools.map((t) => t.definition.name).filter((n) => (seen.has(n) ? true : (seen.add(n), false)));
+  if (dups.length > 0) {
+    throw new ApiError('invalid_request', 'each tool name may appear once per request', dups.map((name) => ({ path: ['tools'], message: `duplicate tool name ${name}` })));
+  }
+}
+
+async function definitionHash(t: NormalizedTool): Promise<string> {
+  const text = canonicalJson({ definition: t.definition, examples: t.examples });
+  const digest = await crypto.subtle.digest('SHA-256', new TextEncoder().encode(text));
+  return Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, '0')).join('');
+}
+
+/**
+ * The new row. A changed definition keeps what learning added (notes, "Not for" lines, example call,
+ * learned examples) and, unless augmented again now, the earlier augmentation; hand-written examples
+ * (source `unknown`) are replaced by the new definition's.
+ */
+function buildRow(t: NormalizedTool, hash: string, prev: StoredTool | undefined, lastVersion: number, aug: AugmentResult | undefined, now: string): StoredTool {
+  const kept: Example[] = (prev?.examples ?? []).filter((e) => e.source === 'learned' || (e.source === 'synthetic' && !aug?.ok));
+  const synthetic: Example[] = aug?.ok ? aug.requests.map((text) => ({ text, source: 'synthetic', revision_id: null })) : [];
+  const hand: Example[] = t.examples.map((text) => ({ text, source: 'unknown', revision_id: null }));
+  return {
+    name: t.definition.name,
+    docstring: t.definition.description,
+    description: aug?.ok ? aug.description : (prev?.description ?? null),
+    parameters: t.definition.parameters,
+    examples: dedupeExamples([...hand, ...kept, ...synthetic]),
+    notes: prev?.notes ?? [],
+    avoid: prev?.avoid ?? [],
+    call_example: prev?.call_example ?? null,
+    queries_source: aug?.ok ? 'augmentation' : (prev?.queries_source ?? null),
+    version: Math.max(prev?.version ?? 0, lastVersion) + 1,
+    definition_hash: hash,
+    vector: null,
+    embedder: '',
+    reviewed_seq: prev?.reviewed_seq ?? 0,
+    created_at: prev?.created_at ?? now,
+    updated_at: now,
+  };
+}
+
+function dedupeExamples(examples: Example[]): Example[] {
+  const seen = new Set<string>();
+  return examples.filter((e) => {
+    const key = e.text.trim().toLowerCase();
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+}
+
+/** Embeds rows with the configured embedder; a provider failure is a 502 and nothing is written. */
+export async function embedRows(svc: Services, rows: StoredTool[]): Promise<Float32Array[]> {
+  const vectors = await svc.embedder.embed(rows.map(embeddingText));
+  if (vectors.length !== rows.length) throw new ApiError('upstream_error', `embedder returned ${vectors.length} vectors for ${rows.length} texts`);
+  for (const r of rows) r.embedder = svc.embedder.id;
+  return vectors;
+}
+
+function augmentOutcome(name: string, a: AugmentResult | undefined) {
+  return { name, augmented: a?.ok === true, reason: a === undefined ? 'not augmented' : a.ok ? null : a.reason };
+}

@@ -1,0 +1,118 @@
+/**
+ * `/route` (SPEC §4). The hot path: one D1 read of the agent row (its tools_gen and settings), the
+ * routing index cached per isolate and rebuilt only when tools_gen moves, the request embedded and
+ * ranked in memory. The turn and the offer counts are written after the answer (`waitUntil`).
+ */
+import type { StoredTool } from '../core/records.ts';
+import { modelView, toolboxTokens } from '../core/render.ts';
+import { buildRoutingIndex, embeddingText, rankTools, type RoutingIndex } from '../core/routing.ts';
+import type { Services } from '../env.ts';
+import { notFound } from '../errors.ts';
+import { DEFAULT_SETTINGS, type ModelTool, type RouteResult, type Settings } from '../schemas.ts';
+
+export interface RoutingSnapshot {
+  key: string;
+  settings: Settings;
+  tools: StoredTool[];
+  index: RoutingIndex;
+  views: Map<string, ModelTool>;
+  /** Every tool's model view sorted by name, and its size in tokens (the stable-list rule). */
+  allViews: ModelTool[];
+  tokens: number;
+}
+
+/** Agents whose snapshot an isolate keeps; the least recently used beyond this is dropped. */
+const SNAPSHOTS_PER_ISOLATE = 32;
+const snapshots = new Map<string, RoutingSnapshot>();
+
+/** Merged settings of an agent row (SPEC §6 defaults under the agent's own). */
+export function settingsOf(stored: Partial<Settings>): Settings {
+  return { ...DEFAULT_SETTINGS, ...stored };
+}
+
+/** The agent's routing snapshot, from this isolate's cache when tools and settings are unchanged. */
+export async function routingSnapshot(svc: Services, agent: string): Promise<RoutingSnapshot> {
+  const row = await svc.store.getAgent(agent);
+  if (!row) throw notFound(`agent ${agent}`);
+  const settings = settingsOf(row.settings);
+  const key = `${row.tools_gen}|${settings.show_learned_examples}|${svc.embedder.id}`;
+  const hit = snapshots.get(agent);
+  if (hit && hit.key === key) {
+    snapshots.delete(agent);
+    snapshots.set(agent, hit);
+    return { ...hit, settings };
+  }
+  const snap = await buildSnapshot(svc, agent, key, settings);
+  snapshots.set(agent, snap);
+  if (snapshots.size > SNAPSHOTS_PER_ISOLATE) snapshots.delete(snapshots.keys().next().value ?? '');
+  return snap;
+}
+
+async function buildSnapshot(svc: Services, agent: string, key: string, settings: Settings): Promise<RoutingSnapshot> {
+  const tools = await svc.store.listTools(agent);
+  // A vector written by another embedder (or none) is re-embedded in memory; the row keeps its own
+  // until it is next written (reference: "rows already embedded keep their vector").
+  const stale = tools.filter((t) => !t.vector || t.embedder !== svc.embedder.id || t.vector.length !== svc.embedder.dimensions);
+  const fresh = stale.length > 0 ? await svc.embedder.embed(stale.map(embeddingText)) : [];
+  const vectors = new Map(stale.map((t, i) => [t.name, fresh[i]]));
+  const index = buildRoutingIndex(
+    tools.map((t) => ({ name: t.name, text: embeddingText(t), vector: vectors.get(t.name) ?? t.vector ?? new Float32Array(svc.embedder.dimensions) })),
+  );
+  const views = new Map(tools.map((t) => [t.name, modelView(t, settings.show_learned_examples)]));
+  const allViews = [...views.values()];
+  return { key, settings, tools, index, views, allViews, tokens: toolboxTokens(allViews) };
+}
+
+/** Forgets an agent's snapshot in this isolate (other isolates notice tools_gen). */
+export function dropSnapshot(agent: string): void {
+  snapshots.delete(agent);
+}
+
+export interface RouteInput {
+  request: string;
+  conversation_id?: string | undefined;
+  k?: number | undefined;
+}
+
+/** Ranks the agent's tools for one request and records the turn after answering. */
+export async function route(svc: Services, agent: string, input: RouteInput, now: string, waitUntil: (p: Promise<unknown>) => void): Promise<RouteResult> {
+  const snap = await routingSnapshot(svc, agent);
+  const turn_id = crypto.randomUUID();
+  const stable = snap.settings.stable_tool_list_tokens > 0 && snap.tokens <= snap.settings.stable_tool_list_tokens;
+  if (stable) {
+    const tools = snap.allViews.map((v, i) => ({ name: v.function.name, rank: i + 1, score: 0 }));
+    waitUntil(recordTurn(svc, agent, { turn_id, input, routed: false, offered: tools, now }));
+    return { turn_id, routed: false, tools, model_tools: snap.allViews };
+  }
+  const k = input.k ?? snap.settings.top_k;
+  const [vector] = await svc.embedder.embed([input.request]);
+  const query = { text: input.request, vector: vector ?? new Float32Array(svc.embedder.dimensions) };
+  const matches = svc.vectorIndex ? await svc.vectorIndex.query(agent, query.vector, Math.max(k * 4, 50)) : undefined;
+  const tools = rankTools(snap.index, query, k, matches);
+  waitUntil(recordTurn(svc, agent, { turn_id, input, routed: true, offered: tools, now }));
+  return { turn_id, routed: true, tools, model_tools: tools.flatMap((t) => snap.views.get(t.name) ?? []) };
+}
+
+interface TurnToRecord {
+  turn_id: string;
+  input: RouteInput;
+  routed: boolean;
+  offered: RouteResult['tools'];
+  now: string;
+}
+
+async function recordTurn(svc: Services, agent: string, t: TurnToRecord): Promise<void> {
+  const write = svc.log
+    .insertTurn(agent, {
+      turn_id: t.turn_id,
+      request: t.input.request,
+      conversation_id: t.input.conversation_id ?? null,
+      routed: t.routed,
+      offered: t.offered,
+      source: 'route',
+      created_at: t.now,
+    })
+    .run();
+  // SPEC §4: nothing is counted when the stable-list rule sent every tool.
+  await Promise.all([write, t.routed ? svc.offers.countOffers(agent, t.offered.map((o) => o.name)) : Promise.resolve()]);
+}

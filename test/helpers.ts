@@ -1,0 +1,60 @@
+/** Test helpers: requests through the real Worker entry (`exports.default.fetch`) and D1 reads. */
+import { env, exports } from 'cloudflare:workers';
+
+export const ADMIN = 'test-admin-token';
+
+export interface Answer<T = unknown> {
+  status: number;
+  body: T;
+  headers: Headers;
+}
+
+/** One request to the Worker; JSON bodies are sent and parsed. */
+export async function api<T = any>(method: string, path: string, opts: { token?: string | null; body?: unknown; raw?: BodyInit; headers?: Record<string, string> } = {}): Promise<Answer<T>> {
+  const headers: Record<string, string> = { ...opts.headers };
+  const token = opts.token === undefined ? ADMIN : opts.token;
+  if (token !== null) headers.authorization = `Bearer ${token}`;
+  let body: BodyInit | undefined = opts.raw;
+  if (opts.body !== undefined) {
+    body = JSON.stringify(opts.body);
+    headers['content-type'] = 'application/json';
+  }
+  const res = await exports.default.fetch(new Request(`http://whetstone.test${path}`, { method, headers, body }));
+  const text = await res.text();
+  let parsed: unknown = text;
+  try {
+    parsed = text ? JSON.parse(text) : null;
+  } catch {
+    parsed = text;
+  }
+  return { status: res.status, body: parsed as T, headers: res.headers };
+}
+
+let counter = 0;
+/** A fresh agent id per test, so tests never see each other's rows or Durable Objects. */
+export function agentId(prefix = 'agent'): string {
+  counter += 1;
+  return `${prefix}-${Date.now().toString(36)}-${counter}-${Math.random().toString(36).slice(2, 8)}`;
+}
+
+/** Polls until `check` returns a value other than undefined (for writes sent after the answer). */
+export async function eventually<T>(check: () => Promise<T | undefined>, timeoutMs = 3000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await check();
+    if (v !== undefined) return v;
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+export async function count(table: string, agent: string): Promise<number> {
+  const row = await env.DB.prepare(`SELECT COUNT(*) AS n FROM ${table} WHERE agent = ?1`).bind(agent).first<{ n: number }>();
+  return row?.n ?? 0;
+}
+
+export const tool = (name: string, description: string, props: Record<string, unknown> = {}) => ({
+  name,
+  description,
+  parameters: { type: 'object', properties: props },
+});
