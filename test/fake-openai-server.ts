@@ -5,9 +5,14 @@
  * Behaviour is scripted per model name so tests can run side by side without sharing state:
  * - the reply content for model M is taken from the queue `POST /_script {model, replies: [...]}`;
  *   each reply is `{content}` (a 200 with that message content), `{status, body?}` (an HTTP error),
- *   or `{delay_ms, content}` (answers late: a timeout for a short client timeout).
+ *   or `{delay_ms, content}` (answers late: a timeout for a short client timeout). Any reply may
+ *   carry response `headers` (e.g. `{"retry-after": "0"}` on a 429).
  *   When the queue is empty the last reply repeats.
- * - `GET /_calls?model=M` → `{"calls": n, "bodies": [...]}`: what the server received for M.
+ * - `GET /_calls?model=M` → `{"calls": n, "bodies": [...], "attempts": [...], "logical_calls": m}`:
+ *   what the server received for M. `calls` counts HTTP requests (every retry is one). `attempts`
+ *   lists each request's `x-whetstone-attempt` header (1, 2, … within one logical call; null when
+ *   absent), and `logical_calls` counts the requests that started a call (attempt 1 or no header),
+ *   so a 429 answered by a retry shows `calls: 2, logical_calls: 1`.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 
@@ -16,12 +21,14 @@ export interface ScriptedReply {
   status?: number;
   body?: unknown;
   delay_ms?: number;
+  headers?: Record<string, string>;
 }
 
 interface ModelState {
   replies: ScriptedReply[];
   last: ScriptedReply | undefined;
   bodies: unknown[];
+  attempts: (number | null)[];
 }
 
 export interface FakeOpenAI {
@@ -35,7 +42,7 @@ export async function startFakeOpenAI(): Promise<FakeOpenAI> {
   const stateOf = (model: string): ModelState => {
     let s = models.get(model);
     if (!s) {
-      s = { replies: [], last: undefined, bodies: [] };
+      s = { replies: [], last: undefined, bodies: [], attempts: [] };
       models.set(model, s);
     }
     return s;
@@ -52,6 +59,7 @@ export async function startFakeOpenAI(): Promise<FakeOpenAI> {
       const s = stateOf(body.model);
       if (body.reset !== false) {
         s.bodies = [];
+        s.attempts = [];
         s.last = undefined;
         s.replies = [];
       }
@@ -60,17 +68,20 @@ export async function startFakeOpenAI(): Promise<FakeOpenAI> {
     }
     if (req.method === 'GET' && url.pathname === '/_calls') {
       const s = stateOf(url.searchParams.get('model') ?? '');
-      return send(res, 200, { calls: s.bodies.length, bodies: s.bodies });
+      const logical = s.attempts.filter((a) => a === null || a === 1).length;
+      return send(res, 200, { calls: s.bodies.length, bodies: s.bodies, attempts: s.attempts, logical_calls: logical });
     }
     if (req.method === 'POST' && url.pathname === '/v1/chat/completions') {
       const body = (await readJson(req)) as { model: string };
       const s = stateOf(body.model);
       s.bodies.push(body);
+      s.attempts.push(attemptOf(req));
       const reply = s.replies.shift() ?? s.last ?? { content: '{}' };
       s.last = reply;
       if (reply.delay_ms) await new Promise((r) => setTimeout(r, reply.delay_ms));
       if (reply.status && reply.status !== 200) {
-        return send(res, reply.status, reply.body ?? { error: { message: `scripted ${reply.status}`, type: 'server_error' } });
+        const error = reply.body ?? { error: { message: `scripted ${reply.status}`, type: 'server_error' } };
+        return send(res, reply.status, error, reply.headers);
       }
       return send(res, 200, {
         id: `chatcmpl-${s.bodies.length}`,
@@ -87,9 +98,12 @@ export async function startFakeOpenAI(): Promise<FakeOpenAI> {
       const body = (await readJson(req)) as { model: string; input: string | string[]; dimensions?: number };
       const s = stateOf(body.model);
       s.bodies.push(body);
+      s.attempts.push(attemptOf(req));
       const reply = s.replies.shift() ?? s.last;
       if (reply) s.last = reply;
-      if (reply?.status && reply.status !== 200) return send(res, reply.status, reply.body ?? { error: { message: 'scripted' } });
+      if (reply?.status && reply.status !== 200) {
+        return send(res, reply.status, reply.body ?? { error: { message: 'scripted' } }, reply.headers);
+      }
       const inputs = Array.isArray(body.input) ? body.input : [body.input];
       const dims = body.dimensions ?? 8;
       return send(res, 200, {
@@ -129,7 +143,14 @@ async function readJson(req: IncomingMessage): Promise<unknown> {
   return text ? JSON.parse(text) : {};
 }
 
-function send(res: ServerResponse, status: number, body: unknown): void {
-  res.writeHead(status, { 'content-type': 'application/json' });
+/** The client's `x-whetstone-attempt` header (src/adapters/openai.ts), or null when it sent none. */
+function attemptOf(req: IncomingMessage): number | null {
+  const raw = req.headers['x-whetstone-attempt'];
+  const n = Number(Array.isArray(raw) ? raw[0] : raw);
+  return Number.isInteger(n) && n > 0 ? n : null;
+}
+
+function send(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+  res.writeHead(status, { ...headers, 'content-type': 'application/json' });
   res.end(JSON.stringify(body));
 }

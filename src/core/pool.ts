@@ -1,0 +1,37 @@
+/**
+ * Bounded concurrency for fan-out work such as augmenting tools (issue #3: "Tools are augmented
+ * concurrently with a bounded pool"). A Worker may hold at most six outgoing connections open at
+ * once per invocation, so callers keep `concurrency` at or under that.
+ */
+
+/**
+ * Maps `items` through `fn` with at most `concurrency` calls in flight; results keep the input
+ * order. If a call rejects, no new item is started, the calls in flight are awaited, and the first
+ * rejection is thrown (nothing is left running unobserved).
+ */
+export async function mapPool<T, R>(
+  items: readonly T[],
+  concurrency: number,
+  fn: (item: T, index: number) => Promise<R>,
+): Promise<R[]> {
+  const results = new Array<R>(items.length);
+  const width = Math.max(1, Math.min(items.length, Math.floor(concurrency) || 1));
+  let next = 0;
+  const failures: unknown[] = [];
+
+  async function worker(): Promise<void> {
+    while (failures.length === 0 && next < items.length) {
+      const index = next++;
+      const item = items[index] as T;
+      try {
+        results[index] = await fn(item, index);
+      } catch (error) {
+        failures.push(error);
+      }
+    }
+  }
+
+  await Promise.all(Array.from({ length: width }, () => worker()));
+  if (failures.length > 0) throw failures[0];
+  return results;
+}
