@@ -24,6 +24,10 @@ export interface Bindings {
   LLM?: string;
   OPENAI_API_KEY?: string;
   OPENAI_BASE_URL?: string;
+  /** Vector length for an `openai:<model>` embedder the adapter does not know (Ollama, vLLM, …). */
+  EMBEDDER_DIMENSIONS?: string;
+  /** Milliseconds one model HTTP attempt may take (default 30,000). */
+  LLM_TIMEOUT_MS?: string;
   ADMIN_TOKEN?: string;
   /** Requests per minute per key; absent or 0 = off (issue #9). */
   RATE_LIMIT_PER_MINUTE?: string;
@@ -65,7 +69,8 @@ function pickEmbedder(env: Bindings): Embedder {
   const [provider, model] = splitSpec(spec, 'EMBEDDER');
   if (provider === 'workers-ai') return createWorkersAIEmbedder(requireAi(env, 'EMBEDDER'), model);
   if (provider === 'openai') {
-    return createOpenAIEmbedder({ model, apiKey: env.OPENAI_API_KEY ?? '', baseURL: env.OPENAI_BASE_URL });
+    const dims = env.EMBEDDER_DIMENSIONS ? Number(env.EMBEDDER_DIMENSIONS) : undefined;
+    return createOpenAIEmbedder({ model, apiKey: env.OPENAI_API_KEY ?? '', ...(env.OPENAI_BASE_URL ? { baseURL: env.OPENAI_BASE_URL } : {}), ...(dims ? { dimensions: dims } : {}) });
   }
   throw misconfigured(`EMBEDDER "${spec}" is not one of hash, workers-ai:<model>, openai:<model>`);
 }
@@ -75,7 +80,10 @@ function pickModel(env: Bindings): ChatModel {
   if (spec === 'extractive') return createExtractiveModel();
   const [provider, model] = splitSpec(spec, 'LLM');
   if (provider === 'workers-ai') return createWorkersAIModel(requireAi(env, 'LLM'), model);
-  if (provider === 'openai') return createOpenAIModel({ model, apiKey: env.OPENAI_API_KEY ?? '', baseURL: env.OPENAI_BASE_URL });
+  if (provider === 'openai') {
+    const timeoutMs = env.LLM_TIMEOUT_MS ? Number(env.LLM_TIMEOUT_MS) : undefined;
+    return createOpenAIModel({ model, apiKey: env.OPENAI_API_KEY ?? '', ...(env.OPENAI_BASE_URL ? { baseURL: env.OPENAI_BASE_URL } : {}), ...(timeoutMs ? { timeoutMs } : {}) });
+  }
   throw misconfigured(`LLM "${spec}" is not one of extractive, openai:<model>, workers-ai:<model>`);
 }
 
