@@ -57,6 +57,23 @@ export function createD1Log(db: D1Database) {
       return results.slice(extra.length).reduce((n, r) => n + r.meta.changes, 0);
     },
 
+    /**
+     * The newest successful calls with the request they served (the call's own, else its turn's):
+     * the displacement re-check of an apply (SPEC §5). Bounded, on calls_agent_seq.
+     */
+    async recentServingCalls(agent: string, limit: number) {
+      const { results } = await db
+        .prepare(
+          `SELECT c.seq, c.call_id, c.tool, c.turn_id, COALESCE(c.request, t.request) AS request
+           FROM (SELECT seq, call_id, tool, turn_id, request FROM calls WHERE agent = ?1 AND success = 1 ORDER BY seq DESC LIMIT ?2) c
+           LEFT JOIN turns t ON t.agent = ?1 AND t.turn_id = c.turn_id
+           ORDER BY c.seq DESC`,
+        )
+        .bind(agent, limit)
+        .all<{ seq: number; call_id: string; tool: string; turn_id: string | null; request: string | null }>();
+      return results.map((r) => ({ call: { seq: r.seq, call_id: r.call_id, tool: r.tool, turn_id: r.turn_id }, request: r.request }));
+    },
+
     async getTurn(agent: string, turnId: string): Promise<TurnRecord | null> {
       const row = await db.prepare('SELECT * FROM turns WHERE agent = ?1 AND turn_id = ?2').bind(agent, turnId).first<TurnRow>();
       return row ? toTurn(row) : null;

@@ -1,0 +1,81 @@
+import { describe, expect, it } from 'vitest';
+import { findDisplaced, planApply, requestsServedByOthers, withdrawExamples, type LearnedState } from '../../src/core/learning.ts';
+import { buildRoutingIndex } from '../../src/core/routing.ts';
+
+const row: LearnedState = {
+  examples: [
+    { text: 'check my claim', source: 'synthetic', revision_id: null },
+    { text: 'claim status', source: 'synthetic', revision_id: null },
+  ],
+  notes: ['existing note'],
+  avoid: [],
+  call_example: null,
+};
+const rev = { revision_id: 'r1', tool: 'lookup_claim', notes_added: ['new note'], avoid_added: ['Not for refunds; use refund.'], queries_added: ['where is my FNOL'], call_example: 'Example call: {"id": "<text>"}' };
+
+describe('planApply', () => {
+  it('appends notes and "Not for" lines, sets the example call, adds the example as learned', () => {
+    const plan = planApply(row, rev, { max_notes: 4, max_avoid: 2, max_queries: 12 });
+    expect(plan.state).toEqual({
+      examples: [...row.examples, { text: 'where is my FNOL', source: 'learned', revision_id: 'r1' }],
+      notes: ['existing note', 'new note'],
+      avoid: ['Not for refunds; use refund.'],
+      call_example: 'Example call: {"id": "<text>"}',
+    });
+    expect(plan.queries_added).toEqual(['where is my FNOL']);
+    expect(plan.refused).toEqual([]);
+  });
+
+  it('refuses notes past the cap and examples with no room, and says why', () => {
+    const full: LearnedState = { ...row, examples: [{ text: 'by hand', source: 'unknown', revision_id: null }] };
+    const plan = planApply(full, rev, { max_notes: 1, max_avoid: 2, max_queries: 1 });
+    expect(plan.state.notes).toEqual(['existing note']);
+    expect(plan.refused.map((r) => [r.kind, r.reason])).toEqual([
+      ['note', 'cap_reached'],
+      ['request', 'no_room'],
+    ]);
+    expect(plan.queries_added).toEqual([]);
+  });
+
+  it('withdrawing keeps the notes and puts the examples back as they were', () => {
+    const plan = withdrawExamples(row, planApply(row, rev, { max_notes: 4, max_avoid: 2, max_queries: 1 }));
+    expect(plan.state.examples).toBe(row.examples);
+    expect(plan.state.notes).toEqual(['existing note', 'new note']);
+    expect(plan.queries_added).toEqual([]);
+    expect(plan.queries_displaced).toEqual([]);
+  });
+});
+
+describe('findDisplaced', () => {
+  const v = (...xs: number[]) => {
+    const a = Float32Array.from(xs);
+    const n = Math.hypot(...xs);
+    return a.map((x) => x / n);
+  };
+  const before = buildRoutingIndex([
+    { name: 'a', text: 'alpha', vector: v(1, 0, 0) },
+    { name: 'b', text: 'beta', vector: v(0, 1, 0) },
+    { name: 'c', text: 'gamma', vector: v(0, 0, 1) },
+  ]);
+  it('lists a request whose serving tool the change pushes out of the top k', () => {
+    const after = buildRoutingIndex([
+      { name: 'a', text: 'alpha', vector: v(1, 0, 0) },
+      { name: 'b', text: 'beta', vector: v(0, 1, 0) },
+      { name: 'c', text: 'gamma', vector: v(0.2, 1, 0) },
+    ]);
+    const requests = [{ text: 'query', vector: v(0.1, 1, 0), served_by: 'b' }, { text: 'other', vector: v(1, 0, 0), served_by: 'a' }];
+    expect(findDisplaced(before, before, requests, 1)).toEqual([]);
+    expect(findDisplaced(before, after, requests, 1)).toEqual([{ request: 'query', tool: 'b' }]);
+  });
+});
+
+describe('requestsServedByOthers', () => {
+  it('takes only the newest successful call of each run and skips the tool itself', () => {
+    const c = (seq: number, tool: string, turn_id: string | null, request: string | null) => ({ call: { seq, call_id: `c${seq}`, tool, turn_id }, request });
+    const candidates = [c(9, 'x', 't3', 'third'), c(8, 'lookup', 't3', 'third'), c(7, 'lookup', 't2', 'second'), c(6, 'y', null, 'solo'), c(5, 'z', null, null)];
+    expect(requestsServedByOthers(candidates, 'lookup', 10)).toEqual([
+      { text: 'third', served_by: 'x' },
+      { text: 'solo', served_by: 'y' },
+    ]);
+  });
+});
