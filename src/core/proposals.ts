@@ -1,0 +1,275 @@
+/**
+ * The code that decides what a model's proposal may write (SPEC §5 "Checks"). A reply is data: it
+ * is parsed with zod, and every proposed line passes every check or is refused with its reason.
+ * The same checks apply to the extractive model and to a real one.
+ */
+import { z } from 'zod';
+import { LIMITS, type Evidence, type Example, type Refusal, type RefusalReason, type Settings } from '../schemas.ts';
+import { saysTheSame } from './displacement.ts';
+import { aimedAtModel } from './safety.ts';
+import { findArgumentValue, withoutPlaceholders } from './scrub.ts';
+import { contentWords, normalize } from './text.ts';
+
+const Proposed = z.object({ text: z.string(), cites: z.array(z.string()).default([]) });
+
+/** A model's review reply: lenient on missing arrays, strict on types. */
+export const ProposalReply = z.object({
+  notes: z.array(Proposed).default([]),
+  requests: z.array(Proposed).default([]),
+  avoid: z.array(Proposed).default([]),
+});
+export type ProposalReply = z.infer<typeof ProposalReply>;
+
+/** SPEC §5: a note or "Not for" line is one line of at most 220 characters. */
+export const MAX_LINE_CHARS = 220;
+/** A refused text is kept for a person to read, cut to this length. */
+const REFUSED_TEXT_CHARS = 500;
+/** A reply longer than this is not scanned for a JSON object (a model reply is a few KB). */
+const MAX_REPLY_CHARS = 200_000;
+
+type ProposalKind = 'note' | 'request' | 'avoid';
+
+/** What each kind must rest on and how long it may be (SPEC §5 table). */
+const RULES = {
+  note: { evidence: 'failed_call', min: 'min_failures', maxChars: MAX_LINE_CHARS },
+  request: { evidence: 'missed_request', min: 'min_misses', maxChars: LIMITS.exampleChars },
+  avoid: { evidence: 'confused_request', min: 'min_confusions', maxChars: MAX_LINE_CHARS },
+} as const satisfies Record<ProposalKind, { evidence: Evidence['kind']; min: keyof Settings; maxChars: number }>;
+
+export type ProposalSettings = Pick<
+  Settings,
+  'min_failures' | 'min_misses' | 'min_confusions' | 'max_notes' | 'max_avoid' | 'max_new_queries'
+>;
+
+/** Everything a check needs to know about the tool under review. */
+export interface ProposalContext {
+  tool: string;
+  /** The evidence the model was shown; only this tool's evidence can be cited. */
+  evidence: readonly Evidence[];
+  registered: ReadonlySet<string>;
+  /** Argument values of the calls read (scrub.ts `argumentValues`). */
+  values: readonly unknown[];
+  existing: { notes: readonly string[]; avoid: readonly string[]; examples: readonly Example[] };
+  settings: ProposalSettings;
+}
+
+/** What passed, and what was refused with its reason. */
+export interface ProposalCheck {
+  notes_added: string[];
+  queries_added: string[];
+  avoid_added: string[];
+  refused: Refusal[];
+  /** Evidence ids cited by what passed: the evidence the revision rests on. */
+  cited: string[];
+}
+
+export type ParsedReply = { ok: true; reply: ProposalReply } | { ok: false; refusal: Refusal };
+
+/** Parses a raw model reply (a JSON object, possibly wrapped in chatter or a code fence). */
+export function parseProposalReply(tool: string, raw: string | null): ParsedReply {
+  const refuse = (detail: string): ParsedReply => ({
+    ok: false,
+    refusal: { tool, kind: 'reply', text: cut(raw ?? ''), reason: 'invalid_reply', detail },
+  });
+  if (raw === null) return refuse('the model returned no reply');
+  const json = extractJsonObject(raw);
+  if (json === undefined) return refuse('no JSON object in the reply');
+  const parsed = ProposalReply.safeParse(json);
+  if (!parsed.success) {
+    return refuse(parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; '));
+  }
+  return { ok: true, reply: parsed.data };
+}
+
+/** The first JSON object in a text that parses, or undefined. */
+export function extractJsonObject(raw: string): unknown {
+  if (raw.length > MAX_REPLY_CHARS) return undefined;
+  for (let start = raw.indexOf('{'); start >= 0; start = raw.indexOf('{', start + 1)) {
+    const end = matchingBrace(raw, start);
+    if (end < 0) continue;
+    try {
+      const value: unknown = JSON.parse(raw.slice(start, end + 1));
+      if (typeof value === 'object' && value !== null && !Array.isArray(value)) return value;
+    } catch {
+      // Not JSON from this brace; try the next one.
+    }
+  }
+  return undefined;
+}
+
+/** Index of the brace closing the one at `start`, skipping braces inside JSON strings; -1 if none. */
+function matchingBrace(text: string, start: number): number {
+  let depth = 0;
+  let inString = false;
+  for (let i = start; i < text.length; i++) {
+    const c = text[i];
+    if (inString) {
+      if (c === '\\') i++;
+      else if (c === '"') inString = false;
+    } else if (c === '"') inString = true;
+    else if (c === '{') depth++;
+    else if (c === '}' && --depth === 0) return i;
+  }
+  return -1;
+}
+
+/** Parses then checks a raw reply; an unparsable reply is one `invalid_reply` refusal. */
+export function checkReply(raw: string | null, ctx: ProposalContext): ProposalCheck {
+  const parsed = parseProposalReply(ctx.tool, raw);
+  if (!parsed.ok) return { notes_added: [], queries_added: [], avoid_added: [], refused: [parsed.refusal], cited: [] };
+  return checkProposal(parsed.reply, ctx);
+}
+
+/** Applies every check of SPEC §5 to a parsed reply (see `refusalOf` for the order). */
+export function checkProposal(reply: ProposalReply, ctx: ProposalContext): ProposalCheck {
+  const out: ProposalCheck = { notes_added: [], queries_added: [], avoid_added: [], refused: [], cited: [] };
+  const groups: [ProposalKind, ProposalReply['notes'], string[]][] = [
+    ['note', reply.notes, out.notes_added],
+    ['request', reply.requests, out.queries_added],
+    ['avoid', reply.avoid, out.avoid_added],
+  ];
+  const cited = new Set<string>();
+  for (const [kind, items, accepted] of groups) {
+    for (const item of items) {
+      const text = item.text.trim();
+      const refusal = refusalOf(kind, text, item.cites, accepted, ctx);
+      if (refusal) {
+        out.refused.push({ tool: ctx.tool, kind, text: cut(text), reason: refusal.reason, detail: refusal.detail });
+      } else {
+        accepted.push(text);
+        for (const id of item.cites) cited.add(id);
+      }
+    }
+  }
+  out.cited = [...cited];
+  return out;
+}
+
+interface Failure {
+  reason: RefusalReason;
+  detail: string;
+}
+
+/**
+ * The first check a proposed line fails, or null. Order: its own form (shape, one line, length,
+ * aimed at the model, argument values), then what it rests on (evidence, threshold, served-by,
+ * shared words), then what is already there (duplicates), and the caps last, so a line that would
+ * be refused anyway never takes a capped place.
+ */
+function refusalOf(
+  kind: ProposalKind,
+  text: string,
+  cites: readonly string[],
+  accepted: readonly string[],
+  ctx: ProposalContext,
+): Failure | null {
+  const form = formFailure(kind, text, ctx);
+  if (form) return form;
+  const line = kind === 'avoid' ? notForLine(text, ctx) : { words: text, target: null };
+  if ('reason' in line) return line;
+  const basis = citedEvidence(kind, cites, ctx);
+  if ('reason' in basis) return basis;
+  return basisFailure(basis, line, ctx) ?? duplicateFailure(kind, text, accepted, ctx) ?? capFailure(kind, accepted, ctx);
+}
+
+function formFailure(kind: ProposalKind, text: string, ctx: ProposalContext): Failure | null {
+  if (text === '') return { reason: 'bad_shape', detail: 'empty text' };
+  if (/[\r\n\u2028\u2029]/.test(text)) return { reason: 'not_one_line', detail: 'the text spans more than one line' };
+  const max = RULES[kind].maxChars;
+  if (text.length > max) return { reason: 'too_long', detail: `${text.length} characters; at most ${max}` };
+  const aimed = aimedAtModel(text);
+  if (aimed) return { reason: 'aimed_at_model', detail: aimed };
+  const value = findArgumentValue(text, ctx.values);
+  if (value !== null) return { reason: 'argument_value', detail: `contains the argument value "${value}"` };
+  return null;
+}
+
+interface NotForLine {
+  /** The `<kind of request>` part: the words that must be shared with each cited request. */
+  words: string;
+  /** The tool named after `use`, or null for notes and requests. */
+  target: string | null;
+}
+
+/** SPEC §5: `Not for <kind of request>; use <tool>`, naming a registered tool other than its own. */
+function notForLine(text: string, ctx: ProposalContext): NotForLine | Failure {
+  if (!text.startsWith('Not for ')) return { reason: 'bad_shape', detail: 'a "Not for" line starts with "Not for"' };
+  const m = /^Not for (.+); use (\S+?)\.?$/.exec(text);
+  const words = m?.[1]?.trim();
+  const named = m?.[2];
+  if (!words || named === undefined) {
+    return { reason: 'bad_shape', detail: 'the shape is "Not for <kind of request>; use <tool>"' };
+  }
+  // "use a.b." — the period may belong to a tool name that ends in one.
+  const target = !ctx.registered.has(named) && ctx.registered.has(`${named}.`) ? `${named}.` : named;
+  if (target === ctx.tool) return { reason: 'own_tool', detail: `names its own tool "${target}"` };
+  if (!ctx.registered.has(target)) return { reason: 'unknown_tool', detail: `"${target}" is not a registered tool` };
+  return { words, target };
+}
+
+/** The cited evidence: real, of this tool, of the right kind, and at least the threshold count. */
+function citedEvidence(kind: ProposalKind, cites: readonly string[], ctx: ProposalContext): Evidence[] | Failure {
+  const rule = RULES[kind];
+  const ids = [...new Set(cites)];
+  if (ids.length === 0) return { reason: 'no_evidence', detail: `cites no ${rule.evidence}` };
+  const own = new Map(ctx.evidence.filter((e) => e.tool === ctx.tool).map((e) => [e.evidence_id, e]));
+  const found: Evidence[] = [];
+  for (const id of ids) {
+    const e = own.get(id);
+    if (!e) return { reason: 'no_evidence', detail: `"${id}" is not evidence for ${ctx.tool}` };
+    if (e.kind !== rule.evidence) return { reason: 'wrong_evidence', detail: `"${id}" is a ${e.kind}, not a ${rule.evidence}` };
+    found.push(e);
+  }
+  const min = ctx.settings[rule.min];
+  if (found.length < min) return { reason: 'below_threshold', detail: `cites ${found.length}; needs at least ${min}` };
+  return found;
+}
+
+/** Requests and "Not for" lines: served by the named tool, and a word shared with each cited request. */
+function basisFailure(basis: readonly Evidence[], line: NotForLine, ctx: ProposalContext): Failure | null {
+  if (line.target !== null) {
+    const other = basis.find((e) => e.served_by !== line.target);
+    if (other) {
+      return { reason: 'not_served_by_target', detail: `"${other.evidence_id}" was served by ${other.served_by ?? 'no tool'}` };
+    }
+  }
+  if (basis.every((e) => e.kind === 'failed_call')) return null;
+  const words = contentWords(withoutPlaceholders(line.words));
+  for (const e of basis) {
+    const shared = [...contentWords(withoutPlaceholders(e.text))].some((w) => words.has(w));
+    if (!shared) return { reason: 'no_shared_word', detail: `shares no word with "${e.evidence_id}"` };
+  }
+  return null;
+}
+
+/** Repeats of what the tool already has, or of a line accepted earlier in this reply. */
+function duplicateFailure(kind: ProposalKind, text: string, accepted: readonly string[], ctx: ProposalContext): Failure | null {
+  if (kind === 'request') {
+    if (accepted.some((a) => saysTheSame(a, text))) return { reason: 'duplicate', detail: 'repeats an example proposed above' };
+    // A synthetic twin is no duplicate: the learned wording replaces it at apply (SPEC §5 "Apply").
+    const kept = ctx.existing.examples.find((e) => e.source !== 'synthetic' && saysTheSame(e.text, text));
+    if (kept?.source === 'learned') return { reason: 'already_kept', detail: `says the same as "${kept.text}"` };
+    if (kept) return { reason: 'duplicate', detail: `says the same as "${kept.text}"` };
+    return null;
+  }
+  const existing = kind === 'note' ? ctx.existing.notes : ctx.existing.avoid;
+  const key = normalize(text);
+  const twin = [...existing, ...accepted].find((line) => normalize(line) === key);
+  return twin === undefined ? null : { reason: 'duplicate', detail: `repeats "${twin}"` };
+}
+
+/** SPEC §5 caps: notes and "Not for" lines count what the tool keeps; examples count this review. */
+function capFailure(kind: ProposalKind, accepted: readonly string[], ctx: ProposalContext): Failure | null {
+  const s = ctx.settings;
+  const [count, cap, what] =
+    kind === 'note'
+      ? [ctx.existing.notes.length + accepted.length, s.max_notes, 'max_notes']
+      : kind === 'avoid'
+        ? [ctx.existing.avoid.length + accepted.length, s.max_avoid, 'max_avoid']
+        : [accepted.length, s.max_new_queries, 'max_new_queries'];
+  return count >= cap ? { reason: 'cap_reached', detail: `${what} is ${cap}` } : null;
+}
+
+function cut(text: string): string {
+  return text.length > REFUSED_TEXT_CHARS ? `${text.slice(0, REFUSED_TEXT_CHARS)}…` : text;
+}

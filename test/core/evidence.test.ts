@@ -1,0 +1,267 @@
+import { describe, expect, it } from 'vitest';
+import { evidenceByTool, findEvidence, successfulCallEvidence } from '../../src/core/evidence.ts';
+import type { CallRecord, OutcomeRecord, TurnRecord } from '../../src/core/records.ts';
+import { groupRuns, onTheWay, servingTool } from '../../src/core/serving.ts';
+
+const REGISTERED = new Set(['lookup_claim', 'start_recovery', 'refer_llu', 'upload_file']);
+let seq = 0;
+
+function turn(turn_id: string, request: string | null, offered: string[], extra: Partial<TurnRecord> = {}): TurnRecord {
+  seq++;
+  return {
+    seq,
+    turn_id,
+    request,
+    conversation_id: null,
+    routed: true,
+    offered: offered.map((name, i) => ({ name, rank: i + 1, score: 1 - i / 10 })),
+    created_at: `2026-01-01T00:00:${String(seq).padStart(2, '0')}Z`,
+    ...extra,
+  };
+}
+
+function call(call_id: string, tool: string, extra: Partial<CallRecord> = {}): CallRecord {
+  seq++;
+  return {
+    seq,
+    call_id,
+    tool,
+    arguments: {},
+    success: true,
+    error: null,
+    request: null,
+    turn_id: null,
+    conversation_id: null,
+    at: `2026-01-01T00:01:${String(seq).padStart(2, '0')}Z`,
+    ...extra,
+  };
+}
+
+function find(turns: TurnRecord[], calls: CallRecord[], outcomes: OutcomeRecord[] = []) {
+  return findEvidence({ turns, calls, outcomes, registered: REGISTERED });
+}
+
+describe('serving tool (SPEC §1)', () => {
+  it('is the tool of the last successful call; earlier calls are on the way', () => {
+    const calls = [
+      call('c1', 'lookup_claim', { turn_id: 't1' }),
+      call('c2', 'start_recovery', { turn_id: 't1' }),
+      call('c3', 'refer_llu', { turn_id: 't1', success: false, error: 'boom' }),
+    ];
+    expect(servingTool(calls)).toBe('start_recovery');
+    expect(onTheWay(calls).map((c) => c.call_id)).toEqual(['c1']);
+    expect(servingTool([call('c4', 'refer_llu', { success: false })])).toBeNull();
+  });
+
+  it('groups calls by turn; a call without a turn forms its own run only when it carries a request', () => {
+    const runs = groupRuns(
+      [turn('t1', 'find my claim', [])],
+      [
+        call('c1', 'lookup_claim', { turn_id: 't1' }),
+        call('c2', 'lookup_claim', { request: 'find claim again' }),
+        call('c3', 'lookup_claim'),
+        call('c4', 'lookup_claim', { turn_id: 't9', request: 'unrecorded turn' }),
+      ],
+    );
+    expect(runs.map((r) => [r.key, r.request, r.calls.map((c) => c.call_id)])).toEqual([
+      ['call:c2', 'find claim again', ['c2']],
+      ['turn:t1', 'find my claim', ['c1']],
+      ['turn:t9', 'unrecorded turn', ['c4']],
+    ]);
+  });
+});
+
+describe('failed calls', () => {
+  it('cites each failed call of a registered tool with its error scrubbed and argument names only', () => {
+    const calls = [
+      call('c1', 'lookup_claim', {
+        success: false,
+        error: 'claim_ref "123456" not found; references start with CW-',
+        arguments: { claim_ref: '123456' },
+      }),
+      call('c2', 'not_registered', { success: false, error: 'nope' }),
+      call('c3', 'lookup_claim', { success: false }),
+    ];
+    const found = find([], calls);
+    expect(found.map((e) => [e.evidence_id, e.kind, e.tool, e.text, e.arguments])).toEqual([
+      ['failed:c1', 'failed_call', 'lookup_claim', 'claim_ref "<value>" not found; references start with CW-', ['claim_ref']],
+      ['failed:c3', 'failed_call', 'lookup_claim', 'failed without an error message', []],
+    ]);
+  });
+
+  it('lists successful calls as evidence for an example call, without values', () => {
+    const [e] = successfulCallEvidence([
+      call('c1', 'upload_file', { arguments: { claim_ref: 'CW-123456' }, request: 'attach the photo to CW-123456' }),
+    ]);
+    expect(e).toMatchObject({ evidence_id: 'succeeded:c1', kind: 'successful_call', text: 'attach the photo to <value>', arguments: ['claim_ref'] });
+  });
+});
+
+describe('missed requests', () => {
+  it('not_offered: the serving tool was not offered on a routed turn', () => {
+    const found = find(
+      [turn('t1', 'refer this to LLU', ['lookup_claim', 'start_recovery'])],
+      [call('c1', 'refer_llu', { turn_id: 't1', arguments: { claim_ref: 'CW-1' } })],
+    );
+    expect(found.filter((e) => e.kind === 'missed_request')).toEqual([
+      {
+        evidence_id: 'missed:not_offered:turn:t1',
+        kind: 'missed_request',
+        tool: 'refer_llu',
+        text: 'refer this to LLU',
+        arguments: ['claim_ref'],
+        how: 'not_offered',
+        served_by: null,
+        turn_id: 't1',
+        call_id: 'c1',
+        at: expect.any(String),
+      },
+    ]);
+  });
+
+  it('not_offered needs routing to have chosen and the tool to be missing', () => {
+    const unrouted = find([turn('t1', 'refer this', [], { routed: false })], [call('c1', 'refer_llu', { turn_id: 't1' })]);
+    const offered = find([turn('t2', 'refer this', ['refer_llu'])], [call('c2', 'refer_llu', { turn_id: 't2' })]);
+    expect(unrouted).toEqual([]);
+    expect(offered).toEqual([]);
+  });
+
+  it('counts a run for its serving tool only: a lookup on the way is not missed', () => {
+    const found = find(
+      [turn('t1', 'start recovery on my claim', ['start_recovery'])],
+      [call('c1', 'lookup_claim', { turn_id: 't1' }), call('c2', 'start_recovery', { turn_id: 't1' })],
+    );
+    expect(found).toEqual([]);
+  });
+
+  it('next_request: the next turn of the conversation was served by X; the first wording is the missed one', () => {
+    const found = find(
+      [
+        turn('t1', 'send it to the large loss unit', ['lookup_claim', 'refer_llu'], { conversation_id: 'k1' }),
+        turn('t2', 'refer to LLU please', ['refer_llu'], { conversation_id: 'k1' }),
+      ],
+      [call('c1', 'refer_llu', { turn_id: 't2' })],
+    );
+    expect(found.map((e) => [e.evidence_id, e.tool, e.text, e.how, e.turn_id, e.call_id])).toEqual([
+      ['missed:next_request:turn:t1', 'refer_llu', 'send it to the large loss unit', 'next_request', 't1', 'c1'],
+    ]);
+  });
+
+  it('next_request needs the same conversation, and a first turn not served by X', () => {
+    const other = find(
+      [
+        turn('t1', 'send it to the large loss unit', ['refer_llu'], { conversation_id: 'k1' }),
+        turn('t2', 'refer to LLU', ['refer_llu'], { conversation_id: 'k2' }),
+      ],
+      [call('c1', 'refer_llu', { turn_id: 't2' })],
+    );
+    const servedTwice = find(
+      [
+        turn('t3', 'refer it', ['refer_llu'], { conversation_id: 'k3' }),
+        turn('t4', 'refer another', ['refer_llu'], { conversation_id: 'k3' }),
+      ],
+      [call('c2', 'refer_llu', { turn_id: 't3' }), call('c3', 'refer_llu', { turn_id: 't4' })],
+    );
+    expect(other).toEqual([]);
+    expect(servedTwice).toEqual([]);
+  });
+
+  it('counts requests only when the call or its turn carried one', () => {
+    const found = find(
+      [turn('t1', null, ['lookup_claim'], { conversation_id: 'k1' }), turn('t2', null, ['lookup_claim'], { conversation_id: 'k1' })],
+      [call('c1', 'refer_llu', { turn_id: 't2' })],
+    );
+    expect(found).toEqual([]);
+  });
+
+  it('scrubs argument values of the runs involved from the request', () => {
+    const found = find(
+      [turn('t1', 'refer CW-123456 and CW-555111 to LLU', ['lookup_claim'])],
+      [call('c1', 'refer_llu', { turn_id: 't1', arguments: { claim_ref: 'CW-123456' } })],
+    );
+    expect(found[0]?.text).toBe('refer <value> and <value> to LLU');
+  });
+});
+
+describe('confused requests', () => {
+  it('re_asked: Y served the turn and the next turn of the conversation was served by X', () => {
+    const found = find(
+      [
+        turn('t1', 'this is a large loss', ['start_recovery', 'lookup_claim'], { conversation_id: 'k1' }),
+        turn('t2', 'no, refer it as a large loss', ['refer_llu'], { conversation_id: 'k1' }),
+      ],
+      [call('c1', 'start_recovery', { turn_id: 't1' }), call('c2', 'refer_llu', { turn_id: 't2' })],
+    );
+    const confused = found.filter((e) => e.kind === 'confused_request');
+    expect(confused.map((e) => [e.evidence_id, e.tool, e.served_by, e.how, e.text])).toEqual([
+      ['confused:re_asked:turn:t1', 'start_recovery', 'refer_llu', 're_asked', 'this is a large loss'],
+    ]);
+    expect(found.filter((e) => e.kind === 'missed_request').map((e) => e.evidence_id)).toEqual(['missed:next_request:turn:t1']);
+  });
+
+  it('ranked_first: Y ranked first, X left out and X served the turn', () => {
+    const found = find(
+      [turn('t1', 'large loss referral', ['start_recovery', 'lookup_claim'])],
+      [call('c1', 'refer_llu', { turn_id: 't1' })],
+    );
+    expect(found.map((e) => [e.evidence_id, e.tool, e.served_by])).toEqual([
+      ['confused:ranked_first:turn:t1', 'start_recovery', 'refer_llu'],
+      ['missed:not_offered:turn:t1', 'refer_llu', null],
+    ]);
+  });
+
+  it('ranked_first does not count a Y the run called on the way', () => {
+    const found = find(
+      [turn('t1', 'look it up and refer it', ['lookup_claim', 'start_recovery'])],
+      [call('c1', 'lookup_claim', { turn_id: 't1' }), call('c2', 'refer_llu', { turn_id: 't1' })],
+    );
+    expect(found.map((e) => e.evidence_id)).toEqual(['missed:not_offered:turn:t1']);
+  });
+
+  it('verified: an outcome names X for a turn served by Y, or ranked Y first when nothing served', () => {
+    const turns = [
+      turn('t1', 'large loss on this claim', ['start_recovery']),
+      turn('t2', 'large loss again', ['start_recovery', 'refer_llu']),
+      turn('t3', 'all good', ['refer_llu']),
+    ];
+    const calls = [call('c1', 'start_recovery', { turn_id: 't1' }), call('c3', 'refer_llu', { turn_id: 't3' })];
+    const outcomes: OutcomeRecord[] = [
+      { turn_id: 't1', ok: false, served_by: 'refer_llu', at: '2026-01-01T01:00:00Z' },
+      { turn_id: 't2', ok: false, served_by: 'refer_llu', at: '2026-01-01T01:00:01Z' },
+      { turn_id: 't3', ok: true, served_by: 'refer_llu', at: '2026-01-01T01:00:02Z' },
+    ];
+    const verified = find(turns, calls, outcomes).filter((e) => e.how === 'verified');
+    expect(verified.map((e) => [e.evidence_id, e.tool, e.served_by])).toEqual([
+      ['confused:verified:turn:t1', 'start_recovery', 'refer_llu'],
+      ['confused:verified:turn:t2', 'start_recovery', 'refer_llu'],
+    ]);
+  });
+
+  it('a call without a turn but with a request forms its own run in its conversation', () => {
+    const found = find(
+      [],
+      [
+        call('c1', 'start_recovery', { request: 'large loss here', conversation_id: 'k1', at: '2026-01-02T00:00:00Z' }),
+        call('c2', 'refer_llu', { request: 'refer the large loss', conversation_id: 'k1', at: '2026-01-02T00:00:05Z' }),
+      ],
+    );
+    expect(found.map((e) => e.evidence_id).sort()).toEqual(['confused:re_asked:call:c1', 'missed:next_request:call:c1']);
+  });
+});
+
+describe('evidence ids', () => {
+  it('are stable across runs and grouped per tool', () => {
+    const input = () => [
+      [turn('t1', 'large loss referral', ['start_recovery'], { conversation_id: 'k' })],
+      [call('c1', 'refer_llu', { turn_id: 't1' }), call('c2', 'refer_llu', { success: false, error: 'x' })],
+    ] as const;
+    const [turns, calls] = input();
+    const first = find([...turns], [...calls]).map((e) => e.evidence_id);
+    const second = find([...turns], [...calls]).map((e) => e.evidence_id);
+    expect(second).toEqual(first);
+    const byTool = evidenceByTool(find([...turns], [...calls]));
+    expect(byTool.get('refer_llu')?.failed.map((e) => e.evidence_id)).toEqual(['failed:c2']);
+    expect(byTool.get('refer_llu')?.missed.map((e) => e.evidence_id)).toEqual(['missed:not_offered:turn:t1']);
+    expect(byTool.get('start_recovery')?.confused.map((e) => e.evidence_id)).toEqual(['confused:ranked_first:turn:t1']);
+  });
+});
