@@ -4,6 +4,7 @@
  */
 import type { AgentObject } from './agent-object.ts';
 import { createD1Log } from './adapters/d1-log.ts';
+import { createD1Revisions } from './adapters/d1-revisions.ts';
 import { createD1Store } from './adapters/d1-store.ts';
 import { createDurableOfferCounter } from './adapters/offer-counter.ts';
 import { createExtractiveModel } from './adapters/extractive-model.ts';
@@ -36,6 +37,8 @@ export interface Bindings {
 export interface Services {
   store: ReturnType<typeof createD1Store>;
   log: ReturnType<typeof createD1Log>;
+  /** Revisions, reviews and the cron cursor (issue #4). */
+  revisions: ReturnType<typeof createD1Revisions>;
   embedder: Embedder;
   /** null: the exact in-process ranking of src/core/routing.ts is the index. */
   vectorIndex: VectorIndex | null;
@@ -53,6 +56,7 @@ export function services(env: Bindings): Services {
   const built: Services = {
     store: createD1Store(env.DB),
     log: createD1Log(env.DB),
+    revisions: createD1Revisions(env.DB),
     embedder: pickEmbedder(env),
     vectorIndex: env.VECTORIZE ? createVectorizeIndex(env.VECTORIZE) : null,
     model: pickModel(env),

@@ -45,12 +45,20 @@ export function createExtractiveModel(options: ExtractiveOptions = {}): ChatMode
   };
 }
 
-/** The reply the extractive model writes for one tool's evidence. */
+/**
+ * The reply the extractive model writes for one tool's evidence. The agent's thresholds, when the
+ * task carries them, decide how much evidence a line needs (SPEC §6); else the options do.
+ */
 export function writeReview(input: ReviewInput, opts: Required<ExtractiveOptions>): ProposalReply {
+  const t = input.thresholds;
   return {
-    notes: usageNotes(input.failed_calls, opts.minCites),
-    requests: exampleRequests(input.missed_requests, opts.minCites, opts.maxRequests),
-    avoid: notForLines(input.confused_requests, input.other_tools, opts),
+    notes: usageNotes(input.failed_calls, t?.min_failures ?? opts.minCites),
+    requests: exampleRequests(input.missed_requests, t?.min_misses ?? opts.minCites, t?.max_new_queries ?? opts.maxRequests),
+    avoid: notForLines(input.confused_requests, input.other_tools, {
+      ...opts,
+      minCites: t?.min_confusions ?? opts.minCites,
+      maxAvoid: t?.max_avoid ?? opts.maxAvoid,
+    }),
   };
 }
 

@@ -63,6 +63,8 @@ export interface ReviewInput {
   failed_calls: { id: string; error: string; arguments: string[] }[];
   missed_requests: { id: string; text: string }[];
   confused_requests: { id: string; text: string; served_by: string }[];
+  /** How much evidence each kind of line must cite (SPEC §6), for models that write from evidence. */
+  thresholds?: { min_failures: number; min_misses: number; min_confusions: number; max_new_queries: number; max_avoid: number };
 }
 
 /** Per-agent offer counts (SPEC §4, §7), kept in the agent's Durable Object. */

@@ -37,7 +37,16 @@ export function buildReviewInput(
 export function buildReviewTask(input: ReviewInput, settings: ProposalSettings = DEFAULT_SETTINGS): ModelTask {
   return {
     kind: 'review',
-    input,
+    input: {
+      ...input,
+      thresholds: {
+        min_failures: settings.min_failures,
+        min_misses: settings.min_misses,
+        min_confusions: settings.min_confusions,
+        max_new_queries: settings.max_new_queries,
+        max_avoid: settings.max_avoid,
+      },
+    },
     messages: [
       { role: 'system', content: systemMessage(settings) },
       { role: 'user', content: userMessage(input) },

@@ -164,9 +164,9 @@ describe('createExtractiveModel', () => {
   });
 
   it('goes through the same checks: a proposal below the threshold is refused', async () => {
-    const loose = createExtractiveModel({ minCites: 1 });
+    // The model is told one failure is enough; the checks hold it to the agent's own threshold (2).
     const reviewInput = input({ failed_calls: [{ id: 'failed:f1', error: 'claim_ref missing', arguments: ['claim_ref'] }] });
-    const raw = await loose.complete(buildReviewTask(reviewInput));
+    const raw = await model.complete(buildReviewTask(reviewInput, { ...DEFAULT_SETTINGS, min_failures: 1 }));
     const result = checkReply(raw, {
       tool: 'lookup_claim',
       evidence: [
