@@ -59,6 +59,8 @@ CREATE TABLE turns (
 CREATE UNIQUE INDEX turns_agent_turn ON turns (agent, turn_id);
 CREATE INDEX turns_agent_conversation ON turns (agent, conversation_id, seq);
 CREATE INDEX turns_agent_seq ON turns (agent, seq);
+-- Turns where routing ranked a tool first (review `ranked_first`); offered is stored best first (0002).
+CREATE INDEX turns_agent_top ON turns (agent, json_extract(offered, '$[0].name'), seq) WHERE routed = 1;
 
 -- The call log. call_id is the caller's idempotency key (or generated).
 CREATE TABLE calls (
@@ -78,6 +80,8 @@ CREATE UNIQUE INDEX calls_agent_id ON calls (agent, call_id);
 CREATE INDEX calls_agent_tool_seq ON calls (agent, tool, seq);
 CREATE INDEX calls_agent_turn ON calls (agent, turn_id);
 CREATE INDEX calls_agent_seq ON calls (agent, seq);
+-- Neighbouring runs of a conversation logged as calls without a turn (0002).
+CREATE INDEX calls_agent_conversation ON calls (agent, conversation_id, seq);
 
 -- Outcomes an application reports (SPEC §5 "verified").
 CREATE TABLE outcomes (
@@ -106,6 +110,8 @@ CREATE TABLE revisions (
 );
 CREATE INDEX revisions_agent_created ON revisions (agent, created_at);
 CREATE INDEX revisions_agent_tool_status ON revisions (agent, tool, status);
+-- Revisions waiting (status 'proposed') per agent (0002).
+CREATE INDEX revisions_agent_status ON revisions (agent, status, tool);
 
 CREATE TABLE reviews (
   review_id   TEXT PRIMARY KEY,

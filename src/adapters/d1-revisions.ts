@@ -1,0 +1,283 @@
+/**
+ * The D1 adapter for revisions, reviews and the cron cursor (SPEC §3 Revision/Review, §5, §8).
+ * A revision row keeps its status columns (status, applied_at, approved_by, approved_key, reason,
+ * applied_version) as columns, so they can be updated under a status guard, and everything else of
+ * the `Revision` schema as one JSON `body`. `before_row` is the row's learned state before apply
+ * (written by apply, read by undo). Reads are by primary key or on the (agent, …) indexes.
+ */
+import type { Revision } from '../schemas.ts';
+
+type RevisionStatus = Revision['status'];
+
+/** What a review stores for one revision; the status columns start as `proposed`. */
+export type NewRevision = Omit<Revision, 'status' | 'applied_at' | 'approved_by' | 'applied_version' | 'dismiss_reason'>;
+
+/** A revision with what the store keeps beside the API shape. */
+export interface RevisionRecord {
+  revision: Revision;
+  /** The row's learned state before apply, as JSON text (undo restores it); null until applied. */
+  before_row: string | null;
+  /** The key id (or 'admin') that applied, dismissed or undid it. */
+  approved_key: string | null;
+  review_id: string | null;
+}
+
+/** The status columns an apply, dismiss or undo writes (absent = unchanged). */
+export interface RevisionUpdate {
+  status: Revision['status'];
+  applied_at?: string | null;
+  approved_by?: string | null;
+  approved_key?: string | null;
+  reason?: string | null;
+  before_row?: string | null;
+  applied_version?: number | null;
+  /** The new body fields (queries_withdrawn, displaced, queries_displaced, refused …), merged over the stored body. */
+  body?: Partial<RevisionBody>;
+}
+
+/** The part of a Revision kept in the `body` JSON column. */
+export type RevisionBody = Omit<Revision, 'revision_id' | 'tool' | 'status' | 'created_at' | 'applied_at' | 'approved_by' | 'applied_version' | 'dismiss_reason'>;
+
+/** One stored review, for the dashboard and the cron's record of failures. */
+export interface ReviewRecord {
+  review_id: string;
+  created_at: string;
+  trigger: 'api' | 'cron';
+  summary: Record<string, unknown>;
+}
+
+/** Revisions listed at most per request (SPEC §3 has no paging; a review adds at most `max_tools`). */
+export const MAX_LISTED_REVISIONS = 1000;
+
+/** D1-backed revisions and reviews. Strongly consistent (one primary); multi-row writes are one batch. */
+export function createD1Revisions(db: D1Database) {
+  return {
+    /** The INSERT of one new `proposed` revision, for a caller's batch. */
+    insertRevisionStatement(agent: string, rev: NewRevision, reviewId: string | null): D1PreparedStatement {
+      return db
+        .prepare(
+          `INSERT INTO revisions (revision_id, agent, tool, status, created_at, body, review_id)
+           VALUES (?1, ?2, ?3, 'proposed', ?4, ?5, ?6)`,
+        )
+        .bind(rev.revision_id, agent, rev.tool, rev.created_at, JSON.stringify(bodyOf(rev)), reviewId);
+    },
+
+    /** Stores new `proposed` revisions in one atomic batch. */
+    async insertRevisions(agent: string, revisions: readonly NewRevision[], reviewId: string | null): Promise<void> {
+      if (revisions.length === 0) return;
+      await db.batch(revisions.map((r) => this.insertRevisionStatement(agent, r, reviewId)));
+    },
+
+    /** One revision of an agent in the API shape, or null (another agent's id is not found either). */
+    async getRevision(agent: string, id: string): Promise<Revision | null> {
+      return (await this.getRevisionRecord(agent, id))?.revision ?? null;
+    },
+
+    /** One revision with its stored extras (before_row for undo). */
+    async getRevisionRecord(agent: string, id: string): Promise<RevisionRecord | null> {
+      const row = await db.prepare('SELECT * FROM revisions WHERE revision_id = ?1 AND agent = ?2').bind(id, agent).first<RevisionRow>();
+      return row ? toRevisionRecord(row) : null;
+    },
+
+    /** An agent's revisions, newest first (ties: the later insert first), optionally by tool and status. */
+    async listRevisions(agent: string, filter: { tool?: string | undefined; status?: RevisionStatus | undefined; limit?: number } = {}): Promise<Revision[]> {
+      const { results } = await db
+        .prepare(
+          `SELECT * FROM revisions WHERE agent = ?1 AND (?2 IS NULL OR tool = ?2) AND (?3 IS NULL OR status = ?3)
+           ORDER BY created_at DESC, rowid DESC LIMIT ?4`,
+        )
+        .bind(agent, filter.tool ?? null, filter.status ?? null, Math.min(filter.limit ?? MAX_LISTED_REVISIONS, MAX_LISTED_REVISIONS))
+        .all<RevisionRow>();
+      return results.map((r) => toRevisionRecord(r).revision);
+    },
+
+    /** tool → the id of its newest revision waiting (`proposed`): such a tool is not reviewed again (SPEC §5). */
+    async waitingRevisions(agent: string): Promise<Map<string, string>> {
+      const { results } = await db
+        .prepare(`SELECT tool, revision_id FROM revisions WHERE agent = ?1 AND status = 'proposed' ORDER BY created_at, rowid`)
+        .bind(agent)
+        .all<{ tool: string; revision_id: string }>();
+      return new Map(results.map((r) => [r.tool, r.revision_id]));
+    },
+
+    /**
+     * The UPDATE of a revision's status columns, guarded by the status it must have now: run it in a
+     * batch and check `meta.changes` (0 = someone else changed it first, or it does not exist).
+     */
+    async updateRevisionStatement(agent: string, id: string, expected: RevisionStatus, update: RevisionUpdate): Promise<D1PreparedStatement | null> {
+      const current = await this.getRevisionRecord(agent, id);
+      if (!current) return null;
+      const body = { ...bodyOf(current.revision), ...update.body };
+      const keep = <T>(next: T | undefined, prev: T): T => (next === undefined ? prev : next);
+      const r = current.revision;
+      return db
+        .prepare(
+          `UPDATE revisions SET status = ?4, applied_at = ?5, approved_by = ?6, approved_key = ?7, reason = ?8,
+             before_row = ?9, applied_version = ?10, body = ?11
+           WHERE revision_id = ?1 AND agent = ?2 AND status = ?3`,
+        )
+        .bind(
+          id, agent, expected, update.status, keep(update.applied_at, r.applied_at), keep(update.approved_by, r.approved_by),
+          keep(update.approved_key, current.approved_key), keep(update.reason, r.dismiss_reason), keep(update.before_row, current.before_row),
+          keep(update.applied_version, r.applied_version), JSON.stringify(body),
+        );
+    },
+
+    /** The INSERT of a review's record (its summary: counts, skips, failures), for a caller's batch. */
+    insertReviewStatement(agent: string, review: ReviewRecord): D1PreparedStatement {
+      return db
+        .prepare('INSERT INTO reviews (review_id, agent, created_at, trigger, summary) VALUES (?1, ?2, ?3, ?4, ?5)')
+        .bind(review.review_id, agent, review.created_at, review.trigger, JSON.stringify(review.summary));
+    },
+
+    /** An agent's newest reviews (the dashboard, the cron's failure record). */
+    async listReviews(agent: string, limit = 20): Promise<ReviewRecord[]> {
+      const { results } = await db
+        .prepare('SELECT review_id, created_at, trigger, summary FROM reviews WHERE agent = ?1 ORDER BY created_at DESC, rowid DESC LIMIT ?2')
+        .bind(agent, limit)
+        .all<{ review_id: string; created_at: string; trigger: string; summary: string }>();
+      return results.map((r) => ({
+        review_id: r.review_id,
+        created_at: r.created_at,
+        trigger: r.trigger === 'cron' ? 'cron' : 'api',
+        summary: JSON.parse(r.summary) as Record<string, unknown>,
+      }));
+    },
+
+    /** Moves a tool's review mark forward to `seq` (never back): its calls up to `seq` have been read. */
+    markToolReviewed: (agent: string, tool: string, seq: number) =>
+      db.prepare('UPDATE tools SET reviewed_seq = MAX(reviewed_seq, ?3) WHERE agent = ?1 AND name = ?2').bind(agent, tool, seq),
+
+    /** Records a finished review on the agent row (SPEC §8 "calls since its last review"). */
+    markAgentReviewed: (agent: string, now: string, seq: number) =>
+      db
+        .prepare('UPDATE agents SET last_review_at = ?2, last_review_seq = MAX(last_review_seq, ?3) WHERE agent = ?1')
+        .bind(agent, now, seq),
+
+    /**
+     * Agents after `cursor` (by id) with calls since their last review, at most `limit`, with what the
+     * cron needs to decide whether each is due. The newest call is one index seek per agent (calls_agent_seq).
+     */
+    async agentsWithNewCalls(cursor: string, limit: number): Promise<AgentDue[]> {
+      const { results } = await db
+        .prepare(
+          `SELECT agent, settings, last_review_at, last_review_seq, last_seq FROM (
+             SELECT a.agent, a.settings, a.last_review_at, a.last_review_seq,
+                    (SELECT MAX(c.seq) FROM calls c WHERE c.agent = a.agent) AS last_seq
+             FROM agents a WHERE a.agent > ?1 ORDER BY a.agent)
+           WHERE last_seq > last_review_seq LIMIT ?2`,
+        )
+        .bind(cursor, limit)
+        .all<AgentDueRow>();
+      return results.map((r) => ({
+        agent: r.agent,
+        settings: JSON.parse(r.settings) as Record<string, unknown>,
+        last_review_at: r.last_review_at,
+        last_review_seq: r.last_review_seq,
+        last_seq: r.last_seq,
+      }));
+    },
+
+    /** The newest call seq of an agent (0 when it has none): one index seek. */
+    async lastCallSeq(agent: string): Promise<number> {
+      const row = await db.prepare('SELECT MAX(seq) AS seq FROM calls WHERE agent = ?1').bind(agent).first<{ seq: number | null }>();
+      return row?.seq ?? 0;
+    },
+
+    /** Where the last cron tick stopped ('' = from the start). */
+    async getCronCursor(): Promise<string> {
+      const row = await db.prepare('SELECT cursor FROM cron_state WHERE id = 1').first<{ cursor: string }>();
+      return row?.cursor ?? '';
+    },
+
+    setCronCursor: (cursor: string, now: string) =>
+      db
+        .prepare(
+          `INSERT INTO cron_state (id, cursor, updated_at) VALUES (1, ?1, ?2)
+           ON CONFLICT (id) DO UPDATE SET cursor = excluded.cursor, updated_at = excluded.updated_at`,
+        )
+        .bind(cursor, now)
+        .run(),
+  };
+}
+
+export type D1Revisions = ReturnType<typeof createD1Revisions>;
+
+/** An agent with calls since its last review (the cron's candidates). */
+export interface AgentDue {
+  agent: string;
+  /** The agent's stored settings overrides (validated by the caller). */
+  settings: Record<string, unknown>;
+  last_review_at: string | null;
+  last_review_seq: number;
+  last_seq: number;
+}
+
+interface AgentDueRow {
+  agent: string;
+  settings: string;
+  last_review_at: string | null;
+  last_review_seq: number;
+  last_seq: number;
+}
+
+interface RevisionRow {
+  revision_id: string;
+  agent: string;
+  tool: string;
+  status: string;
+  created_at: string;
+  applied_at: string | null;
+  approved_by: string | null;
+  approved_key: string | null;
+  reason: string | null;
+  body: string;
+  before_row: string | null;
+  applied_version: number | null;
+  review_id: string | null;
+}
+
+function bodyOf(r: RevisionBody): RevisionBody {
+  return {
+    notes_added: r.notes_added,
+    queries_added: r.queries_added,
+    avoid_added: r.avoid_added,
+    call_example: r.call_example,
+    queries_withdrawn: r.queries_withdrawn,
+    displaced: r.displaced,
+    queries_displaced: r.queries_displaced,
+    refused: r.refused,
+    evidence: r.evidence,
+    ranks: r.ranks,
+    base_version: r.base_version,
+  };
+}
+
+const STATUSES: readonly string[] = ['proposed', 'applied', 'dismissed', 'undone'];
+
+/** Maps a stored row to the `Revision` schema (missing body fields read as empty). */
+export function toRevisionRecord(row: RevisionRow): RevisionRecord {
+  const body = JSON.parse(row.body) as Partial<RevisionBody>;
+  const revision: Revision = {
+    revision_id: row.revision_id,
+    tool: row.tool,
+    status: STATUSES.includes(row.status) ? (row.status as RevisionStatus) : 'proposed',
+    created_at: row.created_at,
+    applied_at: row.applied_at,
+    approved_by: row.approved_by,
+    notes_added: body.notes_added ?? [],
+    queries_added: body.queries_added ?? [],
+    avoid_added: body.avoid_added ?? [],
+    call_example: body.call_example ?? null,
+    queries_withdrawn: body.queries_withdrawn ?? [],
+    displaced: body.displaced ?? [],
+    queries_displaced: body.queries_displaced ?? [],
+    refused: body.refused ?? [],
+    evidence: body.evidence ?? [],
+    ranks: body.ranks ?? [],
+    base_version: body.base_version ?? 0,
+    applied_version: row.applied_version,
+    dismiss_reason: row.reason,
+  };
+  return { revision, before_row: row.before_row, approved_key: row.approved_key, review_id: row.review_id };
+}
