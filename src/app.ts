@@ -7,6 +7,7 @@ import { OpenAPIHono } from '@hono/zod-openapi';
 import { bodyLimit } from 'hono/body-limit';
 import { HTTPException } from 'hono/http-exception';
 import { agentsApi } from './api/agents.ts';
+import { mcpApi } from './api/mcp.ts';
 import type { AppEnv } from './api/common.ts';
 import { validationHook } from './api/common.ts';
 import { routeApi } from './api/route.ts';
@@ -42,6 +43,8 @@ app.use('/v1/*', async (c, next) => {
 app.get('/healthz', (c) => c.json({ ok: true }));
 
 for (const api of [toolsApi, routeApi, agentsApi]) app.route('/', api);
+// Not an OpenAPI route: MCP speaks JSON-RPC over Streamable HTTP (issue #10).
+app.route('/', mcpApi);
 
 app.openAPIRegistry.registerComponent('securitySchemes', 'bearer', { type: 'http', scheme: 'bearer' });
 app.doc31('/openapi.json', {

@@ -1,0 +1,120 @@
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { CfWorkerJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/cfworker';
+import { env, exports } from 'cloudflare:workers';
+import { describe, expect, it } from 'vitest';
+import { ADMIN, agentId, api, eventually, tool } from '../helpers.ts';
+
+const tools = [
+  tool('get_weather', 'Current weather and forecast for a city: temperature, rain, wind.', { city: { type: 'string' } }),
+  tool('send_email', 'Send an email message to a recipient with a subject and body.', { to: { type: 'string' } }),
+  tool('convert_currency', "Convert an amount of money between currencies at today's exchange rate.", { amount: { type: 'number' } }),
+];
+
+async function setup(): Promise<string> {
+  const agent = agentId();
+  expect((await api('PUT', `/v1/agents/${agent}/tools`, { body: { tools } })).status).toBe(200);
+  return agent;
+}
+
+/** An MCP client from the SDK whose HTTP goes straight into the Worker entry. */
+async function connect(agent: string, token = ADMIN): Promise<Client> {
+  const transport = new StreamableHTTPClientTransport(new URL(`http://whetstone.test/v1/agents/${agent}/mcp`), {
+    requestInit: { headers: { authorization: `Bearer ${token}` } },
+    fetch: (url, init) => exports.default.fetch(new Request(url, init)),
+  });
+  const client = new Client({ name: 'mcp-test', version: '1.0.0' }, { jsonSchemaValidator: new CfWorkerJsonSchemaValidator() });
+  await client.connect(transport);
+  return client;
+}
+
+function structured(result: unknown): any {
+  const r = result as { structuredContent: unknown; content: { type: string; text: string }[] };
+  expect(r.content).toEqual([{ type: 'text', text: JSON.stringify(r.structuredContent) }]);
+  return r.structuredContent;
+}
+
+describe('MCP endpoint /v1/agents/:agent/mcp', () => {
+  it('initializes and lists search_tools and report_tool_call with their input schemas', async () => {
+    const client = await connect(await setup());
+    expect(client.getServerVersion()).toEqual({ name: 'whetstone', version: '1.0.0' });
+    const { tools: listed } = await client.listTools();
+    expect(listed.map((t) => t.name)).toEqual(['search_tools', 'report_tool_call']);
+    const search = listed[0];
+    expect(search?.inputSchema).toMatchObject({ type: 'object', required: ['request'], additionalProperties: false });
+    expect(Object.keys(search?.inputSchema.properties ?? {})).toEqual(['request', 'conversation_id', 'k']);
+    const report = listed[1];
+    expect(report?.inputSchema).toMatchObject({ type: 'object', required: ['tool', 'success'] });
+    expect(Object.keys(report?.inputSchema.properties ?? {})).toEqual(['id', 'tool', 'arguments', 'success', 'error', 'request', 'turn_id', 'conversation_id', 'at']);
+    await client.close();
+  });
+
+  it('search_tools routes the request, returns model views and records the turn', async () => {
+    const agent = await setup();
+    const client = await connect(agent);
+    const result = await client.callTool({ name: 'search_tools', arguments: { request: 'will it rain in Oslo tomorrow?', conversation_id: 'c-9', k: 2 } });
+    const body = structured(result);
+    expect(result.isError).toBeUndefined();
+    expect(body.routed).toBe(true);
+    expect(body.tools).toHaveLength(2);
+    expect(body.tools[0]).toEqual({ type: 'function', function: { name: 'get_weather', description: tools[0]?.description, parameters: tools[0]?.parameters } });
+    const turn = await eventually(() =>
+      env.DB.prepare('SELECT request, conversation_id, routed FROM turns WHERE agent = ?1 AND turn_id = ?2').bind(agent, body.turn_id).first().then((r) => r ?? undefined),
+    );
+    expect(turn).toEqual({ request: 'will it rain in Oslo tomorrow?', conversation_id: 'c-9', routed: 1 });
+    await client.close();
+  });
+
+  it('report_tool_call records one call, idempotent by id', async () => {
+    const agent = await setup();
+    const client = await connect(agent);
+    const call = { id: 'mcp-1', tool: 'get_weather', arguments: { city: 'Oslo' }, success: false, error: 'city not found', request: 'rain in Oslo?', turn_id: 't-1' };
+    expect(structured(await client.callTool({ name: 'report_tool_call', arguments: call }))).toEqual({ accepted: 1, duplicates: 0 });
+    expect(structured(await client.callTool({ name: 'report_tool_call', arguments: call }))).toEqual({ accepted: 0, duplicates: 1 });
+    const row = await env.DB.prepare('SELECT tool, success, error, request, turn_id, arguments FROM calls WHERE agent = ?1').bind(agent).all();
+    expect(row.results).toEqual([{ tool: 'get_weather', success: 0, error: 'city not found', request: 'rain in Oslo?', turn_id: 't-1', arguments: '{"city":"Oslo"}' }]);
+    await client.close();
+  });
+
+  it('answers invalid tool input as a tool error and records nothing', async () => {
+    const agent = await setup();
+    const client = await connect(agent);
+    const result = await client.callTool({ name: 'report_tool_call', arguments: { tool: 'get_weather' } });
+    expect(result.isError).toBe(true);
+    expect(JSON.stringify(result.content)).toContain('success');
+    const n = await env.DB.prepare('SELECT COUNT(*) AS n FROM calls WHERE agent = ?1').bind(agent).first<{ n: number }>();
+    expect(n?.n).toBe(0);
+    await client.close();
+  });
+
+  it('accepts an agent key of the agent and refuses others with the SPEC error shape', async () => {
+    const agent = await setup();
+    const key = (await api('POST', `/v1/agents/${agent}/keys`, { body: { role: 'agent' } })).body.key as string;
+    const client = await connect(agent, key);
+    expect((await client.listTools()).tools).toHaveLength(2);
+    await client.close();
+
+    const other = await setup();
+    const initialize = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } };
+    const headers = { accept: 'application/json, text/event-stream' };
+    expect(await api('POST', `/v1/agents/${other}/mcp`, { token: key, body: initialize, headers })).toMatchObject({
+      status: 404,
+      body: { error: { code: 'not_found', message: `agent ${other} not found`, details: [] } },
+    });
+    expect(await api('POST', `/v1/agents/${agent}/mcp`, { token: null, body: initialize, headers })).toMatchObject({
+      status: 401,
+      body: { error: { code: 'unauthorized', message: 'send Authorization: Bearer <token>', details: [] } },
+    });
+    expect((await api('POST', `/v1/agents/${agentId()}/mcp`, { body: initialize, headers })).status).toBe(404);
+  });
+
+  it('answers GET with 405 (no server-initiated stream) and a bad agent id with 400', async () => {
+    const res = await api('GET', `/v1/agents/${agentId()}/mcp`, { headers: { accept: 'text/event-stream' } });
+    expect(res.status).toBe(405);
+    expect(res.headers.get('allow')).toBe('POST');
+    expect(res.body.error.code).toBe('method_not_allowed');
+    const bad = await api('POST', '/v1/agents/bad%20id!/mcp', { body: {}, headers: { accept: 'application/json, text/event-stream' } });
+    expect(bad.status).toBe(400);
+    expect(bad.body.error.code).toBe('invalid_request');
+  });
+});
