@@ -149,3 +149,6 @@ CREATE TABLE cron_state (
   cursor      TEXT NOT NULL DEFAULT '',
   updated_at  TEXT NOT NULL
 );
+
+-- 0004: compare-and-set guard for D1 batches (see migrations/0004_write_guards.sql).
+CREATE TABLE write_guards (ok INTEGER NOT NULL CHECK (ok = 1));

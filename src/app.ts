@@ -6,13 +6,18 @@
 import { OpenAPIHono } from '@hono/zod-openapi';
 import { bodyLimit } from 'hono/body-limit';
 import { HTTPException } from 'hono/http-exception';
+import { activityApi } from './api/activity.ts';
 import { agentsApi } from './api/agents.ts';
 import { mcpApi } from './api/mcp.ts';
 import type { AppEnv } from './api/common.ts';
 import { validationHook } from './api/common.ts';
+import { previewApi } from './api/preview.ts';
+import { revisionsApi } from './api/revisions.ts';
 import { routeApi } from './api/route.ts';
 import { toolsApi } from './api/tools.ts';
+import { usageApi } from './api/usage.ts';
 import { authenticate } from './auth.ts';
+import { dashboardApp } from './dashboard/page.ts';
 import { services } from './env.ts';
 import { ApiError, type ErrorCode } from './errors.ts';
 import { LIMITS } from './schemas.ts';
@@ -42,7 +47,10 @@ app.use('/v1/*', async (c, next) => {
 
 app.get('/healthz', (c) => c.json({ ok: true }));
 
-for (const api of [toolsApi, routeApi, agentsApi]) app.route('/', api);
+// SPEC §3 `GET /`: the dashboard and its static files, public (the page asks for a token; issue #7).
+app.route('/', dashboardApp);
+
+for (const api of [toolsApi, routeApi, agentsApi, usageApi, revisionsApi, activityApi, previewApi]) app.route('/', api);
 // Not an OpenAPI route: MCP speaks JSON-RPC over Streamable HTTP (issue #10).
 app.route('/', mcpApi);
 

@@ -305,6 +305,7 @@ export const RankChange = z.object({
   after: z.number().int().nullable(),
 });
 export const Displacement = z.object({ request: z.string(), tool: z.string() });
+export type Displacement = z.infer<typeof Displacement>;
 
 export const RevisionStatus = z.enum(['proposed', 'applied', 'dismissed', 'undone']);
 export const Revision = z
@@ -368,3 +369,94 @@ export const ReviewBody = z
 const ApprovedBy = z.string().min(1).max(200);
 export const ApplyBody = z.object({ approved_by: ApprovedBy }).strict();
 export const DismissBody = z.object({ approved_by: ApprovedBy, reason: z.string().max(1000).optional() }).strict();
+
+// ── Usage flags, traces and unregistered tools (SPEC §3, §7; issue #6) ──────────────────────────
+// Trace messages are lenient on the extra fields real SDKs send (looseObject) and strict on what
+// Whetstone reads: roles, tool call ids and names, arguments, results and `is_error`.
+
+export const FlagsAnswer = z.object({ flags: z.array(Flag) });
+
+/** A content part Whetstone does not read (image, audio, file, thinking…): kept out of the way. */
+const otherPart = (read: readonly string[]) =>
+  z.looseObject({ type: z.string().refine((t) => !read.includes(t), { message: 'this part type needs its own fields' }) });
+
+const OpenAITextPart = z.looseObject({ type: z.literal('text'), text: z.string() });
+const OpenAIContent = z.union([z.string(), z.array(z.union([OpenAITextPart, otherPart(['text'])]))]).nullish();
+const OpenAIToolCall = z.looseObject({
+  id: Id,
+  type: z.literal('function').optional(),
+  function: z.looseObject({
+    name: ToolName,
+    /** A JSON string as the Chat Completions API sends it; an already parsed object is accepted too. */
+    arguments: z.union([z.string(), z.record(z.string(), z.unknown())]),
+  }),
+});
+/** One OpenAI Chat Completions message (`assistant.tool_calls`, `tool` results with `tool_call_id`). */
+export const OpenAIMessage = z.union([
+  z.looseObject({ role: z.enum(['system', 'developer', 'user']), content: OpenAIContent }),
+  z.looseObject({ role: z.literal('assistant'), content: OpenAIContent, tool_calls: z.array(OpenAIToolCall).nullish() }),
+  z.looseObject({ role: z.literal('tool'), tool_call_id: Id, content: OpenAIContent }),
+  /** The legacy `function` role: history only, nothing in it is read. */
+  z.looseObject({ role: z.literal('function'), name: z.string(), content: OpenAIContent }),
+]);
+export type OpenAIMessage = z.infer<typeof OpenAIMessage>;
+
+const AnthropicText = z.looseObject({ type: z.literal('text'), text: z.string() });
+export const AnthropicToolUse = z.looseObject({ type: z.literal('tool_use'), id: Id, name: ToolName, input: z.record(z.string(), z.unknown()) });
+export const AnthropicToolResult = z.looseObject({
+  type: z.literal('tool_result'),
+  tool_use_id: Id,
+  content: z.union([z.string(), z.array(z.union([AnthropicText, otherPart(['text'])]))]).optional(),
+  is_error: z.boolean().optional(),
+});
+export type AnthropicToolUse = z.infer<typeof AnthropicToolUse>;
+export type AnthropicToolResult = z.infer<typeof AnthropicToolResult>;
+/** The catch-all part refuses the types read above, so `type` alone tells a block apart. */
+export const AnthropicBlock = z.union([AnthropicText, AnthropicToolUse, AnthropicToolResult, otherPart(['text', 'tool_use', 'tool_result'])]);
+export type AnthropicBlock = z.infer<typeof AnthropicBlock>;
+/** One Anthropic Messages message (`tool_use` blocks, `tool_result` blocks with `is_error`). */
+export const AnthropicMessage = z.looseObject({
+  role: z.enum(['user', 'assistant']),
+  content: z.union([z.string(), z.array(AnthropicBlock)]),
+});
+export type AnthropicMessage = z.infer<typeof AnthropicMessage>;
+
+export const TraceFormat = z.enum(['openai', 'anthropic']);
+export type TraceFormat = z.infer<typeof TraceFormat>;
+
+/**
+ * `POST …/traces`: one agent run as the model saw it. The messages are checked again against the
+ * schema of the format (given, or detected) before anything is read (src/core/traces.ts).
+ */
+export const TraceBody = z
+  .object({
+    format: TraceFormat.optional(),
+    messages: z.array(z.union([OpenAIMessage, AnthropicMessage])).min(1).max(LIMITS.traceMessages),
+    tools: z.array(ToolDef).max(LIMITS.toolsPerPut).optional(),
+    conversation_id: Id.optional(),
+    turn_id: Id.optional(),
+  })
+  .strict()
+  .openapi('Trace');
+export type TraceBody = z.infer<typeof TraceBody>;
+export const TraceAnswer = z.object({ turn_id: z.string(), calls: z.number().int() });
+
+/** A drafted definition for an unregistered tool, ready for `PUT …/tools` (SPEC §7). */
+export const ToolDraft = z.object({
+  name: z.string(),
+  description: z.string(),
+  parameters: z.record(z.string(), z.unknown()),
+});
+export type ToolDraft = z.infer<typeof ToolDraft>;
+export const UnregisteredTool = z
+  .object({
+    name: z.string(),
+    call_count: z.number().int(),
+    failure_count: z.number().int(),
+    last_seen_at: z.string(),
+    definition_source: z.enum(['metadata', 'inferred']),
+    draft: ToolDraft,
+  })
+  .openapi('UnregisteredTool');
+export type UnregisteredTool = z.infer<typeof UnregisteredTool>;
+export const UnregisteredAnswer = z.object({ tools: z.array(UnregisteredTool) });

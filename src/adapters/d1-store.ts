@@ -32,7 +32,8 @@ export interface ToolWrite {
   tool: StoredTool;
   /** The version the writer read, or null when the row must not exist yet. */
   expected_version: number | null;
-  definition: AuthorDefinition;
+  /** The author's definition as registered; a learning write adds the learned state beside it. */
+  definition: AuthorDefinition & { learned?: unknown };
   source: string;
 }
 
@@ -102,7 +103,7 @@ export function createD1Store(db: D1Database) {
       try {
         await db.batch(statements);
       } catch (err) {
-        if (/UNIQUE constraint failed: tool_versions|UNIQUE constraint failed: tools|SQLITE_CONSTRAINT/i.test(String(err))) {
+        if (isWriteConflict(err) || /UNIQUE constraint failed: tools/i.test(String(err))) {
           throw new VersionConflict(writes[0]?.tool.name ?? '');
         }
         throw err;
@@ -145,6 +146,25 @@ export function createD1Store(db: D1Database) {
 }
 
 export type D1Store = ReturnType<typeof createD1Store>;
+
+/**
+ * Statements that wrap a batch so it only goes through while a revision has the expected status
+ * (migrations/0004_write_guards.sql): put `before` first and `after` last. When the status has
+ * moved on, the CHECK fails and D1 rolls the whole batch back.
+ */
+export function revisionStatusGuard(db: D1Database, agent: string, revisionId: string, status: string) {
+  return {
+    before: db
+      .prepare('INSERT INTO write_guards (ok) SELECT COUNT(*) FROM revisions WHERE revision_id = ?1 AND agent = ?2 AND status = ?3')
+      .bind(revisionId, agent, status),
+    after: db.prepare('DELETE FROM write_guards'),
+  };
+}
+
+/** True when a D1 error is a failed write guard or a lost version race: the caller answers 409. */
+export function isWriteConflict(err: unknown): boolean {
+  return /CHECK constraint failed|UNIQUE constraint failed: tool_versions/i.test(String(err));
+}
 
 /** The statements that write one row and its guarding version entry. */
 export function toolWriteStatements(db: D1Database, agent: string, w: ToolWrite, now: string): D1PreparedStatement[] {

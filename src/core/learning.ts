@@ -3,7 +3,7 @@
  * The service reads the row and the log, asks these functions what the row becomes, and writes it
  * in one guarded batch.
  */
-import type { Displacement as DisplacementT, Example, Refusal, RoutedTool } from '../schemas.ts';
+import type { Displacement, Example, Refusal, RoutedTool } from '../schemas.ts';
 import { mergeExamples } from './displacement.ts';
 import type { CallRecord } from './records.ts';
 import { rankTools, type RoutingIndex } from './routing.ts';
@@ -101,8 +101,8 @@ export interface ServedRequest {
  * SPEC §5: routing is checked again for requests other tools served; a request whose serving tool
  * was offered before the change and is pushed out after it is a displacement.
  */
-export function findDisplaced(before: RoutingIndex, after: RoutingIndex, requests: readonly ServedRequest[], k: number): DisplacementT[] {
-  const out: DisplacementT[] = [];
+export function findDisplaced(before: RoutingIndex, after: RoutingIndex, requests: readonly ServedRequest[], k: number): Displacement[] {
+  const out: Displacement[] = [];
   for (const r of requests) {
     const query = { text: r.text, vector: r.vector };
     if (!offers(rankTools(before, query, k), r.served_by)) continue;

@@ -5,7 +5,7 @@
  */
 import type { StoredTool } from '../core/records.ts';
 import { modelView, toolboxTokens } from '../core/render.ts';
-import { buildRoutingIndex, embeddingText, rankTools, type RoutingIndex } from '../core/routing.ts';
+import { buildRoutingIndex, embeddingText, rankTools, type RoutingDoc, type RoutingIndex } from '../core/routing.ts';
 import type { Services } from '../env.ts';
 import { notFound } from '../errors.ts';
 import { DEFAULT_SETTINGS, type ModelTool, type RouteResult, type Settings } from '../schemas.ts';
@@ -50,17 +50,22 @@ export async function routingSnapshot(svc: Services, agent: string): Promise<Rou
 
 async function buildSnapshot(svc: Services, agent: string, key: string, settings: Settings): Promise<RoutingSnapshot> {
   const tools = await svc.store.listTools(agent);
-  // A vector written by another embedder (or none) is re-embedded in memory; the row keeps its own
-  // until it is next written (reference: "rows already embedded keep their vector").
-  const stale = tools.filter((t) => !t.vector || t.embedder !== svc.embedder.id || t.vector.length !== svc.embedder.dimensions);
-  const fresh = stale.length > 0 ? await svc.embedder.embed(stale.map(embeddingText)) : [];
-  const vectors = new Map(stale.map((t, i) => [t.name, fresh[i]]));
-  const index = buildRoutingIndex(
-    tools.map((t) => ({ name: t.name, text: embeddingText(t), vector: vectors.get(t.name) ?? t.vector ?? new Float32Array(svc.embedder.dimensions) })),
-  );
+  const index = buildRoutingIndex(await routingDocs(svc, tools));
   const views = new Map(tools.map((t) => [t.name, modelView(t, settings.show_learned_examples)]));
   const allViews = [...views.values()];
   return { key, settings, tools, index, views, allViews, tokens: toolboxTokens(allViews) };
+}
+
+/**
+ * The routing documents of stored rows, from their stored vectors. A vector written by another
+ * embedder (or none) is re-embedded in memory; the row keeps its own until it is next written
+ * (reference: "rows already embedded keep their vector").
+ */
+export async function routingDocs(svc: Services, tools: readonly StoredTool[]): Promise<RoutingDoc[]> {
+  const stale = tools.filter((t) => !t.vector || t.embedder !== svc.embedder.id || t.vector.length !== svc.embedder.dimensions);
+  const fresh = stale.length > 0 ? await svc.embedder.embed(stale.map(embeddingText)) : [];
+  const vectors = new Map(stale.map((t, i) => [t.name, fresh[i]]));
+  return tools.map((t) => ({ name: t.name, text: embeddingText(t), vector: vectors.get(t.name) ?? t.vector ?? new Float32Array(svc.embedder.dimensions) }));
 }
 
 /** Forgets an agent's snapshot in this isolate (other isolates notice tools_gen). */

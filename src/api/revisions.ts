@@ -1,0 +1,61 @@
+/** Apply, dismiss and undo (SPEC §3, §5): the operator's decisions on revisions. */
+import { createRoute } from '@hono/zod-openapi';
+import { ApplyBody, DismissBody, Revision } from '../schemas.ts';
+import { applyRevision, dismissRevision, undoTool } from '../services/apply.ts';
+import { IdParams, ToolParams, actorOf, agentFor, bearer, createApi, jsonBody, nowIso, responses } from './common.ts';
+
+export const revisionsApi = createApi();
+
+const decisionErrors = [400, 401, 403, 404, 409];
+
+revisionsApi.openapi(
+  createRoute({
+    method: 'post',
+    path: '/v1/agents/{agent}/revisions/{id}/apply',
+    summary: 'Apply a proposed revision (409 when it is not proposed, or the row moved under it)',
+    security: bearer,
+    request: { params: IdParams, ...jsonBody(ApplyBody) },
+    responses: responses(Revision, 'the revision, now applied', decisionErrors),
+  }),
+  async (c) => {
+    const { agent, id } = c.req.valid('param');
+    agentFor(c, agent, 'operator');
+    const rev = await applyRevision(c.get('svc'), agent, id, { approved_by: c.req.valid('json').approved_by, actor: actorOf(c) }, nowIso());
+    return c.json(rev, 200);
+  },
+);
+
+revisionsApi.openapi(
+  createRoute({
+    method: 'post',
+    path: '/v1/agents/{agent}/revisions/{id}/dismiss',
+    summary: 'Close a proposed revision without applying it',
+    security: bearer,
+    request: { params: IdParams, ...jsonBody(DismissBody) },
+    responses: responses(Revision, 'the revision, now dismissed', decisionErrors),
+  }),
+  async (c) => {
+    const { agent, id } = c.req.valid('param');
+    agentFor(c, agent, 'operator');
+    const body = c.req.valid('json');
+    const rev = await dismissRevision(c.get('svc'), agent, id, { approved_by: body.approved_by, actor: actorOf(c), reason: body.reason ?? null });
+    return c.json(rev, 200);
+  },
+);
+
+revisionsApi.openapi(
+  createRoute({
+    method: 'post',
+    path: '/v1/agents/{agent}/tools/{tool}/undo',
+    summary: 'Take back the newest applied revision of a tool (409 when the row was edited since)',
+    security: bearer,
+    request: { params: ToolParams, ...jsonBody(ApplyBody) },
+    responses: responses(Revision, 'the revision, now undone', decisionErrors),
+  }),
+  async (c) => {
+    const { agent, tool } = c.req.valid('param');
+    agentFor(c, agent, 'operator');
+    const rev = await undoTool(c.get('svc'), agent, tool, { approved_by: c.req.valid('json').approved_by, actor: actorOf(c) }, nowIso());
+    return c.json(rev, 200);
+  },
+);
