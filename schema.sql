@@ -61,6 +61,8 @@ CREATE INDEX turns_agent_conversation ON turns (agent, conversation_id, seq);
 CREATE INDEX turns_agent_seq ON turns (agent, seq);
 -- Turns where routing ranked a tool first (review `ranked_first`); offered is stored best first (0002).
 CREATE INDEX turns_agent_top ON turns (agent, json_extract(offered, '$[0].name'), seq) WHERE routed = 1;
+-- 0003: routing offers per day/hour for the activity chart (only routed turns offer, SPEC §4).
+CREATE INDEX turns_agent_routed_created ON turns (agent, created_at) WHERE routed = 1;
 
 -- The call log. call_id is the caller's idempotency key (or generated).
 CREATE TABLE calls (
@@ -82,6 +84,8 @@ CREATE INDEX calls_agent_turn ON calls (agent, turn_id);
 CREATE INDEX calls_agent_seq ON calls (agent, seq);
 -- Neighbouring runs of a conversation logged as calls without a turn (0002).
 CREATE INDEX calls_agent_conversation ON calls (agent, conversation_id, seq);
+-- 0003: the dashboard's activity chart (issue #7): calls per tool per day/hour, covering.
+CREATE INDEX calls_agent_tool_at ON calls (agent, tool, at, success);
 
 -- Outcomes an application reports (SPEC §5 "verified").
 CREATE TABLE outcomes (

@@ -3,6 +3,7 @@
  * Adapters that keep per-isolate state (the exact index) are built once per isolate.
  */
 import type { AgentObject } from './agent-object.ts';
+import { createD1Activity } from './adapters/d1-activity.ts';
 import { createD1Log } from './adapters/d1-log.ts';
 import { createD1Revisions } from './adapters/d1-revisions.ts';
 import { createD1Store } from './adapters/d1-store.ts';
@@ -37,6 +38,8 @@ export interface Bindings {
 export interface Services {
   store: ReturnType<typeof createD1Store>;
   log: ReturnType<typeof createD1Log>;
+  /** Time-bucketed counts for the dashboard's charts (issue #7). */
+  activity: ReturnType<typeof createD1Activity>;
   /** Revisions, reviews and the cron cursor (issue #4). */
   revisions: ReturnType<typeof createD1Revisions>;
   embedder: Embedder;
@@ -56,6 +59,7 @@ export function services(env: Bindings): Services {
   const built: Services = {
     store: createD1Store(env.DB),
     log: createD1Log(env.DB),
+    activity: createD1Activity(env.DB),
     revisions: createD1Revisions(env.DB),
     embedder: pickEmbedder(env),
     vectorIndex: env.VECTORIZE ? createVectorizeIndex(env.VECTORIZE) : null,

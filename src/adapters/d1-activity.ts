@@ -1,0 +1,40 @@
+/**
+ * The D1 reads behind the dashboard's activity chart (issue #7). Both are bounded by a time window
+ * and served by the indexes of migrations/0002_activity_indexes.sql: calls by (agent, tool, at),
+ * turns by (agent, created_at). Times are stored as UTC ISO strings, so a bucket is a prefix.
+ */
+
+/** At most this many of the newest routed turns of a window are read for offer counts. */
+export const MAX_TURNS_SCANNED = 50_000;
+
+/** Counts per bucket key (`substr(time, 1, keyChars)`). */
+export function createD1Activity(db: D1Database) {
+  return {
+    async callCounts(agent: string, tool: string, from: string, keyChars: number): Promise<Map<string, { calls: number; failures: number }>> {
+      const { results } = await db
+        .prepare(
+          `SELECT substr(at, 1, ?3) AS bucket, COUNT(*) AS calls, SUM(CASE WHEN success = 0 THEN 1 ELSE 0 END) AS failures
+           FROM calls WHERE agent = ?1 AND tool = ?2 AND at >= ?4 GROUP BY bucket`,
+        )
+        .bind(agent, tool, keyChars, from)
+        .all<{ bucket: string; calls: number; failures: number }>();
+      return new Map(results.map((r) => [r.bucket, { calls: r.calls, failures: r.failures }]));
+    },
+
+    /** Routed turns that offered `tool` (SPEC §4: an unrouted turn offered nothing). */
+    async offerCounts(agent: string, tool: string, from: string, keyChars: number): Promise<Map<string, number>> {
+      const { results } = await db
+        .prepare(
+          `SELECT substr(t.created_at, 1, ?3) AS bucket, COUNT(*) AS offers
+           FROM (SELECT created_at, offered FROM turns WHERE agent = ?1 AND created_at >= ?4 AND routed = 1
+                 ORDER BY created_at DESC LIMIT ?5) AS t, json_each(t.offered) AS o
+           WHERE json_extract(o.value, '$.name') = ?2 GROUP BY bucket`,
+        )
+        .bind(agent, tool, keyChars, from, MAX_TURNS_SCANNED)
+        .all<{ bucket: string; offers: number }>();
+      return new Map(results.map((r) => [r.bucket, r.offers]));
+    },
+  };
+}
+
+export type D1Activity = ReturnType<typeof createD1Activity>;

@@ -1,0 +1,46 @@
+/**
+ * `POST /v1/agents/:agent/tools/:tool/preview` (issue #7): the tool's model view now and with a
+ * revision's additions, rendered by the same code as every model view (src/core/preview.ts). The
+ * dashboard sends a proposed revision's fields and shows the two as a diff. It writes nothing, so
+ * it is a read (role `agent`).
+ */
+import { createRoute, z } from '@hono/zod-openapi';
+import { previewRevision } from '../core/preview.ts';
+import { notFound } from '../errors.ts';
+import { ModelTool } from '../schemas.ts';
+import { settingsOf } from '../services/routing.ts';
+import { ToolParams, agentFor, bearer, createApi, jsonBody, responses } from './common.ts';
+
+export const previewApi = createApi();
+
+const Line = z.string().max(1000);
+/** The Revision fields that change the model view (SPEC §3), so a Revision can be sent as it is. */
+export const PreviewBody = z
+  .object({
+    notes_added: z.array(Line).max(50).default([]),
+    avoid_added: z.array(Line).max(50).default([]),
+    queries_added: z.array(Line).max(50).default([]),
+    call_example: Line.nullable().default(null),
+  })
+  .openapi('PreviewBody');
+
+export const Preview = z.object({ before: ModelTool, after: ModelTool }).openapi('Preview');
+
+previewApi.openapi(
+  createRoute({
+    method: 'post',
+    path: '/v1/agents/{agent}/tools/{tool}/preview',
+    summary: 'The model view of a tool now and with a revision applied (writes nothing)',
+    security: bearer,
+    request: { params: ToolParams, ...jsonBody(PreviewBody) },
+    responses: responses(Preview, 'before and after', [400, 401, 403, 404, 413]),
+  }),
+  async (c) => {
+    const { agent, tool } = c.req.valid('param');
+    agentFor(c, agent, 'agent');
+    const store = c.get('svc').store;
+    const [row, agentRow] = await Promise.all([store.getTool(agent, tool), store.getAgent(agent)]);
+    if (!row || !agentRow) throw notFound(`tool ${tool}`);
+    return c.json(previewRevision(row, c.req.valid('json'), settingsOf(agentRow.settings).show_learned_examples), 200);
+  },
+);

@@ -1,0 +1,190 @@
+/**
+ * /dashboard/inbox.js: the agent's inbox (issue #7). Proposed revisions with their evidence, ranks
+ * before/after, what the code refused and why, and the model view before → after as a diff
+ * (rendered by the server's own renderer through `POST …/tools/:tool/preview`); Apply and Dismiss
+ * with `approved_by`; applied revisions with Undo; "Run review now" with a dry-run toggle (SPEC §3, §5).
+ */
+export const INBOX_JS = String.raw`
+import { session, api, agentPath, el, uid, announce, alertError, describeFailure, act, when, diffView } from './core.js';
+
+const EVIDENCE_GROUPS = [
+  ['failed_call', 'Failed calls'],
+  ['missed_request', 'Missed requests'],
+  ['confused_request', 'Confused requests'],
+  ['successful_call', 'Successful calls (for the example call)'],
+];
+
+export async function renderInbox(ctx, panel) {
+  const revisionsPath = agentPath(ctx.agent, 'revisions');
+  const [proposed, applied] = await Promise.all([
+    api('GET', revisionsPath + '?status=proposed'),
+    api('GET', revisionsPath + '?status=applied'),
+  ]);
+  // Undo takes back the newest applied revision of a tool (SPEC §5): only that one gets the button.
+  const undoable = new Set();
+  const seen = new Set();
+  for (const r of applied.revisions) if (!seen.has(r.tool)) { seen.add(r.tool); undoable.add(r.revision_id); }
+  const cards = proposed.revisions.map((r) => revisionCard(ctx, r, true));
+  panel.replaceChildren(
+    reviewControls(ctx),
+    el('section', { 'aria-labelledby': 'inbox-proposed' },
+      el('h2', { id: 'inbox-proposed', text: 'Proposed revisions (' + proposed.revisions.length + ')' }),
+      cards.length ? cards : el('p', { class: 'empty', text: 'Nothing waiting for approval. Run a review, or wait for the cron review.' })),
+    el('section', { 'aria-labelledby': 'inbox-applied' },
+      el('h2', { id: 'inbox-applied', text: 'Applied revisions (' + applied.revisions.length + ')' }),
+      applied.revisions.length
+        ? applied.revisions.map((r) => revisionCard(ctx, r, false, undoable.has(r.revision_id)))
+        : el('p', { class: 'empty', text: 'No applied revisions.' })));
+}
+
+function reviewControls(ctx) {
+  const id = uid('dry');
+  const dry = el('input', { type: 'checkbox', id });
+  const out = el('div', { class: 'review-result' });
+  const button = el('button', { type: 'button', class: 'primary', text: 'Run review now', onclick: () => act(button, async () => {
+    const review = await api('POST', agentPath(ctx.agent, 'reviews'), { dry_run: dry.checked });
+    const summary = reviewText(review);
+    if (review.dry_run) {
+      out.replaceChildren(reviewDetails(review));
+      announce('Dry run (nothing stored): ' + summary);
+    } else {
+      announce('Review done: ' + summary);
+      await ctx.reload();
+    }
+  }) });
+  return el('section', { class: 'card', 'aria-label': 'Review' },
+    el('div', { class: 'inline' }, button, dry, el('label', { for: id, text: 'Dry run: show what it would propose, store nothing' })), out);
+}
+
+function reviewText(review) {
+  const n = review.revisions.length;
+  return (review.dry_run ? 'would propose ' : 'proposed ') + n + ' revision' + (n === 1 ? '' : 's') + ', ' + review.refused.length + ' refused, '
+    + review.skipped.length + ' skipped, ' + review.model_calls + ' model call' + (review.model_calls === 1 ? '' : 's') + '.';
+}
+
+function reviewDetails(review) {
+  return el('div', {},
+    el('h3', { text: 'Dry run result' }),
+    review.revisions.length ? review.revisions.map((r) => el('div', { class: 'card' }, el('h4', { text: r.tool }), changeList(r))) : el('p', { class: 'empty', text: 'No revision would be proposed.' }),
+    review.refused.length ? refusedTable(review.refused) : null,
+    review.skipped.length ? el('div', {}, el('h4', { text: 'Skipped' }), el('ul', { class: 'lines' }, review.skipped.map((s) => el('li', {}, el('strong', { text: s.tool }), ': ' + s.reason)))) : null);
+}
+
+function revisionCard(ctx, rev, isProposed, canUndo) {
+  const heading = uid('rev');
+  const stamp = isProposed ? 'proposed ' + when(rev.created_at) : 'applied ' + when(rev.applied_at) + ' by ' + (rev.approved_by || '—');
+  const preview = el('div', { class: 'preview' }, el('p', { class: 'empty', text: 'Loading the model view…' }));
+  const card = el('article', { class: 'card revision', 'aria-labelledby': heading, 'data-revision': rev.revision_id, 'data-tool': rev.tool },
+    el('header', {},
+      el('h3', { id: heading }, rev.tool + ' ', el('span', { class: 'badge ' + rev.status, text: rev.status })),
+      el('span', { class: 'meta', text: stamp + ' · ' + rev.revision_id })),
+    el('h4', { text: 'What it changes' }), changeList(rev),
+    isProposed ? [el('h4', { text: 'Model view: before → after' }), preview] : null,
+    rev.ranks.length ? ranksTable(rev.ranks) : null,
+    rev.displaced.length ? el('p', { class: 'meta', text: 'Example requests withdrawn: they pushed another tool out for ' + rev.displaced.map((d) => '"' + d.request + '" (' + d.tool + ')').join(', ') }) : null,
+    rev.refused.length ? refusedTable(rev.refused) : null,
+    evidenceDetails(rev.evidence),
+    isProposed ? proposedActions(ctx, rev) : canUndo ? undoAction(ctx, rev) : null);
+  if (isProposed) loadPreview(ctx, rev, preview);
+  return card;
+}
+
+function changeList(rev) {
+  const items = [
+    ...rev.notes_added.map((t) => ['Usage note', t]),
+    ...rev.avoid_added.map((t) => ['"Not for" line', t]),
+    ...(rev.call_example ? [['Example call', rev.call_example]] : []),
+    ...rev.queries_added.map((t) => ['Example request', t]),
+    ...rev.queries_withdrawn.map((t) => ['Withdrawn example request', t]),
+  ];
+  if (items.length === 0) return el('p', { class: 'empty', text: 'No change left after the checks.' });
+  return el('ul', { class: 'lines changes' }, items.map(([kind, text]) => el('li', {}, el('strong', { text: kind + ': ' }), text)));
+}
+
+async function loadPreview(ctx, rev, slot) {
+  try {
+    const p = await api('POST', agentPath(ctx.agent, 'tools', rev.tool, 'preview'), rev);
+    slot.replaceChildren(diffView(p.before.function.description, p.after.function.description, 'Model view of ' + rev.tool + ', before and after'));
+  } catch (err) {
+    slot.replaceChildren(el('p', { class: 'empty', text: 'No preview: ' + describeFailure(err) }));
+  }
+}
+
+function ranksTable(ranks) {
+  const rank = (r) => (r === null ? 'not offered' : '#' + r);
+  return el('div', {}, el('h4', { text: 'Ranks of the missed requests' }),
+    el('table', { class: 'ranks' },
+      el('tr', {}, el('th', { text: 'Request' }), el('th', { text: 'Before' }), el('th', { text: 'After' })),
+      ranks.map((r) => el('tr', {}, el('td', { text: r.request }), el('td', { text: rank(r.before) }), el('td', { text: rank(r.after) })))));
+}
+
+function refusedTable(refused) {
+  return el('div', {}, el('h4', { text: 'Refused by the checks (' + refused.length + ')' }),
+    el('table', { class: 'refused' },
+      el('tr', {}, el('th', { text: 'Kind' }), el('th', { text: 'Proposed text' }), el('th', { text: 'Reason' }), el('th', { text: 'Why' })),
+      refused.map((r) => el('tr', {}, el('td', { text: r.kind }), el('td', { text: r.text }), el('td', {}, el('code', { text: r.reason })), el('td', { text: r.detail })))));
+}
+
+function evidenceDetails(evidence) {
+  const counts = EVIDENCE_GROUPS.map(([kind, label]) => [kind, label, evidence.filter((e) => e.kind === kind)]).filter(([, , items]) => items.length);
+  return el('details', { class: 'evidence' },
+    el('summary', { text: 'Evidence (' + evidence.length + '): ' + counts.map(([, label, items]) => items.length + ' ' + label.toLowerCase().replace(/ \(.*\)$/, '')).join(', ') }),
+    counts.map(([kind, label, items]) => el('div', {}, el('h4', { text: label }), evidenceTable(kind, items))));
+}
+
+function evidenceTable(kind, items) {
+  const calls = kind === 'failed_call' || kind === 'successful_call';
+  const head = calls ? ['When', kind === 'failed_call' ? 'Error' : 'Request', 'Arguments', 'Call'] : ['When', 'Request', 'How', 'Served by', 'Turn'];
+  const row = (e) => calls
+    ? [when(e.at), e.text, e.arguments.join(', ') || '—', e.call_id || '—']
+    : [when(e.at), e.text, e.how || '—', e.served_by || '—', e.turn_id || '—'];
+  return el('table', {}, el('tr', {}, head.map((h) => el('th', { text: h }))), items.map((e) => el('tr', {}, row(e).map((v) => el('td', { text: v })))));
+}
+
+/** The approver's name, or null after pointing the user at the field (approved_by is required). */
+function approver() {
+  const name = session.approvedBy.trim();
+  if (name) return name;
+  alertError('Type your name in "Approve as" first: it is recorded as approved_by.');
+  const field = document.querySelector('#session input');
+  if (field) field.focus();
+  return null;
+}
+
+function proposedActions(ctx, rev) {
+  const reasonId = uid('reason');
+  const reason = el('input', { id: reasonId, type: 'text', maxlength: 1000 });
+  const apply = el('button', { type: 'button', class: 'primary', text: 'Apply', 'aria-label': 'Apply revision to ' + rev.tool, onclick: () => {
+    const by = approver();
+    if (by) act(apply, async () => {
+      const done = await api('POST', agentPath(ctx.agent, 'revisions', rev.revision_id, 'apply'), { approved_by: by });
+      const withdrawn = done.queries_withdrawn.length ? ' (' + done.queries_withdrawn.length + ' example requests withdrawn: they displaced another tool)' : '';
+      announce('Applied the revision of ' + rev.tool + withdrawn + '.');
+      await ctx.reload();
+    });
+  } });
+  const dismiss = el('button', { type: 'button', class: 'danger', text: 'Dismiss', 'aria-label': 'Dismiss revision of ' + rev.tool, onclick: () => {
+    const by = approver();
+    if (by) act(dismiss, async () => {
+      const body = reason.value.trim() ? { approved_by: by, reason: reason.value.trim() } : { approved_by: by };
+      await api('POST', agentPath(ctx.agent, 'revisions', rev.revision_id, 'dismiss'), body);
+      announce('Dismissed the revision of ' + rev.tool + '.');
+      await ctx.reload();
+    });
+  } });
+  return el('div', { class: 'actions' }, apply,
+    el('div', { class: 'field' }, el('label', { for: reasonId, text: 'Reason for dismissing (optional)' }), reason), dismiss);
+}
+
+function undoAction(ctx, rev) {
+  const undo = el('button', { type: 'button', text: 'Undo', 'aria-label': 'Undo the last revision of ' + rev.tool, onclick: () => {
+    const by = approver();
+    if (by) act(undo, async () => {
+      await api('POST', agentPath(ctx.agent, 'tools', rev.tool, 'undo'), { approved_by: by });
+      announce('Undid the revision of ' + rev.tool + ': its model view is restored.');
+      await ctx.reload();
+    });
+  } });
+  return el('div', { class: 'actions' }, undo, el('span', { class: 'meta', text: 'Undo takes back the newest applied revision of this tool.' }));
+}
+`;

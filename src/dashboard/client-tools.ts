@@ -1,0 +1,183 @@
+/**
+ * /dashboard/tools.js: the Tools tab (each tool's model view, examples with their sources, notes,
+ * "Not for" lines, example call, versions, full revision history, activity chart), the Usage tab
+ * (SPEC §7 flags, unregistered tools with their drafts and a Register button) and the Settings tab
+ * (SPEC §6, with the API's 400 details shown next to the fields they name).
+ */
+export const TOOLS_JS = String.raw`
+import { api, agentPath, el, uid, announce, alertError, describeFailure, act, when, activityChart } from './core.js';
+
+export async function renderTools(ctx, panel) {
+  const { tools } = await api('GET', agentPath(ctx.agent, 'tools'));
+  panel.replaceChildren(el('h2', { text: 'Tools (' + tools.length + ')' }),
+    tools.length ? tools.map((t) => toolCard(ctx, t)) : el('p', { class: 'empty', text: 'No tools registered.' }));
+}
+
+function toolCard(ctx, t) {
+  const learned = t.notes.length + ' notes, ' + t.avoid.length + ' "Not for", ' + t.examples.length + ' examples';
+  const lazy = el('div', {}, el('p', { class: 'empty', text: 'Loading activity, versions and history…' }));
+  const card = el('details', { class: 'card tool', 'data-tool': t.name },
+    el('summary', {}, t.name + ' ', el('span', { class: 'meta', text: 'v' + t.version + ' · ' + learned })),
+    el('h4', { text: 'Model view (what the model is shown)' }),
+    el('pre', { class: 'model-view' }, t.model_view.function.description),
+    t.description !== null ? [el('h4', { text: "Author's docstring (the description above was augmented)" }), el('pre', { text: t.docstring })] : null,
+    el('div', { class: 'cols' },
+      el('div', {}, el('h4', { text: 'Usage notes' }), lines(t.notes, 'No usage notes.'),
+        el('h4', { text: '"Not for" lines' }), lines(t.avoid, 'No "Not for" lines.'),
+        el('h4', { text: 'Example call' }), t.call_example ? el('pre', { text: t.call_example }) : el('p', { class: 'empty', text: 'None yet.' })),
+      el('div', {}, el('h4', { text: 'Example requests' }), examplesTable(t.examples))),
+    el('details', {}, el('summary', { text: 'Parameters (JSON Schema, as the author wrote it)' }), el('pre', { text: JSON.stringify(t.parameters, null, 2) })),
+    lazy);
+  let loaded = false;
+  card.addEventListener('toggle', () => {
+    if (card.open && !loaded) { loaded = true; loadToolDetails(ctx, t.name, lazy); }
+  });
+  return card;
+}
+
+function lines(items, empty) {
+  return items.length ? el('ul', { class: 'lines' }, items.map((x) => el('li', { text: x }))) : el('p', { class: 'empty', text: empty });
+}
+
+function examplesTable(examples) {
+  if (!examples.length) return el('p', { class: 'empty', text: 'No example requests.' });
+  return el('table', {}, el('tr', {}, el('th', { text: 'Request' }), el('th', { text: 'Source' }), el('th', { text: 'Revision' })),
+    examples.map((e) => el('tr', {}, el('td', { text: e.text }), el('td', {}, el('span', { class: 'badge', text: e.source })), el('td', { text: e.revision_id || '—' }))));
+}
+
+async function loadToolDetails(ctx, name, slot) {
+  const [activity, versions, history] = await Promise.allSettled([
+    api('GET', agentPath(ctx.agent, 'tools', name, 'activity') + '?bucket=day&span=30'),
+    api('GET', agentPath(ctx.agent, 'tools', name, 'versions')),
+    api('GET', agentPath(ctx.agent, 'revisions') + '?tool=' + encodeURIComponent(name)),
+  ]);
+  const failed = (r) => el('p', { class: 'empty', text: 'Could not load: ' + describeFailure(r.reason) });
+  slot.replaceChildren(
+    el('h4', { text: 'Activity, last 30 days (UTC)' }),
+    activity.status === 'fulfilled' ? activityChart(activity.value, 'Calls, failed calls and routing offers of ' + name + ' per day') : failed(activity),
+    el('h4', { text: 'Revision history' }),
+    history.status === 'fulfilled' ? historyTable(history.value.revisions) : failed(history),
+    el('h4', { text: 'Versions' }),
+    versions.status === 'fulfilled' ? versionsTable(versions.value.versions) : failed(versions));
+}
+
+function historyTable(revisions) {
+  if (!revisions.length) return el('p', { class: 'empty', text: 'No revisions.' });
+  const change = (r) => [
+    r.notes_added.length && r.notes_added.length + ' notes', r.avoid_added.length && r.avoid_added.length + ' "Not for"',
+    r.call_example && 'example call', r.queries_added.length && r.queries_added.length + ' example requests',
+  ].filter(Boolean).join(', ') || '—';
+  return el('table', { class: 'history' },
+    el('tr', {}, ['Proposed', 'Status', 'Changes', 'Decided', 'By', 'Reason', 'Id'].map((h) => el('th', { text: h }))),
+    revisions.map((r) => el('tr', {}, el('td', { text: when(r.created_at) }), el('td', {}, el('span', { class: 'badge ' + r.status, text: r.status })),
+      el('td', { text: change(r) }), el('td', { text: when(r.applied_at) }), el('td', { text: r.approved_by || '—' }),
+      el('td', { text: r.dismiss_reason || '—' }), el('td', {}, el('code', { text: r.revision_id })))));
+}
+
+function versionsTable(versions) {
+  return el('table', { class: 'versions' },
+    el('tr', {}, ['Version', 'Source', 'Written', 'Definition'].map((h) => el('th', { text: h }))),
+    versions.map((v) => el('tr', {}, el('td', { text: 'v' + v.version }), el('td', {}, el('code', { text: v.source })), el('td', { text: when(v.created_at) }),
+      el('td', {}, el('details', {}, el('summary', { text: 'show' }), el('pre', { text: JSON.stringify(v.definition, null, 2) }))))));
+}
+
+const FLAG_TEXT = {
+  retrieved_never_called: (f) => 'offered in ' + f.offered_turns + ' routed turns, never called',
+  never_retrieved: (f) => 'never offered and never called over ' + f.routed_turns + ' routed turns',
+};
+
+export async function renderUsage(ctx, panel) {
+  const [flags, unregistered] = await Promise.all([api('GET', agentPath(ctx.agent, 'flags')), api('GET', agentPath(ctx.agent, 'unregistered'))]);
+  panel.replaceChildren(
+    el('h2', { text: 'Usage flags (' + flags.flags.length + ')' }),
+    el('p', { class: 'meta', text: 'For a person to look at: nothing is proposed from a flag.' }),
+    flags.flags.length ? el('table', {}, el('tr', {}, ['Tool', 'Flag', 'Offered turns', 'Calls', 'Routed turns'].map((h) => el('th', { text: h }))),
+      flags.flags.map((f) => el('tr', {}, el('td', { text: f.tool }), el('td', { text: (FLAG_TEXT[f.flag] || (() => f.flag))(f) }),
+        el('td', { text: f.offered_turns }), el('td', { text: f.calls }), el('td', { text: f.routed_turns }))))
+      : el('p', { class: 'empty', text: 'No flags.' }),
+    el('h2', { text: 'Unregistered tools (' + unregistered.tools.length + ')' }),
+    unregistered.tools.length ? unregistered.tools.map((u) => unregisteredCard(ctx, u)) : el('p', { class: 'empty', text: 'Every called tool is registered.' }));
+}
+
+function unregisteredCard(ctx, u) {
+  const register = el('button', { type: 'button', class: 'primary', text: 'Register', 'aria-label': 'Register ' + u.name + ' with this draft', onclick: () => act(register, async () => {
+    await api('PUT', agentPath(ctx.agent, 'tools'), { tools: [u.draft] });
+    announce('Registered ' + u.name + ': its past failures are evidence for the next review.');
+    await ctx.reload();
+  }) });
+  return el('article', { class: 'card', 'data-unregistered': u.name },
+    el('header', {}, el('h3', { text: u.name }), el('span', { class: 'meta', text: u.call_count + ' calls, ' + u.failure_count + ' failed · last seen ' + when(u.last_seen_at) })),
+    el('h4', {}, 'Draft definition ', el('span', { class: 'badge', text: u.definition_source === 'metadata' ? 'from a trace' : 'inferred from the calls' })),
+    el('pre', { text: JSON.stringify(u.draft, null, 2) }),
+    el('div', { class: 'actions' }, register));
+}
+
+const SETTING_HINTS = {
+  min_calls: 'calls before a tool is reviewed', min_failures: 'failed calls a usage note rests on',
+  min_misses: 'missed requests an example request rests on', min_confusions: 'confused requests a "Not for" line rests on',
+  max_notes: 'usage notes per tool', max_avoid: '"Not for" lines per tool', max_queries: 'example requests per tool',
+  max_new_queries: 'example requests one review adds', max_calls_per_tool: 'recent calls a review reads per tool',
+  max_tools: 'tools per review pass', min_offers: 'routed offers before "retrieved, never called"',
+  min_turns: 'routed turns before "never retrieved"', show_learned_examples: 'show learned example requests to the model',
+  top_k: 'tools /route offers', stable_tool_list_tokens: 'send every tool when the toolbox is smaller (0 = always route)',
+  review_schedule: '"off" or "*/N" minutes', auto_apply: 'apply revisions without approval',
+};
+
+export async function renderSettings(ctx, panel) {
+  const settings = await api('GET', agentPath(ctx.agent, 'config'));
+  const fields = new Map();
+  const form = el('form', { class: 'settings', novalidate: true, 'aria-labelledby': 'settings-h' });
+  for (const [key, value] of Object.entries(settings)) fields.set(key, settingField(key, value));
+  const save = el('button', { type: 'submit', class: 'primary', text: 'Save settings' });
+  form.addEventListener('submit', (e) => {
+    e.preventDefault();
+    act(save, () => saveSettings(ctx, settings, fields));
+  });
+  form.append(el('h2', { id: 'settings-h', text: 'Tool-learning settings' }), ...[...fields.values()].map((f) => f.node), save);
+  panel.replaceChildren(form);
+}
+
+function settingField(key, value) {
+  const id = uid('set-' + key);
+  const error = el('span', { class: 'error', id: id + '-error' });
+  const hint = el('span', { class: 'hint', id: id + '-hint', text: SETTING_HINTS[key] || '' });
+  const kind = typeof value;
+  const input = kind === 'boolean'
+    ? el('input', { id, type: 'checkbox', checked: value, 'aria-describedby': id + '-hint ' + id + '-error' })
+    : el('input', { id, type: kind === 'number' ? 'number' : 'text', value: String(value), 'aria-describedby': id + '-hint ' + id + '-error' });
+  const node = kind === 'boolean'
+    ? el('div', { class: 'field' }, el('span', { class: 'inline' }, input, el('label', { for: id, text: key })), hint, error)
+    : el('div', { class: 'field' }, el('label', { for: id, text: key }), hint, input, error);
+  const read = () => (kind === 'boolean' ? input.checked : kind === 'number' ? (input.value === '' ? null : Number(input.value)) : input.value);
+  return { node, input, error, read, kind };
+}
+
+async function saveSettings(ctx, settings, fields) {
+  const patch = {};
+  for (const [key, f] of fields) {
+    f.error.textContent = '';
+    f.node.classList.remove('invalid');
+    f.input.removeAttribute('aria-invalid');
+    const v = f.read();
+    if (v !== settings[key]) patch[key] = v;
+  }
+  if (!Object.keys(patch).length) return announce('No setting changed.');
+  try {
+    await api('PUT', agentPath(ctx.agent, 'config'), patch);
+  } catch (err) {
+    for (const d of err.details || []) {
+      const f = d && d.path && fields.get(String(d.path[0]));
+      if (!f) continue;
+      f.error.textContent = d.message;
+      f.node.classList.add('invalid');
+      f.input.setAttribute('aria-invalid', 'true');
+    }
+    alertError('Settings not saved: ' + describeFailure(err));
+    const first = [...fields.values()].find((f) => f.input.getAttribute('aria-invalid'));
+    if (first) first.input.focus();
+    return;
+  }
+  announce('Settings saved: ' + Object.keys(patch).join(', ') + '.');
+  await ctx.reload();
+}
+`;
