@@ -7,6 +7,7 @@ import { createD1Activity } from './adapters/d1-activity.ts';
 import { createD1Log } from './adapters/d1-log.ts';
 import { createD1Revisions } from './adapters/d1-revisions.ts';
 import { createD1Store } from './adapters/d1-store.ts';
+import { createD1Usage } from './adapters/d1-usage.ts';
 import { createDurableOfferCounter } from './adapters/offer-counter.ts';
 import { createExtractiveModel } from './adapters/extractive-model.ts';
 import { createHashEmbedder } from './adapters/hash-embedder.ts';
@@ -42,6 +43,8 @@ export interface Services {
   activity: ReturnType<typeof createD1Activity>;
   /** Revisions, reviews and the cron cursor (issue #4). */
   revisions: ReturnType<typeof createD1Revisions>;
+  /** Usage reads and trace_tools writes (SPEC §7). */
+  usage: ReturnType<typeof createD1Usage>;
   embedder: Embedder;
   /** null: the exact in-process ranking of src/core/routing.ts is the index. */
   vectorIndex: VectorIndex | null;
@@ -61,6 +64,7 @@ export function services(env: Bindings): Services {
     log: createD1Log(env.DB),
     activity: createD1Activity(env.DB),
     revisions: createD1Revisions(env.DB),
+    usage: createD1Usage(env.DB),
     embedder: pickEmbedder(env),
     vectorIndex: env.VECTORIZE ? createVectorizeIndex(env.VECTORIZE) : null,
     model: pickModel(env),

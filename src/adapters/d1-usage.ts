@@ -1,0 +1,95 @@
+/**
+ * The D1 adapter for usage (SPEC §7): call counts of registered tools, unregistered names seen in
+ * calls or traces, and the `tools=[…]` definitions traces send (trace_tools). Every read is bounded
+ * and served by an index of migrations/0001: calls (agent, tool, seq), tools and trace_tools by
+ * their (agent, name) primary keys.
+ */
+import type { AuthorDefinition } from '../core/tooldef.ts';
+
+/** Bound parameters per statement: D1 caps them at 100. */
+const TRACE_TOOL_COLUMNS = 4;
+const TRACE_TOOLS_PER_STATEMENT = Math.floor(100 / TRACE_TOOL_COLUMNS);
+
+export interface UnregisteredRow {
+  name: string;
+  call_count: number;
+  failure_count: number;
+  last_seen_at: string;
+  /** The newest `tools=[…]` definition a trace sent for the name, or null. */
+  definition: AuthorDefinition | null;
+}
+
+/** D1-backed usage reads. Strongly consistent (one primary); the trace_tools upsert joins a batch. */
+export function createD1Usage(db: D1Database) {
+  return {
+    /** Every registered tool with its number of logged calls (one index range per tool). */
+    async registeredCallCounts(agent: string): Promise<{ tool: string; calls: number }[]> {
+      const { results } = await db
+        .prepare(
+          `SELECT t.name AS tool, (SELECT COUNT(*) FROM calls c WHERE c.agent = t.agent AND c.tool = t.name) AS calls
+           FROM tools t WHERE t.agent = ?1 ORDER BY t.name`,
+        )
+        .bind(agent)
+        .all<{ tool: string; calls: number }>();
+      return results;
+    },
+
+    /**
+     * Names in the call log or in trace_tools with no tool row, most failures first, then most
+     * calls, then by name; at most `limit`. last_seen_at is the newer of the last call and the last
+     * trace that sent the definition.
+     */
+    async unregisteredTools(agent: string, limit: number): Promise<UnregisteredRow[]> {
+      const { results } = await db
+        .prepare(
+          `WITH called AS (
+             SELECT c.tool AS name, COUNT(*) AS call_count, SUM(CASE WHEN c.success = 0 THEN 1 ELSE 0 END) AS failure_count,
+                    MAX(c.at) AS last_call_at
+             FROM calls c
+             WHERE c.agent = ?1 AND NOT EXISTS (SELECT 1 FROM tools t WHERE t.agent = ?1 AND t.name = c.tool)
+             GROUP BY c.tool
+           ), defined AS (
+             SELECT d.name, d.definition, d.seen_at FROM trace_tools d
+             WHERE d.agent = ?1 AND NOT EXISTS (SELECT 1 FROM tools t WHERE t.agent = ?1 AND t.name = d.name)
+           )
+           SELECT called.name, call_count, failure_count, MAX(last_call_at, COALESCE(seen_at, last_call_at)) AS last_seen_at, definition
+           FROM called LEFT JOIN defined ON defined.name = called.name
+           UNION ALL
+           SELECT name, 0, 0, seen_at, definition FROM defined WHERE name NOT IN (SELECT name FROM called)
+           ORDER BY failure_count DESC, call_count DESC, name
+           LIMIT ?2`,
+        )
+        .bind(agent, limit)
+        .all<{ name: string; call_count: number; failure_count: number; last_seen_at: string; definition: string | null }>();
+      return results.map((r) => ({ ...r, definition: r.definition === null ? null : (JSON.parse(r.definition) as AuthorDefinition) }));
+    },
+
+    /** The arguments of each tool's most recent `perTool` calls, in one round trip. */
+    async recentArguments(agent: string, tools: readonly string[], perTool: number): Promise<Map<string, Record<string, unknown>[]>> {
+      if (tools.length === 0) return new Map();
+      const statement = db.prepare('SELECT arguments FROM calls WHERE agent = ?1 AND tool = ?2 ORDER BY seq DESC LIMIT ?3');
+      const results = await db.batch<{ arguments: string }>(tools.map((t) => statement.bind(agent, t, perTool)));
+      return new Map(tools.map((t, i) => [t, (results[i]?.results ?? []).map((r) => JSON.parse(r.arguments) as Record<string, unknown>)]));
+    },
+
+    /** Upserts of the definitions a trace sent (the newest wins), to join the trace's batch. */
+    traceToolStatements(agent: string, definitions: readonly AuthorDefinition[], now: string): D1PreparedStatement[] {
+      const statements: D1PreparedStatement[] = [];
+      for (let i = 0; i < definitions.length; i += TRACE_TOOLS_PER_STATEMENT) {
+        const chunk = definitions.slice(i, i + TRACE_TOOLS_PER_STATEMENT);
+        const placeholders = chunk.map((_, j) => `(?${j * 4 + 1}, ?${j * 4 + 2}, ?${j * 4 + 3}, ?${j * 4 + 4})`).join(', ');
+        statements.push(
+          db
+            .prepare(
+              `INSERT INTO trace_tools (agent, name, definition, seen_at) VALUES ${placeholders}
+               ON CONFLICT (agent, name) DO UPDATE SET definition = excluded.definition, seen_at = excluded.seen_at`,
+            )
+            .bind(...chunk.flatMap((d) => [agent, d.name, JSON.stringify(d), now])),
+        );
+      }
+      return statements;
+    },
+  };
+}
+
+export type D1Usage = ReturnType<typeof createD1Usage>;

@@ -1,0 +1,58 @@
+/** Usage flags, traces and unregistered tools (SPEC §3, §7). All three need an `agent` key. */
+import { createRoute } from '@hono/zod-openapi';
+import { notFound } from '../errors.ts';
+import { FlagsAnswer, TraceAnswer, TraceBody, UnregisteredAnswer } from '../schemas.ts';
+import { usageFlags } from '../services/flags.ts';
+import { settingsOf } from '../services/routing.ts';
+import { ingestTrace, unregisteredTools } from '../services/usage.ts';
+import { AgentParams, agentFor, bearer, createApi, jsonBody, nowIso, responses } from './common.ts';
+
+export const usageApi = createApi();
+
+usageApi.openapi(
+  createRoute({
+    method: 'get',
+    path: '/v1/agents/{agent}/flags',
+    summary: 'Tools routing offers that are never called, and tools it never offers',
+    security: bearer,
+    request: { params: AgentParams },
+    responses: responses(FlagsAnswer, 'the usage flags, by tool name'),
+  }),
+  async (c) => {
+    const agent = agentFor(c, c.req.valid('param').agent, 'agent');
+    const svc = c.get('svc');
+    const row = await svc.store.getAgent(agent);
+    if (!row) throw notFound(`agent ${agent}`);
+    return c.json({ flags: await usageFlags(svc, agent, settingsOf(row.settings)) }, 200);
+  },
+);
+
+usageApi.openapi(
+  createRoute({
+    method: 'post',
+    path: '/v1/agents/{agent}/traces',
+    summary: 'Ingest one agent run (OpenAI or Anthropic messages) with the tools it passed',
+    security: bearer,
+    request: { params: AgentParams, ...jsonBody(TraceBody) },
+    responses: responses(TraceAnswer, 'the turn the trace was recorded under and its number of calls', [400, 401, 403, 404, 413, 429]),
+  }),
+  async (c) => {
+    const agent = agentFor(c, c.req.valid('param').agent, 'agent');
+    return c.json(await ingestTrace(c.get('svc'), agent, c.req.valid('json'), nowIso()), 200);
+  },
+);
+
+usageApi.openapi(
+  createRoute({
+    method: 'get',
+    path: '/v1/agents/{agent}/unregistered',
+    summary: 'Tool names seen in calls or traces that are not registered, with a draft definition',
+    security: bearer,
+    request: { params: AgentParams },
+    responses: responses(UnregisteredAnswer, 'unregistered tools, most failures first'),
+  }),
+  async (c) => {
+    const agent = agentFor(c, c.req.valid('param').agent, 'agent');
+    return c.json({ tools: await unregisteredTools(c.get('svc'), agent) }, 200);
+  },
+);
