@@ -19,6 +19,8 @@ export default defineConfig(async () => {
     ],
     test: {
       include: ['test/**/*.test.ts'],
+      // test/node/ runs in Node against `wrangler dev` (vitest.node.config.ts).
+      exclude: ['test/node/**', 'node_modules/**'],
       setupFiles: ['./test/setup.ts'],
       globalSetup: ['./test/global-setup.ts'],
       testTimeout: 30_000,

@@ -1,0 +1,41 @@
+/**
+ * The client's types, inferred from the same zod schemas that validate the API (STYLE §5): `z.input`
+ * for what a method sends (defaults may be left out), `z.output` for what it answers. The imports
+ * are type-only, so a bundle of the client carries neither zod nor the schemas.
+ */
+import type { z } from '@hono/zod-openapi';
+import type * as S from '../schemas.ts';
+
+/** A tool definition in any of the four accepted shapes (SPEC §3 ToolDef). */
+export type ToolDef = z.input<typeof S.ToolDef>;
+export type ToolRow = z.output<typeof S.ToolRow>;
+export type ModelTool = z.output<typeof S.ModelTool>;
+export type RegisterToolsAnswer = z.output<typeof S.PutToolsAnswer>;
+export type ToolVersion = z.output<typeof S.ToolVersion>;
+export type RouteInput = z.input<typeof S.RouteBody>;
+export type RouteResult = z.output<typeof S.RouteResult>;
+/** One call to report (SPEC §3 Call). */
+export type Call = z.input<typeof S.CallIn>;
+export type RecordCallsAnswer = z.output<typeof S.PostCallsAnswer>;
+export type TraceInput = z.input<typeof S.TraceBody>;
+export type TraceAnswer = z.output<typeof S.TraceAnswer>;
+export type OutcomeInput = z.input<typeof S.OutcomeBody>;
+export type ReviewInput = z.input<typeof S.ReviewBody>;
+export type Review = z.output<typeof S.Review>;
+export type Revision = z.output<typeof S.Revision>;
+export type RevisionStatus = z.output<typeof S.RevisionStatus>;
+export type ApplyInput = z.input<typeof S.ApplyBody>;
+export type DismissInput = z.input<typeof S.DismissBody>;
+export type Flag = z.output<typeof S.Flag>;
+export type FlagsAnswer = z.output<typeof S.FlagsAnswer>;
+export type UnregisteredTool = z.output<typeof S.UnregisteredTool>;
+export type UnregisteredAnswer = z.output<typeof S.UnregisteredAnswer>;
+export type Settings = z.output<typeof S.Settings>;
+export type SettingsPatch = z.input<typeof S.SettingsPatch>;
+export type ErrorBody = z.output<typeof S.ErrorBody>;
+
+/** `GET …/revisions` filters (SPEC §3). */
+export interface RevisionsQuery {
+  tool?: string;
+  status?: RevisionStatus;
+}

@@ -1,0 +1,237 @@
+import { env, exports } from 'cloudflare:workers';
+import OpenAI from 'openai';
+import { describe, expect, inject, it } from 'vitest';
+import { createClient, WhetstoneError, withWhetstone, type ChatClient, type ChatRequest } from 'whetstone/client';
+import { ADMIN, agentId, api, eventually, tool } from '../helpers.ts';
+
+const tools = [
+  tool('get_weather', 'Current weather and forecast for a city: temperature, rain, wind.', { city: { type: 'string' } }),
+  tool('send_email', 'Send an email message to a recipient with a subject and body.', { to: { type: 'string' } }),
+  tool('convert_currency', "Convert an amount of money between currencies at today's exchange rate.", { amount: { type: 'number' } }),
+];
+
+/** A client whose requests go straight into the Worker entry. */
+function clientFor(agent: string, token = ADMIN) {
+  return createClient({ url: 'http://whetstone.test/', token, agent, fetch: (req) => exports.default.fetch(req) });
+}
+
+async function calls(agent: string) {
+  const { results } = await env.DB.prepare('SELECT call_id, tool, arguments, success, error, request, turn_id, conversation_id FROM calls WHERE agent = ?1 ORDER BY at, call_id')
+    .bind(agent)
+    .all();
+  return results;
+}
+
+describe('whetstone/client against the Worker', () => {
+  it('registers tools, reads them back, routes and records calls', async () => {
+    const agent = agentId();
+    const ws = clientFor(agent);
+    const registered = await ws.registerTools(tools);
+    expect(registered.tools.map((t) => [t.name, t.version])).toEqual([
+      ['get_weather', 1],
+      ['send_email', 1],
+      ['convert_currency', 1],
+    ]);
+    expect(await ws.tools()).toEqual({ tools: (await api('GET', `/v1/agents/${agent}/tools`)).body.tools });
+    expect(await ws.tool('get_weather')).toEqual(registered.tools[0]);
+
+    const routed = await ws.route({ request: 'will it rain in Lisbon?', conversation_id: 'c-1', k: 2 });
+    expect(routed.tools.map((t) => t.name)[0]).toBe('get_weather');
+    expect(routed.model_tools).toHaveLength(2);
+    expect((await ws.route('email the landlord')).tools[0]?.name).toBe('send_email');
+
+    const call = { id: 'k-1', tool: 'get_weather', arguments: { city: 'Lisbon' }, success: true, request: 'will it rain in Lisbon?', turn_id: routed.turn_id, conversation_id: 'c-1' };
+    expect(await ws.recordCalls([call])).toEqual({ accepted: 1, duplicates: 0 });
+    expect(await ws.recordCalls([call])).toEqual({ accepted: 0, duplicates: 1 });
+    expect(await calls(agent)).toEqual([
+      { call_id: 'k-1', tool: 'get_weather', arguments: '{"city":"Lisbon"}', success: 1, error: null, request: 'will it rain in Lisbon?', turn_id: routed.turn_id, conversation_id: 'c-1' },
+    ]);
+  });
+
+  it('reads and changes the settings', async () => {
+    const agent = agentId();
+    const ws = clientFor(agent);
+    await ws.registerTools(tools);
+    expect((await ws.config()).top_k).toBe(5);
+    const changed = await ws.setConfig({ top_k: 2, min_calls: 4 });
+    expect(changed).toMatchObject({ top_k: 2, min_calls: 4, min_failures: 2 });
+    expect(await ws.config()).toEqual(changed);
+    expect((await ws.route('weather in Rome')).tools).toHaveLength(2);
+  });
+
+  it('encodes tool names with a slash in the path', async () => {
+    const agent = agentId();
+    const ws = clientFor(agent);
+    await ws.registerTools([tool('files/read', 'Read a file from the workspace.', { path: { type: 'string' } })]);
+    expect((await ws.tool('files/read')).name).toBe('files/read');
+  });
+
+  it('records traces and reads flags and unregistered tools', async () => {
+    const agent = agentId();
+    const ws = clientFor(agent);
+    await ws.registerTools(tools);
+    const trace = await ws.recordTrace({
+      messages: [
+        { role: 'user', content: 'where is order A-17?' },
+        { role: 'assistant', content: null, tool_calls: [{ id: 'tc-1', type: 'function', function: { name: 'lookup_order', arguments: '{"order_id":"A-17"}' } }] },
+        { role: 'tool', tool_call_id: 'tc-1', content: 'shipped' },
+      ],
+    });
+    expect(trace).toMatchObject({ calls: 1, turn_id: expect.any(String) });
+    const unregistered = await ws.unregistered();
+    expect(unregistered.tools.map((t) => [t.name, t.call_count, t.definition_source])).toEqual([['lookup_order', 1, 'inferred']]);
+    expect(await ws.flags()).toEqual((await api('GET', `/v1/agents/${agent}/flags`)).body);
+  });
+
+  it('rejects with a WhetstoneError carrying the SPEC error body', async () => {
+    const agent = agentId();
+    const ws = clientFor(agent);
+    await ws.registerTools(tools);
+    const invalid = await ws.route({ request: '' }).catch((e: unknown) => e);
+    expect(invalid).toBeInstanceOf(WhetstoneError);
+    expect(invalid).toMatchObject({ name: 'WhetstoneError', status: 400, code: 'invalid_request', message: 'the request does not match the schema' });
+    expect((invalid as WhetstoneError).details).toEqual([expect.objectContaining({ path: ['request'] })]);
+
+    await expect(clientFor(agent, 'wrong').tools()).rejects.toMatchObject({ status: 401, code: 'unauthorized', message: 'the token is not valid', details: [] });
+    const key = (await api('POST', `/v1/agents/${agent}/keys`, { body: { role: 'agent' } })).body.key as string;
+    await expect(clientFor(agent, key).setConfig({ top_k: 3 })).rejects.toMatchObject({ status: 403, code: 'forbidden' });
+    await expect(clientFor(agentId(), key).tools()).rejects.toMatchObject({ status: 404, code: 'not_found' });
+    expect((await ws.config()).top_k).toBe(5);
+  });
+
+  it('turns a non-JSON failure into a WhetstoneError with the status', async () => {
+    const ws = createClient({ url: 'http://x.test', token: 't', agent: 'a', fetch: async () => new Response('<html>bad gateway</html>', { status: 502 }) });
+    await expect(ws.flags()).rejects.toMatchObject({ status: 502, code: 'http_502', message: '<html>bad gateway</html>' });
+  });
+});
+
+/** A stand-in model: calls the first offered tool, retries once after an error, then answers. */
+function scriptedModel(args: Record<string, unknown>[]): ChatClient & { requests: ChatRequest[] } {
+  const requests: ChatRequest[] = [];
+  return {
+    requests,
+    chat: {
+      completions: {
+        async create(body) {
+          requests.push(structuredClone(body));
+          const step = requests.length - 1;
+          const offered = (body.tools?.[0] as { function: { name: string } } | undefined)?.function.name ?? 'none';
+          if (step < args.length) {
+            return { choices: [{ message: { role: 'assistant', content: null, tool_calls: [{ id: `tc-${step}`, type: 'function', function: { name: offered, arguments: JSON.stringify(args[step]) } }] } }] };
+          }
+          return { choices: [{ message: { role: 'assistant', content: 'It will rain.' } }] };
+        },
+      },
+    },
+  };
+}
+
+describe('withWhetstone', () => {
+  it('routes the turn, runs the tool calls and records each with its success', async () => {
+    const agent = agentId();
+    const ws = clientFor(agent);
+    await ws.registerTools(tools);
+    const model = scriptedModel([{ city: 'LIS' }, { city: 'Lisbon' }, { city: 'Lisbon', days: 2 }]);
+    const loop = withWhetstone(model, ws, {
+      model: 'stand-in',
+      k: 2,
+      handlers: {
+        get_weather: (a) => {
+          if (a.days) return { error: 'days is not supported' };
+          if (String(a.city).length < 4) throw new Error('city must be a full name');
+          return { forecast: 'rain' };
+        },
+      },
+    });
+    const run = await loop.run('will it rain in Lisbon?', { conversation_id: 'conv-1', messages: [{ role: 'system', content: 'Be brief.' }] });
+
+    expect(run.reply).toBe('It will rain.');
+    expect(run.route.tools.map((t) => t.name)).toEqual(['get_weather', expect.any(String)]);
+    expect(model.requests[0]).toMatchObject({ model: 'stand-in', tools: run.route.model_tools, messages: [{ role: 'system' }, { role: 'user', content: 'will it rain in Lisbon?' }] });
+    expect(model.requests).toHaveLength(4);
+    expect(run.calls.map((c) => [c.tool, c.success, c.error])).toEqual([
+      ['get_weather', false, 'city must be a full name'],
+      ['get_weather', true, null],
+      ['get_weather', false, 'days is not supported'],
+    ]);
+    expect(run.recorded).toEqual({ accepted: 3, duplicates: 0 });
+    expect(run.messages.filter((m) => m.role === 'tool').map((m) => m.content)).toEqual([
+      '{"error":"city must be a full name"}',
+      '{"forecast":"rain"}',
+      '{"error":"days is not supported"}',
+    ]);
+    const base = { tool: 'get_weather', request: 'will it rain in Lisbon?', turn_id: run.turn_id, conversation_id: 'conv-1' };
+    expect(await calls(agent)).toEqual(
+      expect.arrayContaining([
+        { ...base, call_id: `${run.turn_id}:tc-0`, arguments: '{"city":"LIS"}', success: 0, error: 'city must be a full name' },
+        { ...base, call_id: `${run.turn_id}:tc-1`, arguments: '{"city":"Lisbon"}', success: 1, error: null },
+        { ...base, call_id: `${run.turn_id}:tc-2`, arguments: '{"city":"Lisbon","days":2}', success: 0, error: 'days is not supported' },
+      ]),
+    );
+    expect(await calls(agent)).toHaveLength(3);
+  });
+
+  it('answers a call with no handler without recording it, and records bad JSON arguments as a failure', async () => {
+    const agent = agentId();
+    const ws = clientFor(agent);
+    await ws.registerTools(tools);
+    let step = 0;
+    const model: ChatClient = {
+      chat: {
+        completions: {
+          async create() {
+            step += 1;
+            if (step === 1) return { choices: [{ message: { role: 'assistant', content: null, tool_calls: [{ id: 'a', type: 'function', function: { name: 'delete_everything', arguments: '{}' } }] } }] };
+            if (step === 2) return { choices: [{ message: { role: 'assistant', content: null, tool_calls: [{ id: 'b', type: 'function', function: { name: 'get_weather', arguments: '{"city": ' } }] } }] };
+            return { choices: [{ message: { role: 'assistant', content: 'done' } }] };
+          },
+        },
+      },
+    };
+    const run = await withWhetstone(model, ws, { model: 'm', handlers: { get_weather: () => ({ ok: true }) } }).run('weather please');
+    expect(run.messages.filter((m) => m.role === 'tool').map((m) => m.content)).toEqual([
+      '{"error":"no tool named delete_everything"}',
+      '{"error":"the arguments are not a JSON object"}',
+    ]);
+    expect(run.recorded).toEqual({ accepted: 1, duplicates: 0 });
+    expect(await calls(agent)).toEqual([
+      { call_id: `${run.turn_id}:b`, tool: 'get_weather', arguments: '{}', success: 0, error: 'the arguments are not a JSON object', request: 'weather please', turn_id: run.turn_id, conversation_id: null },
+    ]);
+  });
+
+  it('records the calls already run when the model fails midway, then rethrows', async () => {
+    const agent = agentId();
+    const ws = clientFor(agent);
+    await ws.registerTools(tools);
+    let step = 0;
+    const model: ChatClient = {
+      chat: {
+        completions: {
+          async create() {
+            step += 1;
+            if (step === 1) return { choices: [{ message: { role: 'assistant', content: null, tool_calls: [{ id: 'a', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Oslo"}' } }] } }] };
+            throw new Error('model unavailable');
+          },
+        },
+      },
+    };
+    await expect(withWhetstone(model, ws, { model: 'm', handlers: { get_weather: () => 'sunny' } }).run('weather in Oslo')).rejects.toThrow('model unavailable');
+    expect((await calls(agent)).map((c) => [c.tool, c.success])).toEqual([['get_weather', 1]]);
+  });
+
+  it('works with the real openai package (against the fake OpenAI-compatible server)', async () => {
+    const agent = agentId();
+    const ws = clientFor(agent);
+    await ws.registerTools(tools);
+    const base = inject('fakeOpenAI');
+    const model = `client-loop-${agent}`;
+    await fetch(`${base}/_script`, { method: 'POST', body: JSON.stringify({ model, replies: [{ content: 'Bring an umbrella.' }] }) });
+    const openai = new OpenAI({ apiKey: 'test', baseURL: `${base}/v1`, maxRetries: 0 });
+    const run = await withWhetstone(openai, ws, { model, handlers: {} }).run('will it rain in Porto?');
+    expect(run.reply).toBe('Bring an umbrella.');
+    expect(run.recorded).toBeNull();
+    const seen = (await (await fetch(`${base}/_calls?model=${model}`)).json()) as { bodies: { tools: unknown; messages: unknown }[] };
+    expect(seen.bodies[0]).toMatchObject({ model, tools: run.route.model_tools, messages: [{ role: 'user', content: 'will it rain in Porto?' }] });
+    await eventually(() => env.DB.prepare('SELECT 1 AS y FROM turns WHERE agent = ?1 AND turn_id = ?2').bind(agent, run.turn_id).first().then((r) => r ?? undefined));
+  });
+});

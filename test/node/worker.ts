@@ -1,0 +1,84 @@
+/**
+ * Starts the real Worker with `wrangler dev` for the Node-side tests (the CLI and the example run
+ * in Node, not in workerd): migrations applied to a fresh local D1 in a temporary directory, a
+ * random ADMIN_TOKEN passed with --var (it wins over a developer's .dev.vars), free ports.
+ */
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { fileURLToPath } from 'node:url';
+
+const root = fileURLToPath(new URL('../..', import.meta.url));
+const wrangler = join(root, 'node_modules/wrangler/bin/wrangler.js');
+
+export interface RunningWorker {
+  url: string;
+  token: string;
+  stop(): Promise<void>;
+}
+
+/** Starts `wrangler dev` on a free port and resolves once `/healthz` answers. */
+export async function startWorker(timeoutMs = 120_000): Promise<RunningWorker> {
+  const persist = mkdtempSync(join(tmpdir(), 'whetstone-node-'));
+  const migrate = spawnSync(process.execPath, [wrangler, 'd1', 'migrations', 'apply', 'DB', '--local', '--persist-to', persist], {
+    cwd: root,
+    env: { ...process.env, CI: 'true' },
+    encoding: 'utf8',
+  });
+  if (migrate.status !== 0) throw new Error(`migrations failed:\n${migrate.stdout}\n${migrate.stderr}`);
+  const [port, inspector] = [await freePort(), await freePort()];
+  const token = `test_${randomBytes(16).toString('hex')}`;
+  const args = ['dev', '--ip', '127.0.0.1', '--port', String(port), '--inspector-port', String(inspector), '--persist-to', persist];
+  const child = spawn(process.execPath, [wrangler, ...args, '--var', `ADMIN_TOKEN:${token}`, '--show-interactive-dev-session=false'], {
+    cwd: root,
+    env: { ...process.env, CI: 'true' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let log = '';
+  child.stdout.on('data', (d: Buffer) => (log += d.toString()));
+  child.stderr.on('data', (d: Buffer) => (log += d.toString()));
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const url = `http://127.0.0.1:${port}`;
+  const stop = async () => {
+    child.kill('SIGTERM');
+    await Promise.race([exited, new Promise((r) => setTimeout(r, 5000))]);
+    if (child.exitCode === null) child.kill('SIGKILL');
+    rmSync(persist, { recursive: true, force: true });
+  };
+  try {
+    await waitForHealth(url, timeoutMs, () => child.exitCode !== null);
+  } catch (err) {
+    await stop();
+    throw new Error(`wrangler dev did not start: ${String(err)}\n${log.slice(-4000)}`);
+  }
+  return { url, token, stop };
+}
+
+async function waitForHealth(url: string, timeoutMs: number, dead: () => boolean): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (dead()) throw new Error('wrangler dev exited');
+    try {
+      if ((await fetch(`${url}/healthz`)).ok) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  throw new Error(`no answer from ${url}/healthz in ${timeoutMs} ms`);
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      server.close(() => resolve(port));
+    });
+  });
+}
