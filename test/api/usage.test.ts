@@ -251,3 +251,44 @@ describe('GET /v1/agents/:agent/unregistered (SPEC §7)', () => {
     ]);
   });
 });
+
+describe('registering an unregistered tool makes its logged failures evidence at once (SPEC §7)', () => {
+  it('a review of the drafted tool cites the failures a trace recorded before it was registered', async () => {
+    const agent = await setup();
+    const failing = (id: string, days: number) => [
+      { role: 'assistant', content: [{ type: 'tool_use', id, name: 'find_event', input: { query: 'Dana', days } }] },
+      { role: 'user', content: [{ type: 'tool_result', tool_use_id: id, is_error: true, content: 'days must be at most 5' }] },
+    ];
+    const messages = [
+      { role: 'user', content: 'Move my meeting with Dana to Friday' },
+      ...failing('toolu_a', 7),
+      ...failing('toolu_b', 9),
+      { role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_c', name: 'find_event', input: { query: 'Dana', days: 5 } }] },
+      { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_c', content: '{"event_id": "ev_1"}' }] },
+    ];
+    const { turn_id } = (await api('POST', `/v1/agents/${agent}/traces`, { body: { messages } })).body;
+    const [listed] = (await api('GET', `/v1/agents/${agent}/unregistered`)).body.tools;
+    expect(listed).toMatchObject({ name: 'find_event', call_count: 3, failure_count: 2, definition_source: 'inferred' });
+    expect((await api('PUT', `/v1/agents/${agent}/tools`, { body: { tools: [...tools, listed.draft] } })).status).toBe(200);
+
+    const review = await api('POST', `/v1/agents/${agent}/reviews`, { body: { dry_run: true } });
+    expect(review.status).toBe(200);
+    const revision = review.body.revisions.find((r: { tool: string }) => r.tool === 'find_event');
+    const failed = revision.evidence.filter((e: { kind: string }) => e.kind === 'failed_call');
+    expect(failed.map((e: { call_id: string; text: string; turn_id: string }) => [e.call_id, e.text, e.turn_id])).toEqual([
+      [`trace:${turn_id}:toolu_a`, 'days must be at most 5', turn_id],
+      [`trace:${turn_id}:toolu_b`, 'days must be at most 5', turn_id],
+    ]);
+    expect(revision.notes_added).toHaveLength(1);
+    expect(review.body.flags).toEqual((await flagsOf(agent)).body.flags);
+  });
+});
+
+describe('OpenAPI document', () => {
+  it('documents the flags, traces and unregistered routes with their schemas', async () => {
+    const doc = (await api('GET', '/openapi.json', { token: null })).body;
+    expect(Object.keys(doc.paths)).toEqual(expect.arrayContaining(['/v1/agents/{agent}/flags', '/v1/agents/{agent}/traces', '/v1/agents/{agent}/unregistered']));
+    expect(Object.keys(doc.components.schemas.Trace.properties)).toEqual(['format', 'messages', 'tools', 'conversation_id', 'turn_id']);
+    expect(doc.components.schemas.UnregisteredTool.properties.definition_source).toEqual({ type: 'string', enum: ['metadata', 'inferred'] });
+  });
+});
