@@ -235,3 +235,68 @@ describe('withWhetstone', () => {
     await eventually(() => env.DB.prepare('SELECT 1 AS y FROM turns WHERE agent = ?1 AND turn_id = ?2').bind(agent, run.turn_id).first().then((r) => r ?? undefined));
   });
 });
+
+/** get_order failed twice with the same error, then succeeded: enough for one revision (SPEC §5). */
+async function seedFailures(ws: ReturnType<typeof clientFor>): Promise<string[]> {
+  await ws.registerTools([
+    tool('get_order', 'Look up an order by its id: status, items and delivery date.', { order_id: { type: 'string' } }),
+    tool('refund_order', 'Refund an order, fully or in part.', { order_id: { type: 'string' }, amount: { type: 'number' } }),
+  ]);
+  const requests = ['where is my order 1234?', 'has order 5678 shipped yet?', 'status of order ORD-12345 please'];
+  const turns: string[] = [];
+  const batch = [];
+  for (const [i, request] of requests.entries()) {
+    const { turn_id } = await ws.route({ request, conversation_id: `c${i}` });
+    turns.push(turn_id);
+    const ok = i === 2;
+    batch.push({ id: `call-${i}`, tool: 'get_order', arguments: { order_id: ok ? 'ORD-12345' : String(1234 + i) }, success: ok, ...(ok ? {} : { error: 'order_id must start with the ORD- prefix' }), request, turn_id, conversation_id: `c${i}` });
+  }
+  await ws.recordCalls(batch);
+  return turns;
+}
+
+describe('whetstone/client: reviews and revisions', () => {
+  it('reviews (dry run, then for real), lists, shows, applies and undoes a revision', async () => {
+    const agent = agentId();
+    const ws = clientFor(agent);
+    await seedFailures(ws);
+
+    const dry = await ws.review({ dry_run: true });
+    expect(dry).toMatchObject({ dry_run: true, revisions: [{ tool: 'get_order', status: 'proposed' }] });
+    expect(await ws.revisions()).toEqual({ revisions: [] });
+
+    const review = await ws.review();
+    expect(review.dry_run).toBe(false);
+    const [proposed] = review.revisions;
+    if (!proposed) throw new Error('the review proposed nothing');
+    expect(proposed.notes_added.length).toBeGreaterThan(0);
+    expect(await ws.revisions()).toEqual({ revisions: [proposed] });
+    expect(await ws.revisions({ tool: 'get_order', status: 'proposed' })).toEqual({ revisions: [proposed] });
+    expect(await ws.revisions({ status: 'applied' })).toEqual({ revisions: [] });
+    expect(await ws.revision(proposed.revision_id)).toEqual(proposed);
+
+    const applied = await ws.apply(proposed.revision_id, { approved_by: 'ana' });
+    expect(applied).toMatchObject({ revision_id: proposed.revision_id, status: 'applied', approved_by: 'ana' });
+    expect((await ws.tool('get_order')).notes).toEqual(proposed.notes_added);
+
+    const undone = await ws.undo('get_order', { approved_by: 'ana' });
+    expect(undone).toMatchObject({ revision_id: proposed.revision_id, status: 'undone' });
+    expect((await ws.tool('get_order')).notes).toEqual([]);
+    await expect(ws.apply(proposed.revision_id, { approved_by: 'ana' })).rejects.toMatchObject({ status: 409, code: 'conflict' });
+  });
+
+  it('dismisses a proposed revision with a reason and reports outcomes', async () => {
+    const agent = agentId();
+    const ws = clientFor(agent);
+    const [turn] = await seedFailures(ws);
+    const [proposed] = (await ws.review()).revisions;
+    if (!proposed || !turn) throw new Error('the review proposed nothing');
+    const dismissed = await ws.dismiss(proposed.revision_id, { approved_by: 'bo', reason: 'not now' });
+    expect(dismissed).toMatchObject({ status: 'dismissed', approved_by: 'bo', dismiss_reason: 'not now' });
+    expect(await ws.revisions({ status: 'dismissed' })).toEqual({ revisions: [dismissed] });
+
+    expect(await ws.outcome({ turn_id: turn, ok: false, served_by: 'refund_order' })).toBeUndefined();
+    const row = await env.DB.prepare('SELECT turn_id, ok, served_by FROM outcomes WHERE agent = ?1').bind(agent).first();
+    expect(row).toEqual({ turn_id: turn, ok: 0, served_by: 'refund_order' });
+  });
+});
