@@ -37,17 +37,22 @@ export function createD1Usage(db: D1Database) {
     /**
      * Names in the call log or in trace_tools with no tool row, most failures first, then most
      * calls, then by name; at most `limit`. last_seen_at is the newer of the last call and the last
-     * trace that sent the definition.
+     * trace that sent the definition. The distinct names come from a skip scan of the (agent, tool)
+     * index (one seek per name), so only the calls of unregistered names are counted, not the log.
      */
     async unregisteredTools(agent: string, limit: number): Promise<UnregisteredRow[]> {
       const { results } = await db
         .prepare(
-          `WITH called AS (
-             SELECT c.tool AS name, COUNT(*) AS call_count, SUM(CASE WHEN c.success = 0 THEN 1 ELSE 0 END) AS failure_count,
+          `WITH RECURSIVE names(name) AS (
+             SELECT (SELECT MIN(tool) FROM calls WHERE agent = ?1)
+             UNION ALL
+             SELECT (SELECT MIN(tool) FROM calls WHERE agent = ?1 AND tool > names.name) FROM names WHERE names.name IS NOT NULL
+           ), called AS (
+             SELECT n.name, COUNT(*) AS call_count, SUM(CASE WHEN c.success = 0 THEN 1 ELSE 0 END) AS failure_count,
                     MAX(c.at) AS last_call_at
-             FROM calls c
-             WHERE c.agent = ?1 AND NOT EXISTS (SELECT 1 FROM tools t WHERE t.agent = ?1 AND t.name = c.tool)
-             GROUP BY c.tool
+             FROM names n JOIN calls c ON c.agent = ?1 AND c.tool = n.name
+             WHERE NOT EXISTS (SELECT 1 FROM tools t WHERE t.agent = ?1 AND t.name = n.name)
+             GROUP BY n.name
            ), defined AS (
              SELECT d.name, d.definition, d.seen_at FROM trace_tools d
              WHERE d.agent = ?1 AND NOT EXISTS (SELECT 1 FROM tools t WHERE t.agent = ?1 AND t.name = d.name)
