@@ -84,6 +84,13 @@ function append(node, children) {
   }
 }
 
+/** Replaces a node's children, flattening arrays like el() does. */
+export function fill(node, ...children) {
+  node.replaceChildren();
+  append(node, children);
+  return node;
+}
+
 let ids = 0;
 /** A unique id for label/aria wiring. */
 export function uid(prefix) { ids += 1; return prefix + '-' + ids; }

@@ -5,13 +5,14 @@
  * with `approved_by`; applied revisions with Undo; "Run review now" with a dry-run toggle (SPEC §3, §5).
  */
 export const INBOX_JS = String.raw`
-import { session, api, agentPath, el, uid, announce, alertError, describeFailure, act, when, diffView } from './core.js';
+import { session, api, agentPath, el, fill, uid, announce, alertError, describeFailure, act, when, diffView } from './core.js';
 
+// kind, heading, one, many
 const EVIDENCE_GROUPS = [
-  ['failed_call', 'Failed calls'],
-  ['missed_request', 'Missed requests'],
-  ['confused_request', 'Confused requests'],
-  ['successful_call', 'Successful calls (for the example call)'],
+  ['failed_call', 'Failed calls', 'failed call', 'failed calls'],
+  ['missed_request', 'Missed requests', 'missed request', 'missed requests'],
+  ['confused_request', 'Confused requests', 'confused request', 'confused requests'],
+  ['successful_call', 'Successful calls (the example call is built from them)', 'successful call', 'successful calls'],
 ];
 
 export async function renderInbox(ctx, panel) {
@@ -25,7 +26,7 @@ export async function renderInbox(ctx, panel) {
   const seen = new Set();
   for (const r of applied.revisions) if (!seen.has(r.tool)) { seen.add(r.tool); undoable.add(r.revision_id); }
   const cards = proposed.revisions.map((r) => revisionCard(ctx, r, true));
-  panel.replaceChildren(
+  fill(panel,
     reviewControls(ctx),
     el('section', { 'aria-labelledby': 'inbox-proposed' },
       el('h2', { id: 'inbox-proposed', text: 'Proposed revisions (' + proposed.revisions.length + ')' }),
@@ -48,8 +49,8 @@ function reviewControls(ctx) {
       out.replaceChildren(reviewDetails(review));
       announce('Dry run (nothing stored): ' + summary);
     } else {
-      announce('Review done: ' + summary);
       await ctx.reload();
+      announce('Review done: ' + summary);
     }
   }) });
   return el('section', { class: 'card', 'aria-label': 'Review' },
@@ -93,7 +94,7 @@ function changeList(rev) {
   const items = [
     ...rev.notes_added.map((t) => ['Usage note', t]),
     ...rev.avoid_added.map((t) => ['"Not for" line', t]),
-    ...(rev.call_example ? [['Example call', rev.call_example]] : []),
+    ...(rev.call_example ? [['Example call', rev.call_example.replace(/^Example call: /, '')]] : []),
     ...rev.queries_added.map((t) => ['Example request', t]),
     ...rev.queries_withdrawn.map((t) => ['Withdrawn example request', t]),
   ];
@@ -126,10 +127,12 @@ function refusedTable(refused) {
 }
 
 function evidenceDetails(evidence) {
-  const counts = EVIDENCE_GROUPS.map(([kind, label]) => [kind, label, evidence.filter((e) => e.kind === kind)]).filter(([, , items]) => items.length);
+  const groups = EVIDENCE_GROUPS.map(([kind, heading, one, many]) => ({ kind, heading, one, many, items: evidence.filter((e) => e.kind === kind) }))
+    .filter((g) => g.items.length);
+  const counts = groups.map((g) => g.items.length + ' ' + (g.items.length === 1 ? g.one : g.many)).join(', ');
   return el('details', { class: 'evidence' },
-    el('summary', { text: 'Evidence (' + evidence.length + '): ' + counts.map(([, label, items]) => items.length + ' ' + label.toLowerCase().replace(/ \(.*\)$/, '')).join(', ') }),
-    counts.map(([kind, label, items]) => el('div', {}, el('h4', { text: label }), evidenceTable(kind, items))));
+    el('summary', { text: 'Evidence (' + evidence.length + ')' + (counts ? ': ' + counts : '') }),
+    groups.map((g) => el('div', {}, el('h4', { text: g.heading }), evidenceTable(g.kind, g.items))));
 }
 
 function evidenceTable(kind, items) {
@@ -159,8 +162,8 @@ function proposedActions(ctx, rev) {
     if (by) act(apply, async () => {
       const done = await api('POST', agentPath(ctx.agent, 'revisions', rev.revision_id, 'apply'), { approved_by: by });
       const withdrawn = done.queries_withdrawn.length ? ' (' + done.queries_withdrawn.length + ' example requests withdrawn: they displaced another tool)' : '';
-      announce('Applied the revision of ' + rev.tool + withdrawn + '.');
       await ctx.reload();
+      announce('Applied the revision of ' + rev.tool + withdrawn + '.');
     });
   } });
   const dismiss = el('button', { type: 'button', class: 'danger', text: 'Dismiss', 'aria-label': 'Dismiss revision of ' + rev.tool, onclick: () => {
@@ -168,8 +171,8 @@ function proposedActions(ctx, rev) {
     if (by) act(dismiss, async () => {
       const body = reason.value.trim() ? { approved_by: by, reason: reason.value.trim() } : { approved_by: by };
       await api('POST', agentPath(ctx.agent, 'revisions', rev.revision_id, 'dismiss'), body);
-      announce('Dismissed the revision of ' + rev.tool + '.');
       await ctx.reload();
+      announce('Dismissed the revision of ' + rev.tool + '.');
     });
   } });
   return el('div', { class: 'actions' }, apply,
@@ -181,8 +184,8 @@ function undoAction(ctx, rev) {
     const by = approver();
     if (by) act(undo, async () => {
       await api('POST', agentPath(ctx.agent, 'tools', rev.tool, 'undo'), { approved_by: by });
-      announce('Undid the revision of ' + rev.tool + ': its model view is restored.');
       await ctx.reload();
+      announce('Undid the revision of ' + rev.tool + ': its model view is restored.');
     });
   } });
   return el('div', { class: 'actions' }, undo, el('span', { class: 'meta', text: 'Undo takes back the newest applied revision of this tool.' }));

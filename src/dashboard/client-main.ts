@@ -4,7 +4,7 @@
  * agent, so the user types its id), 401 a wrong token, shown as an error (SPEC §3 rights).
  */
 export const MAIN_JS = String.raw`
-import { session, api, agentPath, el, uid, announce, alertError, describeFailure, ApiFailure } from './core.js';
+import { session, api, agentPath, el, fill, uid, announce, alertError, describeFailure, ApiFailure } from './core.js';
 import { renderInbox } from './inbox.js';
 import { renderTools, renderUsage, renderSettings } from './tools.js';
 
@@ -18,7 +18,7 @@ const TABS = [
 let role = null; // 'admin' | 'key', from GET /v1/agents
 
 function show(focus, ...nodes) {
-  main.replaceChildren(...nodes);
+  fill(main, nodes);
   if (focus) main.focus();
 }
 
@@ -28,7 +28,7 @@ function renderSession() {
   const id = uid('approver');
   const input = el('input', { id, type: 'text', value: session.approvedBy, autocomplete: 'name', placeholder: 'your name',
     oninput: (e) => { session.approvedBy = e.target.value.trim(); } });
-  nav.replaceChildren(
+  fill(nav,
     el('span', { class: 'meta', text: role === 'admin' ? 'admin' : 'agent key' }),
     el('span', { class: 'inline' }, el('label', { for: id, text: 'Approve as' }), input),
     session.agent ? el('button', { type: 'button', text: role === 'admin' ? 'All agents' : 'Change agent', onclick: () => { session.agent = ''; start(); } }) : null,

@@ -5,11 +5,11 @@
  * (SPEC §6, with the API's 400 details shown next to the fields they name).
  */
 export const TOOLS_JS = String.raw`
-import { api, agentPath, el, uid, announce, alertError, describeFailure, act, when, activityChart } from './core.js';
+import { api, agentPath, el, fill, uid, announce, alertError, describeFailure, act, when, activityChart } from './core.js';
 
 export async function renderTools(ctx, panel) {
   const { tools } = await api('GET', agentPath(ctx.agent, 'tools'));
-  panel.replaceChildren(el('h2', { text: 'Tools (' + tools.length + ')' }),
+  fill(panel, el('h2', { text: 'Tools (' + tools.length + ')' }),
     tools.length ? tools.map((t) => toolCard(ctx, t)) : el('p', { class: 'empty', text: 'No tools registered.' }));
 }
 
@@ -52,7 +52,7 @@ async function loadToolDetails(ctx, name, slot) {
     api('GET', agentPath(ctx.agent, 'revisions') + '?tool=' + encodeURIComponent(name)),
   ]);
   const failed = (r) => el('p', { class: 'empty', text: 'Could not load: ' + describeFailure(r.reason) });
-  slot.replaceChildren(
+  fill(slot,
     el('h4', { text: 'Activity, last 30 days (UTC)' }),
     activity.status === 'fulfilled' ? activityChart(activity.value, 'Calls, failed calls and routing offers of ' + name + ' per day') : failed(activity),
     el('h4', { text: 'Revision history' }),
@@ -88,7 +88,7 @@ const FLAG_TEXT = {
 
 export async function renderUsage(ctx, panel) {
   const [flags, unregistered] = await Promise.all([api('GET', agentPath(ctx.agent, 'flags')), api('GET', agentPath(ctx.agent, 'unregistered'))]);
-  panel.replaceChildren(
+  fill(panel,
     el('h2', { text: 'Usage flags (' + flags.flags.length + ')' }),
     el('p', { class: 'meta', text: 'For a person to look at: nothing is proposed from a flag.' }),
     flags.flags.length ? el('table', {}, el('tr', {}, ['Tool', 'Flag', 'Offered turns', 'Calls', 'Routed turns'].map((h) => el('th', { text: h }))),
@@ -102,8 +102,8 @@ export async function renderUsage(ctx, panel) {
 function unregisteredCard(ctx, u) {
   const register = el('button', { type: 'button', class: 'primary', text: 'Register', 'aria-label': 'Register ' + u.name + ' with this draft', onclick: () => act(register, async () => {
     await api('PUT', agentPath(ctx.agent, 'tools'), { tools: [u.draft] });
-    announce('Registered ' + u.name + ': its past failures are evidence for the next review.');
     await ctx.reload();
+    announce('Registered ' + u.name + ': its past failures are evidence for the next review.');
   }) });
   return el('article', { class: 'card', 'data-unregistered': u.name },
     el('header', {}, el('h3', { text: u.name }), el('span', { class: 'meta', text: u.call_count + ' calls, ' + u.failure_count + ' failed · last seen ' + when(u.last_seen_at) })),
@@ -177,7 +177,7 @@ async function saveSettings(ctx, settings, fields) {
     if (first) first.input.focus();
     return;
   }
-  announce('Settings saved: ' + Object.keys(patch).join(', ') + '.');
   await ctx.reload();
+  announce('Settings saved: ' + Object.keys(patch).join(', ') + '.');
 }
 `;
