@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, inject, it } from 'vitest';
+import { main } from '../../src/cli/main.ts';
 import { createClient, type ToolDef } from '../../src/client/index.ts';
 
 const bin = fileURLToPath(new URL('../../bin/whetstone.mjs', import.meta.url));
@@ -39,6 +40,14 @@ function cli(args: string[], agent: string | null, env: Record<string, string> =
   });
 }
 
+/** The CLI's main() in this process, with its output captured. */
+async function inProcess(args: string[], env: Record<string, string>): Promise<Run> {
+  let stdout = '';
+  let stderr = '';
+  const code = await main(args, { out: (t) => (stdout += `${t}\n`), err: (t) => (stderr += `${t}\n`), env });
+  return { code, stdout, stderr };
+}
+
 function file(name: string, content: unknown): string {
   const path = join(dir, name);
   writeFileSync(path, typeof content === 'string' ? content : JSON.stringify(content));
@@ -48,6 +57,26 @@ function file(name: string, content: unknown): string {
 async function registered(): Promise<string> {
   const agent = agentId();
   await createClient({ url, token, agent }).registerTools(tools);
+  return agent;
+}
+
+
+/** get_order failed twice with the same error, then succeeded: enough for one revision (SPEC §5). */
+async function seedFailures(): Promise<string> {
+  const agent = agentId();
+  const ws = createClient({ url, token, agent });
+  await ws.registerTools([
+    { name: 'get_order', description: 'Look up an order by its id: status, items and delivery date.', parameters: { type: 'object', properties: { order_id: { type: 'string' } } } },
+    { name: 'refund_order', description: 'Refund an order, fully or in part.', parameters: { type: 'object', properties: { order_id: { type: 'string' } } } },
+  ]);
+  const requests = ['where is my order 1234?', 'has order 5678 shipped yet?', 'status of order ORD-12345 please'];
+  const calls = [];
+  for (const [i, request] of requests.entries()) {
+    const { turn_id } = await ws.route({ request, conversation_id: `c${i}` });
+    const ok = i === 2;
+    calls.push({ tool: 'get_order', arguments: { order_id: ok ? 'ORD-12345' : String(1234 + i) }, success: ok, ...(ok ? {} : { error: 'order_id must start with the ORD- prefix' }), request, turn_id });
+  }
+  await ws.recordCalls(calls);
   return agent;
 }
 
@@ -85,6 +114,47 @@ describe('whetstone CLI', () => {
     const json = JSON.parse((await cli(['route', 'email my landlord', '--json', '--conversation', 'c-1'], agent)).stdout);
     expect(json).toMatchObject({ routed: true, tools: expect.any(Array), model_tools: expect.any(Array) });
     expect(json.tools[0].name).toBe('send_email');
+  });
+
+  it('reviews, lists, shows, applies and undoes a revision', async () => {
+    const agent = await seedFailures();
+    const dry = await cli(['review', '--dry-run'], agent);
+    expect(dry.code).toBe(0);
+    expect(dry.stdout).toMatch(/^review \S+ \(dry run: nothing stored\): 1 revision\(s\), \d+ refused, \d+ model call\(s\)\n/);
+    expect(JSON.parse((await cli(['revisions', '--json'], agent)).stdout)).toEqual({ revisions: [] });
+
+    const review = JSON.parse((await cli(['review', '--json'], agent)).stdout);
+    const id: string = review.revisions[0].revision_id;
+    const listed = await cli(['revisions', '--tool', 'get_order'], agent);
+    expect(listed.stdout).toMatch(new RegExp(`^REVISION\\s+TOOL\\s+STATUS\\s+CREATED\\s+ADDS\n${id}\\s+get_order\\s+proposed\\s+\\S+\\s+\\d+ notes?`));
+    expect(JSON.parse((await cli(['revisions', '--status', 'applied', '--json'], agent)).stdout)).toEqual({ revisions: [] });
+
+    const shown = await cli(['show', id], agent);
+    expect(shown.code).toBe(0);
+    expect(shown.stdout.split('\n')[0]).toBe(`revision ${id}  tool get_order  status proposed`);
+    expect(shown.stdout).toContain(`Notes:\n  ${review.revisions[0].notes_added[0]}`);
+    expect(shown.stdout).toMatch(/Evidence:\nKIND\s+HOW\s+TEXT\nfailed_call/);
+
+    const applied = await cli(['apply', id, '--by', 'ana'], agent);
+    expect(applied).toMatchObject({ code: 0, stderr: '' });
+    expect(applied.stdout).toMatch(new RegExp(`^applied revision ${id} of get_order \\(now applied\\): \\d+ notes?`));
+    expect((await createClient({ url, token, agent }).tool('get_order')).notes).toEqual(review.revisions[0].notes_added);
+
+    const undone = await cli(['undo', 'get_order', '--by', 'ana', '--json'], agent);
+    expect(JSON.parse(undone.stdout)).toMatchObject({ revision_id: id, status: 'undone' });
+    const again = await cli(['apply', id, '--by', 'ana'], agent);
+    expect(again.code).toBe(1);
+    expect(again.stderr).toMatch(/^whetstone: refused \(409 conflict\)/);
+  });
+
+  it('dismisses a proposed revision with a reason', async () => {
+    const agent = await seedFailures();
+    const id: string = JSON.parse((await cli(['review', '--json'], agent)).stdout).revisions[0].revision_id;
+    const dismissed = await cli(['dismiss', id, '--by', 'bo', '--reason', 'not now'], agent);
+    expect(dismissed.code).toBe(0);
+    expect(dismissed.stdout).toMatch(new RegExp(`^dismissed revision ${id} of get_order \\(now dismissed\\)`));
+    const shown = await cli(['show', id, '--json'], agent);
+    expect(JSON.parse(shown.stdout)).toMatchObject({ status: 'dismissed', approved_by: 'bo', dismiss_reason: 'not now' });
   });
 
   it('lists usage flags and unregistered tools', async () => {
@@ -131,15 +201,17 @@ describe('whetstone CLI', () => {
       [['tools', 'import', file('object.json', { name: 'x' })], agent, /neither a JSON array of tools nor \{"tools": \[…\]\}/],
       [['flags', '--colour'], agent, /Unknown option '--colour'/],
     ];
-    const runs = await Promise.all(cases.map(([args, a]) => cli(args, a)));
-    runs.forEach((run, i) => {
-      expect(run.code, cases[i]?.[0].join(' ')).toBe(2);
-      expect(run.stderr).toMatch(cases[i]?.[2] ?? /$^/);
+    // The real binary for one case; the rest through the same main() in-process (a Node start each is slow).
+    const spawned = await cli(['frobnicate'], agent);
+    expect(spawned).toEqual({ code: 2, stdout: '', stderr: 'whetstone: unknown command: frobnicate\nRun "whetstone help" for the commands.\n' });
+    for (const [args, a, message] of cases) {
+      const run = await inProcess(args, { WHETSTONE_URL: url, WHETSTONE_TOKEN: token, ...(a ? { WHETSTONE_AGENT: a } : {}) });
+      expect(run.code, args.join(' ')).toBe(2);
+      expect(run.stderr).toMatch(message);
       expect(run.stdout).toBe('');
-    });
-    const noToken = await cli(['tools', '--agent', agent], null, { WHETSTONE_TOKEN: '' });
-    expect(noToken.code).toBe(2);
-    expect(noToken.stderr).toMatch(/no token/);
+    }
+    const noToken = await inProcess(['tools', '--agent', agent], { WHETSTONE_URL: url });
+    expect(noToken).toMatchObject({ code: 2, stderr: expect.stringMatching(/^whetstone: no token: pass --token or set WHETSTONE_TOKEN/) });
     await expect(createClient({ url, token, agent }).tools()).rejects.toMatchObject({ status: 404, code: 'not_found' });
   });
 
