@@ -120,6 +120,9 @@ export async function act(button, action) {
   try { return await action(); } catch (err) { alertError(describeFailure(err)); return undefined; } finally { button.disabled = false; }
 }
 
+/** "1 note", "2 notes". */
+export function count(n, one, many) { return n + ' ' + (n === 1 ? one : many); }
+
 export function when(iso) {
   if (!iso) return '—';
   const d = new Date(iso);

@@ -5,7 +5,7 @@
  * with `approved_by`; applied revisions with Undo; "Run review now" with a dry-run toggle (SPEC §3, §5).
  */
 export const INBOX_JS = String.raw`
-import { session, api, agentPath, el, fill, uid, announce, alertError, describeFailure, act, when, diffView } from './core.js';
+import { session, api, agentPath, el, fill, uid, announce, alertError, describeFailure, act, when, count, diffView } from './core.js';
 
 // kind, heading, one, many
 const EVIDENCE_GROUPS = [
@@ -58,9 +58,8 @@ function reviewControls(ctx) {
 }
 
 function reviewText(review) {
-  const n = review.revisions.length;
-  return (review.dry_run ? 'would propose ' : 'proposed ') + n + ' revision' + (n === 1 ? '' : 's') + ', ' + review.refused.length + ' refused, '
-    + review.skipped.length + ' skipped, ' + review.model_calls + ' model call' + (review.model_calls === 1 ? '' : 's') + '.';
+  return (review.dry_run ? 'would propose ' : 'proposed ') + count(review.revisions.length, 'revision', 'revisions') + ', ' + review.refused.length + ' refused, '
+    + review.skipped.length + ' skipped, ' + count(review.model_calls, 'model call', 'model calls') + '.';
 }
 
 function reviewDetails(review) {
@@ -129,7 +128,7 @@ function refusedTable(refused) {
 function evidenceDetails(evidence) {
   const groups = EVIDENCE_GROUPS.map(([kind, heading, one, many]) => ({ kind, heading, one, many, items: evidence.filter((e) => e.kind === kind) }))
     .filter((g) => g.items.length);
-  const counts = groups.map((g) => g.items.length + ' ' + (g.items.length === 1 ? g.one : g.many)).join(', ');
+  const counts = groups.map((g) => count(g.items.length, g.one, g.many)).join(', ');
   return el('details', { class: 'evidence' },
     el('summary', { text: 'Evidence (' + evidence.length + ')' + (counts ? ': ' + counts : '') }),
     groups.map((g) => el('div', {}, el('h4', { text: g.heading }), evidenceTable(g.kind, g.items))));

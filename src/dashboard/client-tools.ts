@@ -5,7 +5,7 @@
  * (SPEC §6, with the API's 400 details shown next to the fields they name).
  */
 export const TOOLS_JS = String.raw`
-import { api, agentPath, el, fill, uid, announce, alertError, describeFailure, act, when, activityChart } from './core.js';
+import { api, agentPath, el, fill, uid, announce, alertError, describeFailure, act, when, count, activityChart } from './core.js';
 
 export async function renderTools(ctx, panel) {
   const { tools } = await api('GET', agentPath(ctx.agent, 'tools'));
@@ -14,7 +14,7 @@ export async function renderTools(ctx, panel) {
 }
 
 function toolCard(ctx, t) {
-  const learned = t.notes.length + ' notes, ' + t.avoid.length + ' "Not for", ' + t.examples.length + ' examples';
+  const learned = count(t.notes.length, 'note', 'notes') + ', ' + count(t.avoid.length, '"Not for" line', '"Not for" lines') + ', ' + count(t.examples.length, 'example', 'examples');
   const lazy = el('div', {}, el('p', { class: 'empty', text: 'Loading activity, versions and history…' }));
   const card = el('details', { class: 'card tool', 'data-tool': t.name },
     el('summary', {}, t.name + ' ', el('span', { class: 'meta', text: 'v' + t.version + ' · ' + learned })),
@@ -64,8 +64,8 @@ async function loadToolDetails(ctx, name, slot) {
 function historyTable(revisions) {
   if (!revisions.length) return el('p', { class: 'empty', text: 'No revisions.' });
   const change = (r) => [
-    r.notes_added.length && r.notes_added.length + ' notes', r.avoid_added.length && r.avoid_added.length + ' "Not for"',
-    r.call_example && 'example call', r.queries_added.length && r.queries_added.length + ' example requests',
+    r.notes_added.length && count(r.notes_added.length, 'note', 'notes'), r.avoid_added.length && count(r.avoid_added.length, '"Not for" line', '"Not for" lines'),
+    r.call_example && 'example call', r.queries_added.length && count(r.queries_added.length, 'example request', 'example requests'),
   ].filter(Boolean).join(', ') || '—';
   return el('table', { class: 'history' },
     el('tr', {}, ['Proposed', 'Status', 'Changes', 'Decided', 'By', 'Reason', 'Id'].map((h) => el('th', { text: h }))),
@@ -106,7 +106,7 @@ function unregisteredCard(ctx, u) {
     announce('Registered ' + u.name + ': its past failures are evidence for the next review.');
   }) });
   return el('article', { class: 'card', 'data-unregistered': u.name },
-    el('header', {}, el('h3', { text: u.name }), el('span', { class: 'meta', text: u.call_count + ' calls, ' + u.failure_count + ' failed · last seen ' + when(u.last_seen_at) })),
+    el('header', {}, el('h3', { text: u.name }), el('span', { class: 'meta', text: count(u.call_count, 'call', 'calls') + ', ' + u.failure_count + ' failed · last seen ' + when(u.last_seen_at) })),
     el('h4', {}, 'Draft definition ', el('span', { class: 'badge', text: u.definition_source === 'metadata' ? 'from a trace' : 'inferred from the calls' })),
     el('pre', { text: JSON.stringify(u.draft, null, 2) }),
     el('div', { class: 'actions' }, register));

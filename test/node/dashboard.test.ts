@@ -1,0 +1,172 @@
+/**
+ * The dashboard in a real browser (issue #7): headless Debian Chromium driven by playwright-core
+ * against the Worker under `wrangler dev` (test/node/global-setup.ts). A review over a seeded log
+ * proposes a revision; the page signs in, shows it with its evidence and diff, applies it, undoes
+ * it; a wrong token is an error; a `<script>` in a description renders as text. Screenshots of the
+ * inbox and of a revision go to docs/screenshots/ (the README shows one).
+ */
+import { mkdirSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+
+const url = inject('workerUrl');
+const token = inject('adminToken');
+const shots = fileURLToPath(new URL('../../docs/screenshots/', import.meta.url));
+const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+
+const ORDER_DESCRIPTION = 'Look up an order by its id: status, items and delivery date.';
+const HOSTILE_DESCRIPTION = '<script>window.__pwned = 1</script><img src=x onerror="window.__pwned = 2"> Renders a page.';
+const NOTE = 'Calls fail with "order_id must start with the ORD- prefix"; pass order_id with its prefix.';
+
+async function call(method: string, path: string, body?: unknown): Promise<any> {
+  const res = await fetch(url + path, {
+    method,
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await res.text();
+  if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${text}`);
+  return text ? JSON.parse(text) : null;
+}
+
+/** An agent whose get_order failed twice with the same error, then succeeded with a prefixed id. */
+async function seed(agent: string): Promise<void> {
+  const props = (names: string[]) => ({ type: 'object', properties: Object.fromEntries(names.map((n) => [n, { type: 'string' }])) });
+  await call('PUT', `/v1/agents/${agent}/tools`, {
+    tools: [
+      { name: 'get_order', description: ORDER_DESCRIPTION, parameters: props(['order_id']) },
+      { name: 'refund_order', description: 'Refund an order, fully or in part.', parameters: props(['order_id', 'amount']) },
+      { name: 'render_page', description: HOSTILE_DESCRIPTION, parameters: props(['html']) },
+    ],
+  });
+  const requests = ['where is my order 1234?', 'has order 5678 shipped yet?', 'status of order ORD-12345 please'];
+  const calls = [];
+  for (const [i, request] of requests.entries()) {
+    const routed = await call('POST', `/v1/agents/${agent}/route`, { request, conversation_id: `c${i}` });
+    const ok = i === 2;
+    calls.push({
+      id: `call-${i}`, tool: 'get_order', arguments: { order_id: ok ? 'ORD-12345' : String(1234 + i * 4444) }, success: ok,
+      ...(ok ? {} : { error: 'order_id must start with the ORD- prefix' }), request, turn_id: routed.turn_id, conversation_id: `c${i}`,
+    });
+  }
+  await call('POST', `/v1/agents/${agent}/calls`, { calls });
+  const review = await call('POST', `/v1/agents/${agent}/reviews`, {});
+  expect(review.revisions.map((r: { tool: string }) => r.tool)).toEqual(['get_order']);
+}
+
+let browser: Browser;
+let page: Page;
+const problems: string[] = [];
+
+beforeAll(async () => {
+  mkdirSync(shots, { recursive: true });
+  browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS });
+  page = await browser.newPage({ viewport: { width: 1280, height: 860 } });
+  // A CSP violation or a script error shows up here; the page must produce none.
+  page.on('console', (m) => { if (m.type() === 'error') problems.push(m.text()); });
+  page.on('pageerror', (e) => problems.push(e.message));
+});
+
+afterAll(async () => {
+  await browser?.close();
+});
+
+async function signIn(secret: string): Promise<void> {
+  await page.goto(url + '/');
+  await page.getByLabel('Token').fill(secret);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+}
+
+const modelView = (tool: string) => page.locator(`details.tool[data-tool="${tool}"] pre.model-view`);
+
+async function openTool(tool: string): Promise<void> {
+  await page.getByRole('button', { name: 'Tools', exact: true }).click();
+  await page.locator(`details.tool[data-tool="${tool}"] > summary`).click();
+}
+
+describe('the dashboard in Chromium', () => {
+  it('shows a clear error for a wrong token and keeps it out of the tab', async () => {
+    await signIn('not-the-token');
+    await expect.poll(() => page.getByRole('alert').textContent()).toBe('Sign-in failed: that token was not accepted (the token is not valid).');
+    expect(await page.evaluate(() => sessionStorage.getItem('ws.token'))).toBeNull();
+    expect(await page.getByLabel('Token').isVisible()).toBe(true);
+    // The browser logs the refused request itself; nothing else may be logged.
+    expect(problems.splice(0)).toEqual(['Failed to load resource: the server responded with a status of 401 (Unauthorized)']);
+  });
+
+  it('reviews, shows evidence and diff, applies, undoes, and renders a <script> as text', async () => {
+    // A fixed, readable id for the screenshots: every run starts on a fresh local D1 (global-setup.ts).
+    const agent = 'shop-assistant';
+    await seed(agent);
+    await signIn(token);
+    await page.getByLabel('Approve as').fill('Ada Reviewer');
+    await page.getByRole('button', { name: agent, exact: true }).click();
+
+    const card = page.locator('article.revision[data-tool="get_order"]');
+    await card.waitFor();
+    await expect.poll(() => card.locator('ul.changes').innerText()).toBe(`Usage note: ${NOTE}\nExample call: {"order_id": "ORD-#####"}`);
+    await expect.poll(() => card.locator('pre.diff ins').allTextContents()).toEqual(['+ ', `+ Learned from use:`, `+ - ${NOTE}`, '+ - Example call: {"order_id": "ORD-#####"}']);
+    expect(await card.locator('pre.diff > span').allTextContents()).toEqual([`  ${ORDER_DESCRIPTION}`]);
+    await page.screenshot({ path: `${shots}inbox.png`, fullPage: true });
+
+    await card.locator('details.evidence > summary').click();
+    expect(await card.locator('details.evidence > summary').textContent()).toBe('Evidence (3): 2 failed calls, 1 successful call');
+    const errors = card.locator('details.evidence table').first().locator('td:nth-child(2)');
+    expect(await errors.allTextContents()).toEqual(['order_id must start with the ORD- prefix', 'order_id must start with the ORD- prefix']);
+    await card.screenshot({ path: `${shots}revision.png` });
+
+    await card.getByRole('button', { name: 'Apply revision to get_order' }).click();
+    await expect.poll(() => page.getByRole('status').textContent()).toBe('Applied the revision of get_order.');
+    expect(await page.getByRole('heading', { name: 'Proposed revisions (0)' }).isVisible()).toBe(true);
+    expect(await page.locator('article.revision[data-tool="get_order"] .badge').textContent()).toBe('applied');
+    await openTool('get_order');
+    await expect.poll(() => modelView('get_order').textContent()).toBe(`${ORDER_DESCRIPTION}\n\nLearned from use:\n- ${NOTE}\n- Example call: {"order_id": "ORD-#####"}`);
+
+    await page.getByRole('button', { name: 'Inbox', exact: true }).click();
+    await page.getByRole('button', { name: 'Undo the last revision of get_order' }).click();
+    await expect.poll(() => page.getByRole('status').textContent()).toBe('Undid the revision of get_order: its model view is restored.');
+    await openTool('get_order');
+    await expect.poll(() => modelView('get_order').textContent()).toBe(ORDER_DESCRIPTION);
+    expect(await page.locator('details.tool[data-tool="get_order"] table.history').innerText()).toContain('undone');
+    await page.locator('details.tool[data-tool="get_order"]').screenshot({ path: `${shots}tools.png` });
+    expect(await page.locator('details.tool[data-tool="get_order"] svg.chart').getAttribute('aria-label')).toBe('Calls, failed calls and routing offers of get_order per day');
+    expect(await page.locator('details.tool[data-tool="get_order"] svg.chart rect.bar-failed').count()).toBe(1);
+
+    await page.locator('details.tool[data-tool="render_page"] > summary').click();
+    expect(await modelView('render_page').textContent()).toBe(HOSTILE_DESCRIPTION);
+    expect(await page.evaluate(() => (window as unknown as { __pwned?: number }).__pwned)).toBeUndefined();
+    expect(await page.locator('main script, main img').count()).toBe(0);
+    expect(problems).toEqual([]);
+  });
+
+  it("shows the API's validation message next to a setting, and registers an unregistered tool from its draft", async () => {
+    const agent = `browser-usage-${Date.now().toString(36)}`;
+    await call('PUT', `/v1/agents/${agent}/tools`, { tools: [{ name: 'get_order', description: ORDER_DESCRIPTION }] });
+    await call('POST', `/v1/agents/${agent}/calls`, { calls: [{ tool: 'lookup_invoice', arguments: { invoice_id: 'INV-1' }, success: false, error: 'no such invoice' }] });
+    await page.getByRole('button', { name: /^(All agents|Change agent)$/ }).click();
+    await page.getByRole('button', { name: agent, exact: true }).click();
+
+    await page.getByRole('button', { name: 'Settings', exact: true }).click();
+    await page.getByLabel('min_calls').fill('0');
+    await page.getByRole('button', { name: 'Save settings' }).click();
+    const fieldError = page.locator(`#${await page.getByLabel('min_calls').getAttribute('id')}-error`);
+    await expect.poll(() => fieldError.textContent()).toMatch(/>=\s?1/);
+    expect(await page.getByLabel('min_calls').getAttribute('aria-invalid')).toBe('true');
+    expect(await page.getByRole('alert').textContent()).toMatch(/^Settings not saved: the request does not match the schema \(400 invalid_request\): min_calls: /);
+    expect((await call('GET', `/v1/agents/${agent}/config`)).min_calls).toBe(3);
+    await page.getByLabel('min_calls').fill('4');
+    await page.getByRole('button', { name: 'Save settings' }).click();
+    await expect.poll(() => page.getByRole('status').textContent()).toBe('Settings saved: min_calls.');
+    expect((await call('GET', `/v1/agents/${agent}/config`)).min_calls).toBe(4);
+
+    await page.getByRole('button', { name: 'Usage and unregistered', exact: true }).click();
+    const draft = page.locator('article[data-unregistered="lookup_invoice"]');
+    expect(await draft.locator('header .meta').textContent()).toMatch(/^1 call, 1 failed · last seen /);
+    await draft.getByRole('button', { name: 'Register lookup_invoice with this draft' }).click();
+    await expect.poll(() => page.getByRole('status').textContent()).toBe('Registered lookup_invoice: its past failures are evidence for the next review.');
+    expect((await call('GET', `/v1/agents/${agent}/tools/lookup_invoice`)).name).toBe('lookup_invoice');
+    expect(await page.getByRole('heading', { name: 'Unregistered tools (0)' }).isVisible()).toBe(true);
+    expect(problems).toEqual(['Failed to load resource: the server responded with a status of 400 (Bad Request)']);
+  });
+});
