@@ -1,0 +1,206 @@
+/**
+ * `npm run bench` (issue #8): starts the Worker with `wrangler dev` on a free loopback port, registers
+ * toolboxes of 200, 2,000 and 10,000 tools, and measures in one run: `/route` at each size against
+ * `/healthz` (requests/s, p50, p99, each as a ratio to `/healthz`), `/calls` ingestion, one review
+ * over 1,000 and 100,000 logged calls, and the routing snapshot's memory at each size. Prints a
+ * table, writes bench/results.json and bench/chart.svg, and refreshes the README's Performance block.
+ *
+ * Knobs (environment): BENCH_CONNECTIONS (16), BENCH_SECONDS per run (5), BENCH_ROUNDS (3).
+ * Rounds interleave the endpoints so a burst of other load on the machine hits all of them alike;
+ * each figure is the median over rounds.
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { cpus } from 'node:os';
+import { fileURLToPath } from 'node:url';
+import { callLog, routeRequests, toolbox, type BenchCall, type BenchTool } from './bench/data.ts';
+import { runLoad, type LoadFigures } from './bench/load.ts';
+import { measureSnapshot, type MemoryFigures } from './bench/memory.ts';
+import { chartSvg, markdownTables, updateReadme, type BenchResults, type EndpointResult, type ReviewResult, type Target } from './bench/report.ts';
+import { startWorker, type BenchWorker } from './bench/worker.ts';
+
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 16);
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const SIZES = [200, 2_000, 10_000];
+const REVIEW_LOGS = [1_000, 100_000];
+/** SPEC §3 limits: 1,000 tools or calls per request, 1 MiB per body (the bench's chunks stay under both). */
+const CHUNK = 1_000;
+const INGEST_IN_FLIGHT = 2;
+const ROUTE_REQUESTS = 256;
+
+const OUT = new URL('../bench/', import.meta.url);
+const README = new URL('../README.md', import.meta.url);
+const started = Date.now();
+const progress = (line: string): void => console.error(`[${((Date.now() - started) / 1000).toFixed(0).padStart(4)}s] ${line}`);
+
+async function call(w: BenchWorker, method: string, path: string, body?: unknown): Promise<{ status: number; json: unknown }> {
+  const res = await fetch(`${w.url}${path}`, {
+    method,
+    headers: { authorization: `Bearer ${w.token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  const text = await res.text();
+  return { status: res.status, json: text ? (JSON.parse(text) as unknown) : null };
+}
+
+async function register(w: BenchWorker, agent: string, tools: readonly BenchTool[]): Promise<void> {
+  for (let i = 0; i < tools.length; i += CHUNK) {
+    const res = await call(w, 'PUT', `/v1/agents/${agent}/tools`, { tools: tools.slice(i, i + CHUNK) });
+    if (res.status !== 200) throw new Error(`PUT tools for ${agent} answered ${res.status}: ${JSON.stringify(res.json).slice(0, 300)}`);
+  }
+}
+
+const median = (xs: number[]): number => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? (s[(s.length - 1) / 2] ?? NaN) : ((s[s.length / 2 - 1] ?? NaN) + (s[s.length / 2] ?? NaN)) / 2;
+};
+
+function medianFigures(runs: LoadFigures[]): LoadFigures {
+  return {
+    requests: runs.reduce((n, r) => n + r.requests, 0),
+    rps: median(runs.map((r) => r.rps)),
+    p50: median(runs.map((r) => r.p50)),
+    p99: median(runs.map((r) => r.p99)),
+    failures: runs.reduce((n, r) => n + r.failures, 0),
+  };
+}
+
+/** `/healthz` and `/route` at each size, interleaved over rounds after a warm-up that builds each snapshot. */
+async function measureRouting(w: BenchWorker): Promise<EndpointResult[]> {
+  const auth = { authorization: `Bearer ${w.token}` };
+  const bodies = routeRequests(ROUTE_REQUESTS).map((q, i) => JSON.stringify({ request: q.text, conversation_id: `bench-conv-${i % 64}` }));
+  const targets = [
+    { name: 'GET /healthz', tools: null, target: { url: w.url, method: 'GET' as const, path: '/healthz' } },
+    ...SIZES.map((n) => ({ name: 'POST …/route', tools: n, target: { url: w.url, method: 'POST' as const, path: `/v1/agents/bench-${n}/route`, headers: auth, bodies } })),
+  ];
+  for (const t of targets) {
+    progress(`warming up ${t.name}${t.tools === null ? '' : ` (${t.tools} tools)`}`);
+    await runLoad(t.target, CONNECTIONS, 2);
+  }
+  const runs = targets.map(() => [] as LoadFigures[]);
+  for (let round = 1; round <= ROUNDS; round++) {
+    for (const [i, t] of targets.entries()) {
+      progress(`round ${round}/${ROUNDS}: ${t.name}${t.tools === null ? '' : ` at ${t.tools} tools`}, ${SECONDS}s`);
+      runs[i]?.push(await runLoad(t.target, CONNECTIONS, SECONDS));
+    }
+  }
+  const figures = runs.map(medianFigures);
+  const health = figures[0];
+  if (!health) throw new Error('no /healthz figures');
+  return targets.map((t, i) => {
+    const f = figures[i] ?? health;
+    return { name: t.name, tools: t.tools, ...f, rps_ratio: f.rps / health.rps, p50_ratio: f.p50 / health.p50, p99_ratio: f.p99 / health.p99 };
+  });
+}
+
+/** Posts a log in batches of 1,000 with a few batches in flight; returns calls per second. */
+async function ingest(w: BenchWorker, agent: string, calls: readonly BenchCall[]): Promise<number> {
+  const batches: BenchCall[][] = [];
+  for (let i = 0; i < calls.length; i += CHUNK) batches.push(calls.slice(i, i + CHUNK));
+  const t0 = performance.now();
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    for (let b = batches[next++]; b !== undefined; b = batches[next++]) {
+      const res = await call(w, 'POST', `/v1/agents/${agent}/calls`, { calls: b });
+      if (res.status !== 200) throw new Error(`POST calls answered ${res.status}: ${JSON.stringify(res.json).slice(0, 300)}`);
+    }
+  };
+  await Promise.all(Array.from({ length: INGEST_IN_FLIGHT }, worker));
+  return calls.length / ((performance.now() - t0) / 1000);
+}
+
+async function timeReview(w: BenchWorker, agent: string): Promise<{ ms: number; status: number; body: unknown }> {
+  const t0 = performance.now();
+  const res = await call(w, 'POST', `/v1/agents/${agent}/reviews`, { dry_run: true });
+  return { ms: performance.now() - t0, status: res.status, body: res.json };
+}
+
+/** Ingestion figures and review timings (dry runs: they store nothing, so they can be repeated). */
+async function measureLog(w: BenchWorker): Promise<{ ingestion: BenchResults['ingestion']; review: BenchResults['review'] }> {
+  let ingestion: BenchResults['ingestion'] | undefined;
+  for (const size of REVIEW_LOGS) {
+    const agent = `bench-review-${size}`;
+    await register(w, agent, toolbox(200));
+    progress(`ingesting ${size.toLocaleString('en-US')} calls into ${agent}`);
+    const rate = await ingest(w, agent, callLog(size, agent));
+    if (size === Math.max(...REVIEW_LOGS)) ingestion = { calls: size, batch: CHUNK, in_flight: INGEST_IN_FLIGHT, seconds: size / rate, calls_per_s: rate };
+  }
+  if (!ingestion) throw new Error('no ingestion figures');
+  const probe = await timeReview(w, `bench-review-${REVIEW_LOGS[0]}`);
+  if (probe.status !== 200) {
+    const missing = `POST …/reviews answered ${probe.status} ${JSON.stringify(probe.body).slice(0, 160)}`;
+    progress(`review not measured: ${missing}`);
+    return { ingestion, review: { missing, runs: [], ratio: null } };
+  }
+  const times = new Map<number, number[]>(REVIEW_LOGS.map((n) => [n, []]));
+  for (let round = 0; round < 3; round++) {
+    for (const size of REVIEW_LOGS) {
+      progress(`review ${round + 1}/3 over ${size.toLocaleString('en-US')} calls`);
+      const r = await timeReview(w, `bench-review-${size}`);
+      if (r.status !== 200) throw new Error(`review answered ${r.status}: ${JSON.stringify(r.body).slice(0, 300)}`);
+      times.get(size)?.push(r.ms);
+    }
+  }
+  const runs: ReviewResult[] = REVIEW_LOGS.map((calls) => ({ calls, ms: median(times.get(calls) ?? []) }));
+  const [small, large] = [runs[0]?.ms ?? NaN, runs[runs.length - 1]?.ms ?? NaN];
+  return { ingestion, review: { missing: null, runs, ratio: large / small } };
+}
+
+function targetsOf(endpoints: EndpointResult[], review: BenchResults['review']): Target[] {
+  const at = (n: number): EndpointResult | undefined => endpoints.find((e) => e.tools === n);
+  const small = at(200);
+  const large = at(10_000);
+  const targets: Target[] = [
+    { what: '/route at 200 tools: requests/s ÷ /healthz', value: small?.rps_ratio ?? NaN, limit: '≥ 0.6', met: (small?.rps_ratio ?? 0) >= 0.6 },
+    { what: '/route at 200 tools: p99 ÷ /healthz p99', value: small?.p99_ratio ?? NaN, limit: '≤ 3', met: (small?.p99_ratio ?? Infinity) <= 3 },
+    { what: '/route p50 at 10,000 tools ÷ at 200 tools', value: (large?.p50 ?? NaN) / (small?.p50 ?? NaN), limit: '≤ 3', met: (large?.p50 ?? Infinity) / (small?.p50 ?? 1) <= 3 },
+  ];
+  targets.push({ what: 'review at 100,000 calls ÷ at 1,000', value: review.ratio ?? NaN, limit: '≤ 2', met: review.ratio !== null && review.ratio <= 2 });
+  return targets;
+}
+
+async function main(): Promise<void> {
+  const w = await startWorker(progress);
+  const stop = (): void => w.stop();
+  process.once('SIGINT', () => {
+    stop();
+    process.exit(130);
+  });
+  let endpoints: EndpointResult[];
+  let log: Awaited<ReturnType<typeof measureLog>>;
+  try {
+    for (const n of SIZES) {
+      progress(`registering ${n.toLocaleString('en-US')} tools (chunks of ${CHUNK})`);
+      await register(w, `bench-${n}`, toolbox(n));
+    }
+    endpoints = await measureRouting(w);
+    log = await measureLog(w);
+  } finally {
+    stop();
+  }
+  const memory: MemoryFigures[] = [];
+  for (const n of SIZES) {
+    progress(`measuring the routing snapshot's memory at ${n.toLocaleString('en-US')} tools`);
+    memory.push(await measureSnapshot(toolbox(n)));
+  }
+  const results: BenchResults = {
+    generated_at: new Date().toISOString(),
+    machine: { cpus: cpus().length, node: process.versions.node, platform: `${process.platform}-${process.arch}` },
+    method: { connections: CONNECTIONS, seconds_per_run: SECONDS, rounds: ROUNDS, route_requests: ROUTE_REQUESTS },
+    endpoints,
+    ...log,
+    memory,
+    targets: targetsOf(endpoints, log.review),
+  };
+  mkdirSync(OUT, { recursive: true });
+  writeFileSync(new URL('results.json', OUT), `${JSON.stringify(results, null, 2)}\n`);
+  writeFileSync(new URL('chart.svg', OUT), chartSvg(results));
+  const readme = updateReadme(fileURLToPath(README), results);
+  console.log(`\n${markdownTables(results)}\n`);
+  progress(`wrote bench/results.json, bench/chart.svg${readme ? ' and the README Performance block' : ' (README has no bench markers: not updated)'}`);
+}
+
+main().catch((err: unknown) => {
+  console.error(err instanceof Error ? err.stack : String(err));
+  process.exit(1);
+});

@@ -1,0 +1,78 @@
+/**
+ * The routing index's memory at each toolbox size, measured on a Node-side replica: the same
+ * `routingSnapshot` code the Worker runs (src/services/routing.ts over src/core/routing.ts and the
+ * hash embedder), fed rows shaped exactly as D1 returns them, inside the same engine (V8) workerd
+ * uses. Measured as the growth of V8 heap + ArrayBuffer memory between two full collections, with
+ * the snapshot the only thing kept alive. workerd's RSS is not used: its D1 page cache and
+ * allocator arenas move with everything else the bench does.
+ */
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
+import { createHashEmbedder } from '../../src/adapters/hash-embedder.ts';
+import type { StoredTool } from '../../src/core/records.ts';
+import { embeddingText } from '../../src/core/routing.ts';
+import type { Services } from '../../src/env.ts';
+import { dropSnapshot, routingSnapshot, type RoutingSnapshot } from '../../src/services/routing.ts';
+import type { BenchTool } from './data.ts';
+
+/** Memory figures of one toolbox's routing snapshot. */
+export interface MemoryFigures {
+  tools: number;
+  /** The Float32 vector matrix alone (tools × dimensions × 4 bytes). */
+  matrix_bytes: number;
+  /** Everything the cached snapshot keeps: rows, matrix, BM25 postings, model views. */
+  snapshot_bytes: number;
+}
+
+setFlagsFromString('--expose-gc');
+const gc = runInNewContext('gc') as () => void;
+
+function used(): number {
+  gc();
+  gc();
+  const m = process.memoryUsage();
+  return m.heapUsed + m.arrayBuffers;
+}
+
+/** Rows as the D1 adapter maps them, vectors written by the hash embedder at registration. */
+async function storedRows(tools: readonly BenchTool[], agent: string): Promise<StoredTool[]> {
+  const embedder = createHashEmbedder();
+  const now = new Date(0).toISOString();
+  const rows: StoredTool[] = tools.map((t) => ({
+    name: t.name, docstring: t.description, description: null, parameters: t.parameters, examples: [], notes: [], avoid: [],
+    call_example: null, queries_source: null, version: 1, definition_hash: agent, vector: null, embedder: embedder.id,
+    reviewed_seq: 0, created_at: now, updated_at: now,
+  }));
+  const vectors = await embedder.embed(rows.map(embeddingText));
+  rows.forEach((r, i) => (r.vector = vectors[i] ?? null));
+  return rows;
+}
+
+async function buildSnapshot(tools: readonly BenchTool[], agent: string): Promise<RoutingSnapshot> {
+  const svc = {
+    embedder: createHashEmbedder(),
+    vectorIndex: null,
+    store: {
+      getAgent: () => Promise.resolve({ agent, created_at: '', settings: {}, tools_gen: 1, last_review_at: null, last_review_seq: 0 }),
+      listTools: async () => storedRows(tools, agent),
+    },
+  } as unknown as Services;
+  return routingSnapshot(svc, agent);
+}
+
+/**
+ * Measures one toolbox; the snapshot is built, measured and released. A small snapshot is built
+ * and dropped first so lazily compiled code and module state are not counted as index memory.
+ */
+export async function measureSnapshot(tools: readonly BenchTool[]): Promise<MemoryFigures> {
+  dropSnapshot('memory-warm-up');
+  await buildSnapshot(tools.slice(0, 10), 'memory-warm-up');
+  dropSnapshot('memory-warm-up');
+  const agent = `memory-${tools.length}`;
+  const before = used();
+  const snapshot = await buildSnapshot(tools, agent);
+  const after = used();
+  const figures = { tools: tools.length, matrix_bytes: snapshot.index.matrix.byteLength, snapshot_bytes: Math.max(0, after - before) };
+  dropSnapshot(agent);
+  return figures;
+}

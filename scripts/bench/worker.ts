@@ -1,0 +1,125 @@
+/**
+ * Starts the Worker for the bench the way a developer runs it (`wrangler dev`, real local D1 and
+ * Durable Objects), but from a bundle built once into a throwaway folder: `wrangler dev` watches
+ * its sources and would reload mid-measurement when anyone edits `src/`. The folder also holds the
+ * D1 and Durable Object state (`--persist-to`), so the developer's own `.wrangler/` and `.dev.vars`
+ * are never touched. Loopback only.
+ */
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const WRANGLER = join(ROOT, 'node_modules/wrangler/bin/wrangler.js');
+/** No prompts, no telemetry, no update check: the bench must run offline and unattended. */
+const QUIET_ENV = { ...process.env, CI: 'true', WRANGLER_SEND_METRICS: 'false', NO_UPDATE_NOTIFIER: '1' };
+
+/** A running Worker: its base URL, the admin token it was started with, and how to stop it. */
+export interface BenchWorker {
+  url: string;
+  token: string;
+  /** workerd's process ids (for the memory figures), found through the process tree. */
+  pid: number;
+  stop(): void;
+}
+
+/** A free loopback port (the OS picks it; closed again before wrangler binds it). */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      const port = typeof address === 'object' && address !== null ? address.port : 0;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+function wrangler(args: string[], cwd: string): void {
+  const run = spawnSync(process.execPath, [WRANGLER, ...args], { cwd, env: QUIET_ENV, encoding: 'utf8' });
+  if (run.status !== 0) throw new Error(`wrangler ${args.slice(0, 2).join(' ')} failed:\n${run.stdout}\n${run.stderr}`);
+}
+
+/**
+ * A copy of wrangler.toml whose entry is the prebuilt bundle and whose migrations are the repo's.
+ * Only `main` and `migrations_dir` change; every binding stays as the developer configured it.
+ */
+function benchConfig(dir: string): string {
+  const toml = readFileSync(join(ROOT, 'wrangler.toml'), 'utf8')
+    .replace(/^main\s*=.*$/m, `main = ${JSON.stringify(join(dir, 'out/index.js'))}`)
+    .replace(/^migrations_dir\s*=.*$/m, `migrations_dir = ${JSON.stringify(join(ROOT, 'migrations'))}`);
+  const path = join(dir, 'wrangler.toml');
+  writeFileSync(path, toml);
+  return path;
+}
+
+async function waitForHealth(url: string, child: ChildProcess, log: () => string, timeoutMs = 90_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`wrangler dev exited (${child.exitCode}):\n${log()}`);
+    try {
+      const res = await fetch(`${url}/healthz`);
+      if (res.ok) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  throw new Error(`the Worker did not answer /healthz within ${timeoutMs / 1000}s:\n${log()}`);
+}
+
+/** Builds, migrates and starts the Worker on a free loopback port; resolves once /healthz answers. */
+export async function startWorker(progress: (line: string) => void): Promise<BenchWorker> {
+  const dir = mkdtempSync(join(tmpdir(), 'whetstone-bench-'));
+  const cleanup = (): void => rmSync(dir, { recursive: true, force: true });
+  try {
+    progress('building the Worker bundle');
+    wrangler(['deploy', '--dry-run', '--outdir', join(dir, 'out')], ROOT);
+    const config = benchConfig(dir);
+    const state = join(dir, 'state');
+    progress('applying D1 migrations to a throwaway database');
+    wrangler(['d1', 'migrations', 'apply', 'DB', '--local', '--persist-to', state, '-c', config], ROOT);
+    const [port, inspector] = [await freePort(), await freePort()];
+    const token = `bench_${randomBytes(18).toString('base64url')}`;
+    progress(`starting wrangler dev on 127.0.0.1:${port}`);
+    const child = spawn(
+      process.execPath,
+      [WRANGLER, 'dev', '-c', config, '--no-bundle', '--ip', '127.0.0.1', '--port', String(port), '--inspector-port', String(inspector),
+        '--persist-to', state, '--var', `ADMIN_TOKEN:${token}`, '--show-interactive-dev-session=false', '--log-level', 'warn'],
+      { cwd: dir, env: QUIET_ENV, detached: true, stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    let output = '';
+    const keep = (chunk: Buffer): void => {
+      output = (output + chunk.toString()).slice(-8000);
+    };
+    child.stdout?.on('data', keep);
+    child.stderr?.on('data', keep);
+    const url = `http://127.0.0.1:${port}`;
+    const stop = (): void => {
+      // The whole process group we started (wrangler and its workerd children), nothing else.
+      if (child.pid !== undefined && child.exitCode === null) {
+        try {
+          process.kill(-child.pid, 'SIGTERM');
+        } catch {
+          // already gone
+        }
+      }
+      cleanup();
+    };
+    try {
+      await waitForHealth(url, child, () => output);
+    } catch (err) {
+      stop();
+      throw err;
+    }
+    return { url, token, pid: child.pid ?? 0, stop };
+  } catch (err) {
+    cleanup();
+    throw err;
+  }
+}
