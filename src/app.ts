@@ -12,6 +12,7 @@ import { mcpApi } from './api/mcp.ts';
 import type { AppEnv } from './api/common.ts';
 import { validationHook } from './api/common.ts';
 import { previewApi } from './api/preview.ts';
+import { reviewsApi } from './api/reviews.ts';
 import { revisionsApi } from './api/revisions.ts';
 import { routeApi } from './api/route.ts';
 import { toolsApi } from './api/tools.ts';
@@ -50,7 +51,7 @@ app.get('/healthz', (c) => c.json({ ok: true }));
 // SPEC §3 `GET /`: the dashboard and its static files, public (the page asks for a token; issue #7).
 app.route('/', dashboardApp);
 
-for (const api of [toolsApi, routeApi, agentsApi, usageApi, revisionsApi, activityApi, previewApi]) app.route('/', api);
+for (const api of [toolsApi, routeApi, agentsApi, usageApi, revisionsApi, activityApi, previewApi, reviewsApi]) app.route('/', api);
 // Not an OpenAPI route: MCP speaks JSON-RPC over Streamable HTTP (issue #10).
 app.route('/', mcpApi);
 

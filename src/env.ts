@@ -5,6 +5,7 @@
 import type { AgentObject } from './agent-object.ts';
 import { createD1Activity } from './adapters/d1-activity.ts';
 import { createD1Log } from './adapters/d1-log.ts';
+import { createD1ReviewLog } from './adapters/d1-review-log.ts';
 import { createD1Revisions } from './adapters/d1-revisions.ts';
 import { createD1Store } from './adapters/d1-store.ts';
 import { createD1Usage } from './adapters/d1-usage.ts';
@@ -39,12 +40,14 @@ export interface Bindings {
 export interface Services {
   store: ReturnType<typeof createD1Store>;
   log: ReturnType<typeof createD1Log>;
-  /** Time-bucketed counts for the dashboard's charts (issue #7). */
-  activity: ReturnType<typeof createD1Activity>;
   /** Revisions, reviews and the cron cursor (issue #4). */
   revisions: ReturnType<typeof createD1Revisions>;
+  /** The bounded log reads of a review (issue #4). */
+  reviewLog: ReturnType<typeof createD1ReviewLog>;
   /** Usage reads and trace_tools writes (SPEC §7). */
   usage: ReturnType<typeof createD1Usage>;
+  /** Time-bucketed counts for the dashboard's charts (issue #7). */
+  activity: ReturnType<typeof createD1Activity>;
   embedder: Embedder;
   /** null: the exact in-process ranking of src/core/routing.ts is the index. */
   vectorIndex: VectorIndex | null;
@@ -62,9 +65,10 @@ export function services(env: Bindings): Services {
   const built: Services = {
     store: createD1Store(env.DB),
     log: createD1Log(env.DB),
-    activity: createD1Activity(env.DB),
     revisions: createD1Revisions(env.DB),
+    reviewLog: createD1ReviewLog(env.DB),
     usage: createD1Usage(env.DB),
+    activity: createD1Activity(env.DB),
     embedder: pickEmbedder(env),
     vectorIndex: env.VECTORIZE ? createVectorizeIndex(env.VECTORIZE) : null,
     model: pickModel(env),

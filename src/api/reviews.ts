@@ -1,0 +1,93 @@
+/**
+ * Tool learning over HTTP (SPEC §3, §5): `POST …/reviews` (operator), the revisions it stored
+ * (`GET …/revisions`, `GET …/revisions/:id`) and `POST …/outcomes`, the application's word on which
+ * tool should have served a turn (`verified` evidence).
+ */
+import { createRoute, z } from '@hono/zod-openapi';
+import { notFound } from '../errors.ts';
+import { OutcomeBody, Review, ReviewBody, Revision, RevisionStatus, ToolName } from '../schemas.ts';
+import { runReview } from '../services/review.ts';
+import { AgentParams, IdParams, actorOf, agentFor, bearer, createApi, jsonBody, nowIso, responses } from './common.ts';
+
+export const reviewsApi = createApi();
+
+reviewsApi.openapi(
+  createRoute({
+    method: 'post',
+    path: '/v1/agents/{agent}/reviews',
+    summary: 'Review the tools from the call log: one checked model call per tool with something to fix',
+    description:
+      'Stores the revisions as `proposed` (not with `dry_run`). 409 `conflict` while another review of the same agent runs ' +
+      '(a manual one or the cron); 502 never: a model failure for one tool is a skip with its reason.',
+    security: bearer,
+    request: { params: AgentParams, ...jsonBody(ReviewBody) },
+    responses: responses(Review, 'the review: revisions, refusals, skips, usage flags, model calls', [400, 401, 403, 404, 409, 413]),
+  }),
+  async (c) => {
+    const agent = agentFor(c, c.req.valid('param').agent, 'operator');
+    const body = c.req.valid('json');
+    const opts = { dry_run: body.dry_run, auto_apply: body.auto_apply, config: body.config, actor: actorOf(c) };
+    return c.json(await runReview(c.get('svc'), agent, opts, nowIso(), 'api'), 200);
+  },
+);
+
+const RevisionQuery = z.object({
+  tool: ToolName.optional().openapi({ param: { name: 'tool', in: 'query' } }),
+  status: RevisionStatus.optional().openapi({ param: { name: 'status', in: 'query' } }),
+});
+
+reviewsApi.openapi(
+  createRoute({
+    method: 'get',
+    path: '/v1/agents/{agent}/revisions',
+    summary: 'Revisions, newest first, optionally of one tool and one status',
+    security: bearer,
+    request: { params: AgentParams, query: RevisionQuery },
+    responses: responses(z.object({ revisions: z.array(Revision) }), 'revisions, newest first'),
+  }),
+  async (c) => {
+    const agent = agentFor(c, c.req.valid('param').agent, 'agent');
+    const svc = c.get('svc');
+    if (!(await svc.store.getAgent(agent))) throw notFound(`agent ${agent}`);
+    const { tool, status } = c.req.valid('query');
+    return c.json({ revisions: await svc.revisions.listRevisions(agent, { tool, status }) }, 200);
+  },
+);
+
+reviewsApi.openapi(
+  createRoute({
+    method: 'get',
+    path: '/v1/agents/{agent}/revisions/{id}',
+    summary: 'One revision with its evidence and ranks',
+    security: bearer,
+    request: { params: IdParams },
+    responses: responses(Revision, 'the revision'),
+  }),
+  async (c) => {
+    const { agent, id } = c.req.valid('param');
+    agentFor(c, agent, 'agent');
+    const revision = await c.get('svc').revisions.getRevision(agent, id);
+    if (!revision) throw notFound(`revision ${id}`);
+    return c.json(revision, 200);
+  },
+);
+
+reviewsApi.openapi(
+  createRoute({
+    method: 'post',
+    path: '/v1/agents/{agent}/outcomes',
+    summary: 'Report how a turn ended and which tool should have served it (SPEC §5 `verified`)',
+    description: 'The turn must have been routed (or traced) for this agent: 404 otherwise. A later report for the same turn replaces the earlier one.',
+    security: bearer,
+    request: { params: AgentParams, ...jsonBody(OutcomeBody) },
+    responses: { 204: { description: 'stored' }, ...responses(z.object({}), 'unused', [400, 401, 403, 404, 413]) },
+  }),
+  async (c) => {
+    const agent = agentFor(c, c.req.valid('param').agent, 'agent');
+    const body = c.req.valid('json');
+    const log = c.get('svc').log;
+    if (!(await log.getTurn(agent, body.turn_id))) throw notFound(`turn ${body.turn_id}`);
+    await log.upsertOutcome(agent, { turn_id: body.turn_id, ok: body.ok, served_by: body.served_by ?? null, at: nowIso() });
+    return c.body(null, 204);
+  },
+);

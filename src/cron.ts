@@ -1,0 +1,101 @@
+/**
+ * The scheduled review pass (SPEC §8). Each tick reviews agents with calls since their last review
+ * whose `review_schedule` is due, at most AGENTS_PER_TICK of them, one after another, starting after
+ * the agent where the previous tick stopped (cron_state.cursor) and wrapping round. Each review
+ * takes the agent's Durable Object lease (src/services/review.ts), so a manual review and a cron
+ * review of one agent never overlap: the cron skips an agent whose lease is held and finds it again
+ * on a later tick. A failure for one agent is logged (no secrets), recorded as a review row, and the
+ * rest go on; a failure for one tool is a skip inside that agent's review.
+ */
+import type { AgentDue } from './adapters/d1-revisions.ts';
+import type { Services } from './env.ts';
+import { ApiError } from './errors.ts';
+import { SettingsPatch } from './schemas.ts';
+import { runReview } from './services/review.ts';
+import { settingsOf } from './services/routing.ts';
+
+/** Agents reviewed per tick: a tick is one Worker invocation, bounded in time and model calls. */
+export const AGENTS_PER_TICK = 5;
+/** Agents with new calls read per scan (one index seek each); a tick scans at most two pages. */
+const SCAN_LIMIT = 100;
+/** Cron ticks drift by seconds: "*\/10" is due when 10 minutes less this slack have passed. */
+const SCHEDULE_SLACK_MS = 60_000;
+
+export interface CronTick {
+  reviewed: string[];
+  /** Agents whose review lease was held (a manual review running): found again on a later tick. */
+  busy: string[];
+  failed: { agent: string; error: string }[];
+  /** Where the next tick starts ('' = from the first agent). */
+  cursor: string;
+}
+
+/** One scheduled pass at `now` (the tick's scheduled time). */
+export async function runScheduledReviews(svc: Services, now: string): Promise<CronTick> {
+  const { agents, next } = await dueAgents(svc, await svc.revisions.getCronCursor(), now);
+  const tick: CronTick = { reviewed: [], busy: [], failed: [], cursor: next };
+  for (const agent of agents) await reviewOne(svc, agent, now, tick);
+  await svc.revisions.setCronCursor(next, now);
+  return tick;
+}
+
+/** True when the agent's `review_schedule` ("off" | "*\/N" minutes) has come round since its last review. */
+export function scheduleDue(schedule: string, lastReviewAt: string | null, now: string): boolean {
+  const m = /^\*\/(\d+)$/.exec(schedule);
+  if (!m) return false;
+  if (lastReviewAt === null) return true;
+  return Date.parse(now) - Date.parse(lastReviewAt) >= Number(m[1]) * 60_000 - SCHEDULE_SLACK_MS;
+}
+
+/**
+ * Up to AGENTS_PER_TICK due agents after `cursor`, then (wrapping) from the first agent up to it.
+ * The next cursor is the last agent taken, the last one scanned when a page filled, or '' at the end.
+ */
+async function dueAgents(svc: Services, cursor: string, now: string): Promise<{ agents: AgentDue[]; next: string }> {
+  const picked: AgentDue[] = [];
+  for (const from of cursor === '' ? [''] : [cursor, '']) {
+    const page = await svc.revisions.agentsWithNewCalls(from, SCAN_LIMIT);
+    for (const a of page) {
+      if (from === '' && cursor !== '' && a.agent > cursor) return { agents: picked, next: '' };
+      if (!scheduleDue(scheduleOf(a), a.last_review_at, now)) continue;
+      picked.push(a);
+      if (picked.length === AGENTS_PER_TICK) return { agents: picked, next: a.agent };
+    }
+    const last = page[page.length - 1];
+    if (page.length === SCAN_LIMIT && last) return { agents: picked, next: last.agent };
+  }
+  return { agents: picked, next: '' };
+}
+
+function scheduleOf(a: AgentDue): string {
+  const stored = SettingsPatch.safeParse(a.settings);
+  return settingsOf(stored.success ? stored.data : {}).review_schedule;
+}
+
+async function reviewOne(svc: Services, a: AgentDue, now: string, tick: CronTick): Promise<void> {
+  try {
+    await runReview(svc, a.agent, { dry_run: false, actor: 'cron' }, now, 'cron');
+    tick.reviewed.push(a.agent);
+  } catch (err) {
+    if (err instanceof ApiError && err.code === 'conflict') {
+      tick.busy.push(a.agent);
+      return;
+    }
+    const error = err instanceof Error ? err.message : String(err);
+    tick.failed.push({ agent: a.agent, error });
+    console.error(`cron: review of agent ${a.agent} failed: ${error}`);
+    await recordFailure(svc, a, error, now);
+  }
+}
+
+/** A failed agent gets a review row saying why, and waits for its next due time (its call mark stays). */
+async function recordFailure(svc: Services, a: AgentDue, error: string, now: string): Promise<void> {
+  try {
+    await svc.store.db.batch([
+      svc.revisions.insertReviewStatement(a.agent, { review_id: `rvw_${crypto.randomUUID()}`, created_at: now, trigger: 'cron', summary: { error } }),
+      svc.revisions.markAgentReviewed(a.agent, now, a.last_review_seq),
+    ]);
+  } catch (err) {
+    console.error(`cron: could not record the failure of agent ${a.agent}: ${err instanceof Error ? err.message : String(err)}`);
+  }
+}

@@ -1,0 +1,298 @@
+/**
+ * A tool-learning review (SPEC §5; issue #4): choose the tools, read their bounded log, make ONE
+ * background-model call per reviewed tool with its evidence, run every proposal through the checks
+ * (src/core/proposals.ts), add the example call by code, and store what passed as `proposed`
+ * revisions. A model failure for one tool is a skip; the others go on. A non-dry review holds the
+ * agent's Durable Object lease (SPEC §8): a second one for the same agent answers 409 `conflict`.
+ */
+import type { NewRevision } from '../adapters/d1-revisions.ts';
+import type { ToolActivity } from '../adapters/d1-review-log.ts';
+import { evidenceByTool, findEvidence, successfulCallEvidence, type ToolEvidence } from '../core/evidence.ts';
+import { buildExampleCall } from '../core/example-call.ts';
+import { buildReviewInput, buildReviewTask } from '../core/prompts.ts';
+import { checkReply } from '../core/proposals.ts';
+import type { CallRecord, StoredTool } from '../core/records.ts';
+import { argumentValues } from '../core/scrub.ts';
+import { mapPool } from '../core/pool.ts';
+import type { Services } from '../env.ts';
+import { ApiError, notFound } from '../errors.ts';
+import type { Evidence, Refusal, Review, Revision, Settings, SettingsPatch } from '../schemas.ts';
+import { applyRevision } from './apply.ts';
+import { usageFlags } from './flags.ts';
+import { readReviewLog, type ReviewLog } from './review-log.ts';
+import { rankChanges, toolboxOf, type Toolbox } from './review-ranks.ts';
+import { routingDocs, settingsOf } from './routing.ts';
+
+export interface ReviewOptions {
+  /** Propose and answer, store nothing (SPEC §5). */
+  dry_run: boolean;
+  /** Apply each stored revision at once; absent = the agent's `auto_apply` setting. */
+  auto_apply?: boolean | undefined;
+  /** Settings for this review only (SPEC §6: `config` on a review overrides them once). */
+  config?: SettingsPatch | undefined;
+  /** Who asked (key id, 'admin' or 'cron'): the audit column of an auto-applied revision. */
+  actor?: string | undefined;
+}
+
+export type ReviewTrigger = 'api' | 'cron';
+
+/** `approved_by` of a revision applied by `auto_apply` (SPEC §5). */
+export const AUTO_APPLY_BY = 'whetstone:tool_learning';
+/** The review lease outlives the longest review (8 tools × 3 attempts × 30 s, 4 at a time) with room. */
+export const REVIEW_LEASE_MS = 15 * 60_000;
+/** Model calls in flight at once: under the six connections a Worker invocation may hold. */
+const MODEL_CONCURRENCY = 4;
+
+type Skip = Review['skipped'][number];
+
+/** Reviews an agent's tools; stores nothing when `dry_run`. Throws 404 (agent), 409 (lease). */
+export async function runReview(svc: Services, agent: string, opts: ReviewOptions, now: string, trigger: ReviewTrigger): Promise<Review> {
+  const row = await svc.store.getAgent(agent);
+  if (!row) throw notFound(`agent ${agent}`);
+  const settings: Settings = { ...settingsOf(row.settings), ...opts.config };
+  const reviewId = `rvw_${crypto.randomUUID()}`;
+  if (opts.dry_run) return { ...(await reviewTools(svc, agent, settings, reviewId, now)).review, dry_run: true };
+  return withReviewLease(svc, agent, reviewId, now, async () => {
+    const done = await reviewTools(svc, agent, settings, reviewId, now);
+    await storeReview(svc, agent, done, row.last_review_seq, now, trigger);
+    if (!(opts.auto_apply ?? settings.auto_apply)) return done.review;
+    return autoApply(svc, agent, done.review, opts.actor ?? trigger, now);
+  });
+}
+
+/** Runs `fn` holding the agent's review lease (SPEC §8); 409 when another review holds it. */
+export async function withReviewLease<T>(svc: Services, agent: string, holder: string, now: string, fn: () => Promise<T>): Promise<T> {
+  const stub = svc.agents.get(svc.agents.idFromName(agent));
+  if (!(await stub.acquireReviewLease(holder, Date.parse(now), REVIEW_LEASE_MS))) {
+    throw new ApiError('conflict', `a review of agent ${agent} is already running; try again when it has finished`);
+  }
+  try {
+    return await fn();
+  } finally {
+    await stub.releaseReviewLease(holder);
+  }
+}
+
+/** A finished review before it is stored: the answer plus the marks the store moves forward. */
+interface ReviewDone {
+  review: Review;
+  /** tool → highest call seq its review read (tools.reviewed_seq). */
+  marks: Map<string, number>;
+  /** Newest call of the agent when the review began (agents.last_review_seq). */
+  lastSeq: number;
+  /** Tools whose model call failed: the agent mark stays so the next pass tries them again. */
+  failures: number;
+}
+
+async function reviewTools(svc: Services, agent: string, settings: Settings, reviewId: string, now: string): Promise<ReviewDone> {
+  const [lastSeq, tools, activity, waiting, flags] = await Promise.all([
+    svc.revisions.lastCallSeq(agent),
+    svc.store.listTools(agent),
+    svc.reviewLog.toolActivity(agent, settings.max_calls_per_tool),
+    svc.revisions.waitingRevisions(agent),
+    usageFlags(svc, agent, settings),
+  ]);
+  const review: Review = { review_id: reviewId, dry_run: false, revisions: [], refused: [], skipped: [], flags, model_calls: 0 };
+  const done: ReviewDone = { review, marks: new Map(), lastSeq, failures: 0 };
+  const toRead = chooseReads(activity, waiting, settings, review.skipped, done.marks);
+  const log = await readReviewLog(svc, agent, toRead.map((a) => a.name), settings.max_calls_per_tool);
+  const byName = new Map(tools.map((t) => [t.name, t]));
+  const registered = new Set(byName.keys());
+  const evidence = evidenceByTool(findEvidence({ turns: log.turns, calls: log.calls, outcomes: log.outcomes, registered }));
+  const chosen = chooseTools(toRead, log, evidence, settings, review.skipped, done.marks);
+  const box = chosen.length > 0 ? toolboxOf(await routingDocs(svc, tools)) : null;
+  const values = argumentValues(log.calls);
+  const results = await mapPool(chosen, MODEL_CONCURRENCY, async (c) => {
+    const tool = byName.get(c.activity.name);
+    if (!tool || !box) return null;
+    return reviewTool(svc, { tool, box, registered, values, evidence: c.evidence, own: log.own.get(tool.name) ?? [], settings, now });
+  });
+  // Recorded in the order chosen (most failed calls first), whatever order the model calls finished in.
+  results.forEach((r, i) => {
+    const c = chosen[i];
+    if (r && c) record(done, c.activity, r);
+  });
+  review.skipped.sort((a, b) => (a.tool < b.tool ? -1 : a.tool > b.tool ? 1 : 0));
+  return done;
+}
+
+/** Adds one tool's result to the review: a model failure is a skip and leaves the tool's mark. */
+function record(done: ReviewDone, activity: ToolActivity, r: ToolResult): void {
+  const review = done.review;
+  review.model_calls += 1;
+  review.refused.push(...r.refused);
+  if (r.error !== null) {
+    done.failures += 1;
+    review.skipped.push({ tool: activity.name, reason: `model_error: ${r.error}` });
+    return;
+  }
+  done.marks.set(activity.name, newestSeq(activity));
+  if (r.revision) review.revisions.push(asProposed(r.revision));
+}
+
+/** The newest call a tool's review reads about it: its own, or one in a turn that ranked it first. */
+function newestSeq(a: ToolActivity): number {
+  return Math.max(a.last_call_seq, a.last_ranked_call_seq);
+}
+
+/**
+ * Which tools to read (SPEC §5 review rules): not one with a revision waiting, not one with no new
+ * calls since its last review (no model call), not one that cannot reach `min_calls` calls or
+ * `min_confusions` confused requests. A tool with no calls at all is not mentioned.
+ */
+function chooseReads(activity: readonly ToolActivity[], waiting: ReadonlyMap<string, string>, s: Settings, skipped: Skip[], marks: Map<string, number>): ToolActivity[] {
+  const read: ToolActivity[] = [];
+  for (const a of activity) {
+    const newest = newestSeq(a);
+    const waitingId = waiting.get(a.name);
+    if (waitingId !== undefined) skipped.push({ tool: a.name, reason: `revision_waiting: revision ${waitingId} is proposed` });
+    else if (newest === 0) continue;
+    else if (newest <= a.reviewed_seq) skipped.push({ tool: a.name, reason: 'no_new_calls: no calls since its last review' });
+    else if (a.recent_calls < s.min_calls && a.recent_calls + a.ranked_first < s.min_confusions) {
+      skipped.push({ tool: a.name, reason: belowThreshold(a.recent_calls, 0, s) });
+      marks.set(a.name, newest);
+    } else read.push(a);
+  }
+  return read;
+}
+
+function belowThreshold(calls: number, confused: number, s: Settings): string {
+  return `below_threshold: ${calls} calls (min_calls ${s.min_calls}), ${confused} confused requests (min_confusions ${s.min_confusions})`;
+}
+
+interface Chosen {
+  activity: ToolActivity;
+  evidence: ToolEvidence;
+}
+
+/**
+ * The tools reviewed this pass: ≥ `min_calls` calls or ≥ `min_confusions` confused requests, with
+ * enough of one kind of evidence for a line to pass its check (else no model call is worth making),
+ * most failed calls first, at most `max_tools`.
+ */
+function chooseTools(read: readonly ToolActivity[], log: ReviewLog, evidence: ReadonlyMap<string, ToolEvidence>, s: Settings, skipped: Skip[], marks: Map<string, number>): Chosen[] {
+  const candidates: Chosen[] = [];
+  for (const a of read) {
+    const own = new Set((log.own.get(a.name) ?? []).map((c) => c.call_id));
+    const found = evidence.get(a.name) ?? { failed: [], missed: [], confused: [] };
+    // Failed calls count only among the tool's own newest calls (SPEC §5 max_calls_per_tool).
+    const ev: ToolEvidence = { ...found, failed: found.failed.filter((e) => e.call_id !== null && own.has(e.call_id)) };
+    if (a.recent_calls < s.min_calls && ev.confused.length < s.min_confusions) {
+      skipped.push({ tool: a.name, reason: belowThreshold(a.recent_calls, ev.confused.length, s) });
+      marks.set(a.name, newestSeq(a));
+    } else if (ev.failed.length < s.min_failures && ev.missed.length < s.min_misses && ev.confused.length < s.min_confusions) {
+      const counts = `${ev.failed.length} failed calls, ${ev.missed.length} missed and ${ev.confused.length} confused requests`;
+      skipped.push({ tool: a.name, reason: `nothing_to_fix: ${counts}, each below its threshold` });
+      marks.set(a.name, newestSeq(a));
+    } else {
+      candidates.push({ activity: a, evidence: ev });
+    }
+  }
+  candidates.sort((x, y) => y.evidence.failed.length - x.evidence.failed.length || (x.activity.name < y.activity.name ? -1 : 1));
+  for (const c of candidates.slice(s.max_tools)) {
+    skipped.push({ tool: c.activity.name, reason: `max_tools: ${s.max_tools} tools with more failed calls were reviewed first` });
+  }
+  return candidates.slice(0, s.max_tools);
+}
+
+interface ToolReview {
+  tool: StoredTool;
+  box: Toolbox;
+  registered: ReadonlySet<string>;
+  values: readonly unknown[];
+  evidence: ToolEvidence;
+  own: readonly CallRecord[];
+  settings: Settings;
+  now: string;
+}
+
+interface ToolResult {
+  revision: NewRevision | null;
+  refused: Refusal[];
+  /** The model or provider failure, or null. */
+  error: string | null;
+}
+
+/** One model call for one tool, its reply checked; the revision is null when nothing passed. */
+async function reviewTool(svc: Services, t: ToolReview): Promise<ToolResult> {
+  const all: Evidence[] = [...t.evidence.failed, ...t.evidence.missed, ...t.evidence.confused];
+  const input = buildReviewInput(t.tool, t.registered, all);
+  let raw: string | null;
+  try {
+    raw = await svc.model.complete(buildReviewTask(input, t.settings));
+  } catch (err) {
+    return { revision: null, refused: [], error: err instanceof Error ? err.message : String(err) };
+  }
+  const check = checkReply(raw, {
+    tool: t.tool.name,
+    evidence: all,
+    registered: t.registered,
+    values: t.values,
+    existing: { notes: t.tool.notes, avoid: t.tool.avoid, examples: t.tool.examples },
+    settings: t.settings,
+  });
+  const successes = t.own.filter((c) => c.success).sort((a, b) => a.seq - b.seq);
+  const built = t.evidence.failed.length >= t.settings.min_failures ? buildExampleCall(successes) : null;
+  const callExample = built !== null && built !== t.tool.call_example ? built : null;
+  const empty = check.notes_added.length + check.queries_added.length + check.avoid_added.length === 0 && callExample === null;
+  if (empty) return { revision: null, refused: check.refused, error: null };
+  const cited = new Set(check.cited);
+  const evidence = [...all.filter((e) => cited.has(e.evidence_id)), ...(callExample ? successfulCallEvidence(successes) : [])];
+  const missed = evidence.filter((e) => e.kind === 'missed_request');
+  const revision: NewRevision = {
+    revision_id: `rev_${crypto.randomUUID()}`,
+    tool: t.tool.name,
+    created_at: t.now,
+    notes_added: check.notes_added,
+    queries_added: check.queries_added,
+    avoid_added: check.avoid_added,
+    call_example: callExample,
+    queries_withdrawn: [],
+    displaced: [],
+    queries_displaced: [],
+    refused: check.refused,
+    evidence,
+    ranks: await rankChanges(svc, t.box, t.tool, check.queries_added, missed, t.settings),
+    base_version: t.tool.version,
+  };
+  return { revision, refused: check.refused, error: null };
+}
+
+function asProposed(r: NewRevision): Revision {
+  return { ...r, status: 'proposed', applied_at: null, approved_by: null, applied_version: null, dismiss_reason: null };
+}
+
+/**
+ * One atomic batch: the revisions, each reviewed tool's mark, the agent's mark and the review's
+ * record. After a model failure the agent keeps its old call mark (only `last_review_at` moves), so
+ * the cron tries again at the next due time.
+ */
+async function storeReview(svc: Services, agent: string, done: ReviewDone, previousSeq: number, now: string, trigger: ReviewTrigger): Promise<void> {
+  const r = done.review;
+  const statements: D1PreparedStatement[] = [
+    ...r.revisions.map((rev) => svc.revisions.insertRevisionStatement(agent, rev, r.review_id)),
+    ...[...done.marks].map(([tool, seq]) => svc.revisions.markToolReviewed(agent, tool, seq)),
+    svc.revisions.markAgentReviewed(agent, now, done.failures > 0 ? previousSeq : done.lastSeq),
+    svc.revisions.insertReviewStatement(agent, {
+      review_id: r.review_id,
+      created_at: now,
+      trigger,
+      summary: { revisions: r.revisions.map((x) => x.revision_id), refused: r.refused.length, skipped: r.skipped, model_calls: r.model_calls },
+    }),
+  ];
+  await svc.store.db.batch(statements);
+}
+
+/** `auto_apply`: applies each stored revision as "whetstone:tool_learning"; a failed apply is a skip. */
+async function autoApply(svc: Services, agent: string, review: Review, actor: string, now: string): Promise<Review> {
+  const revisions: Revision[] = [];
+  for (const rev of review.revisions) {
+    try {
+      revisions.push(await applyRevision(svc, agent, rev.revision_id, { approved_by: AUTO_APPLY_BY, actor }, now));
+    } catch (err) {
+      revisions.push(rev);
+      review.skipped.push({ tool: rev.tool, reason: `auto_apply_failed: ${err instanceof Error ? err.message : String(err)}` });
+    }
+  }
+  return { ...review, revisions };
+}
