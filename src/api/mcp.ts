@@ -10,15 +10,36 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import { CfWorkerJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/cfworker';
-import { Hono } from 'hono';
+import { z } from '@hono/zod-openapi';
 import type { Services } from '../env.ts';
 import { ApiError, notFound } from '../errors.ts';
-import { AgentId, CallIn, RouteBody } from '../schemas.ts';
+import { AgentId, CallIn, ErrorBody, RouteBody } from '../schemas.ts';
 import { recordCalls } from '../services/calls.ts';
 import { route } from '../services/routing.ts';
-import { agentFor, nowIso, type AppEnv } from './common.ts';
+import { AgentParams, agentFor, bearer, createApi, nowIso } from './common.ts';
 
-export const mcpApi = new Hono<AppEnv>();
+export const mcpApi = createApi();
+
+const JsonRpcMessage = z
+  .looseObject({ jsonrpc: z.literal('2.0'), id: z.union([z.string(), z.number()]).optional(), method: z.string().optional() })
+  .openapi('JsonRpcMessage', { description: 'an MCP JSON-RPC message (initialize, tools/list, tools/call, notifications)' });
+
+// Documented in /openapi.json like every route; served by the SDK's transport, not a zod validator.
+mcpApi.openAPIRegistry.registerPath({
+  method: 'post',
+  path: '/v1/agents/{agent}/mcp',
+  summary: 'MCP server (Streamable HTTP, stateless, JSON answers): search_tools and report_tool_call',
+  security: bearer,
+  request: { params: AgentParams, body: { content: { 'application/json': { schema: JsonRpcMessage } }, required: true } },
+  responses: {
+    200: { description: 'the JSON-RPC answer', content: { 'application/json': { schema: JsonRpcMessage } } },
+    202: { description: 'a notification was accepted' },
+    ...Object.fromEntries([401, 403, 404, 413].map((s) => [s, { description: 'error', content: { 'application/json': { schema: ErrorBody } } }])),
+    400: { description: 'a bad agent id (the Error shape) or a body that is not JSON-RPC (a JSON-RPC error)' },
+    406: { description: 'Accept does not list application/json and text/event-stream (a JSON-RPC error)' },
+    415: { description: 'the body is not application/json (a JSON-RPC error)' },
+  },
+});
 
 mcpApi.post('/v1/agents/:agent/mcp', async (c) => {
   const parsed = AgentId.safeParse(c.req.param('agent'));

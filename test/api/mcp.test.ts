@@ -108,13 +108,29 @@ describe('MCP endpoint /v1/agents/:agent/mcp', () => {
     expect((await api('POST', `/v1/agents/${agentId()}/mcp`, { body: initialize, headers })).status).toBe(404);
   });
 
-  it('answers GET with 405 (no server-initiated stream) and a bad agent id with 400', async () => {
+  it('answers GET with 405 (no server-initiated stream), a wrong Accept with a JSON-RPC 406 and a bad agent id with 400', async () => {
     const res = await api('GET', `/v1/agents/${agentId()}/mcp`, { headers: { accept: 'text/event-stream' } });
     expect(res.status).toBe(405);
     expect(res.headers.get('allow')).toBe('POST');
     expect(res.body.error.code).toBe('method_not_allowed');
+    const agent = await setup();
+    const list = { jsonrpc: '2.0', id: 1, method: 'tools/list' };
+    expect(await api('POST', `/v1/agents/${agent}/mcp`, { body: list, headers: { accept: 'application/json' } })).toMatchObject({
+      status: 406,
+      body: { jsonrpc: '2.0', error: { code: -32000, message: 'Not Acceptable: Client must accept both application/json and text/event-stream' }, id: null },
+    });
     const bad = await api('POST', '/v1/agents/bad%20id!/mcp', { body: {}, headers: { accept: 'application/json, text/event-stream' } });
     expect(bad.status).toBe(400);
     expect(bad.body.error.code).toBe('invalid_request');
+  });
+});
+
+describe('MCP endpoint in the OpenAPI document', () => {
+  it('is listed with its security and path parameter', async () => {
+    const doc = (await api('GET', '/openapi.json', { token: null })).body;
+    const post = doc.paths['/v1/agents/{agent}/mcp']?.post;
+    expect(post.security).toEqual([{ bearer: [] }]);
+    expect(post.parameters).toEqual([expect.objectContaining({ name: 'agent', in: 'path', required: true })]);
+    expect(Object.keys(post.responses)).toEqual(['200', '202', '400', '401', '403', '404', '406', '413', '415']);
   });
 });
