@@ -34,6 +34,9 @@ const SECURITY_HEADERS = {
   'cache-control': 'no-cache',
 };
 
+/** A whetstone: a grey bar with a blade's edge (the browser asks for an icon; a 404 would be noise). */
+const ICON_SVG = '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 16 16"><rect x="1" y="6" width="14" height="6" rx="1" fill="#57606a"/><path d="M3 5 13 2v2L3 6z" fill="#0b5cad"/></svg>';
+
 /** The page's static files: ES modules import each other by these paths. */
 const ASSETS: Record<string, { type: string; body: string }> = {
   'main.js': { type: 'text/javascript; charset=utf-8', body: MAIN_JS },
@@ -43,9 +46,6 @@ const ASSETS: Record<string, { type: string; body: string }> = {
   'app.css': { type: 'text/css; charset=utf-8', body: STYLES },
   'icon.svg': { type: 'image/svg+xml', body: ICON_SVG },
 };
-
-/** A whetstone: a grey bar with a blade's edge (the browser asks for an icon; a 404 would be noise). */
-const ICON_SVG = '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 16 16"><rect x="1" y="6" width="14" height="6" rx="1" fill="#57606a"/><path d="M3 5 13 2v2L3 6z" fill="#0b5cad"/></svg>';
 
 /** The page shell: landmarks and the two live regions; the script fills <main>. */
 export const PAGE_HTML = `<!doctype html>

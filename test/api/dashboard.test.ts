@@ -16,10 +16,12 @@ describe('GET / (the dashboard)', () => {
   });
 
   it('serves its scripts and stylesheet from this Worker, with no network address in them', async () => {
-    for (const [file, type] of [['main.js', 'text/javascript'], ['core.js', 'text/javascript'], ['inbox.js', 'text/javascript'], ['tools.js', 'text/javascript'], ['app.css', 'text/css']] as const) {
+    const files = [['main.js', 'text/javascript; charset=utf-8'], ['core.js', 'text/javascript; charset=utf-8'], ['inbox.js', 'text/javascript; charset=utf-8'],
+      ['tools.js', 'text/javascript; charset=utf-8'], ['app.css', 'text/css; charset=utf-8'], ['icon.svg', 'image/svg+xml']] as const;
+    for (const [file, type] of files) {
       const res = await api('GET', `/dashboard/${file}`, { token: null });
       expect(res.status, file).toBe(200);
-      expect(res.headers.get('content-type')).toBe(`${type}; charset=utf-8`);
+      expect(res.headers.get('content-type')).toBe(type);
       expect(res.headers.get('content-security-policy')).toBe(CSP);
       // Only the SVG namespace URI, which names a namespace and is never fetched.
       expect(String(res.body).replace('http://www.w3.org/2000/svg', '')).not.toMatch(/https?:\/\//);

@@ -89,7 +89,7 @@ describe('the dashboard in Chromium', () => {
   it('shows a clear error for a wrong token and keeps it out of the tab', async () => {
     await signIn('not-the-token');
     await expect.poll(() => page.getByRole('alert').textContent()).toBe('Sign-in failed: that token was not accepted (the token is not valid).');
-    expect(await page.evaluate(() => sessionStorage.getItem('ws.token'))).toBeNull();
+    expect(await page.evaluate(() => (globalThis as any).sessionStorage.getItem('ws.token'))).toBeNull();
     expect(await page.getByLabel('Token').isVisible()).toBe(true);
     // The browser logs the refused request itself; nothing else may be logged.
     expect(problems.splice(0)).toEqual(['Failed to load resource: the server responded with a status of 401 (Unauthorized)']);
@@ -133,14 +133,21 @@ describe('the dashboard in Chromium', () => {
     expect(await page.locator('details.tool[data-tool="get_order"] svg.chart').getAttribute('aria-label')).toBe('Calls, failed calls and routing offers of get_order per day');
     expect(await page.locator('details.tool[data-tool="get_order"] svg.chart rect.bar-failed').count()).toBe(1);
 
-    await page.locator('details.tool[data-tool="render_page"] > summary').click();
+    await page.getByRole('button', { name: 'Inbox', exact: true }).click();
+    await page.getByLabel('Dry run: show what it would propose, store nothing').check();
+    await page.getByRole('button', { name: 'Run review now' }).click();
+    await expect.poll(() => page.getByRole('status').textContent()).toMatch(/^Dry run \(nothing stored\): would propose \d+ revisions?, \d+ refused, \d+ skipped, \d+ model calls?\.$/);
+    expect(await page.getByRole('heading', { name: 'Dry run result' }).isVisible()).toBe(true);
+    expect((await call('GET', `/v1/agents/${agent}/revisions?status=proposed`)).revisions).toEqual([]);
+
+    await openTool('render_page');
     expect(await modelView('render_page').textContent()).toBe(HOSTILE_DESCRIPTION);
-    expect(await page.evaluate(() => (window as unknown as { __pwned?: number }).__pwned)).toBeUndefined();
+    expect(await page.evaluate(() => (globalThis as any).__pwned)).toBeUndefined();
     expect(await page.locator('main script, main img').count()).toBe(0);
     expect(problems).toEqual([]);
   });
 
-  it("shows the API's validation message next to a setting, and registers an unregistered tool from its draft", async () => {
+  it("shows the API's validation message next to a setting, registers an unregistered tool, and opens an agent key's agent by id", async () => {
     const agent = `browser-usage-${Date.now().toString(36)}`;
     await call('PUT', `/v1/agents/${agent}/tools`, { tools: [{ name: 'get_order', description: ORDER_DESCRIPTION }] });
     await call('POST', `/v1/agents/${agent}/calls`, { calls: [{ tool: 'lookup_invoice', arguments: { invoice_id: 'INV-1' }, success: false, error: 'no such invoice' }] });
@@ -167,6 +174,22 @@ describe('the dashboard in Chromium', () => {
     await expect.poll(() => page.getByRole('status').textContent()).toBe('Registered lookup_invoice: its past failures are evidence for the next review.');
     expect((await call('GET', `/v1/agents/${agent}/tools/lookup_invoice`)).name).toBe('lookup_invoice');
     expect(await page.getByRole('heading', { name: 'Unregistered tools (0)' }).isVisible()).toBe(true);
-    expect(problems).toEqual(['Failed to load resource: the server responded with a status of 400 (Bad Request)']);
+    expect(problems.splice(0)).toEqual(['Failed to load resource: the server responded with a status of 400 (Bad Request)']);
+
+    // An agent key cannot list agents: the user types the agent id it reaches.
+    const key = (await call('POST', `/v1/agents/${agent}/keys`, { role: 'operator' })).key;
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await signIn(key);
+    await page.getByLabel('Agent id').fill('someone-else');
+    await page.getByRole('button', { name: 'Open' }).click();
+    await expect.poll(() => page.getByRole('alert').textContent()).toBe('No agent "someone-else" that this token reaches.');
+    await page.getByLabel('Agent id').fill(agent);
+    await page.getByRole('button', { name: 'Open' }).click();
+    await page.getByRole('heading', { name: 'Proposed revisions (0)' }).waitFor();
+    expect(await page.locator('#session').innerText()).toContain('agent key');
+    expect(problems.splice(0)).toEqual([
+      'Failed to load resource: the server responded with a status of 403 (Forbidden)',
+      'Failed to load resource: the server responded with a status of 404 (Not Found)',
+    ]);
   });
 });
