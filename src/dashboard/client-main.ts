@@ -125,7 +125,12 @@ function openAgent(agent, tab, focusTab) {
     'data-tab': key, text: label, onclick: () => openAgent(agent, key, true) }));
   show(!focusTab, el('h2', { text: 'Agent ' + agent }), el('nav', { class: 'tabs', 'aria-label': 'Agent views' }, buttons), panel);
   if (focusTab) main.querySelector('[data-tab="' + view[0] + '"]').focus();
-  const ctx = { agent, reload: () => render(view, ctx, panel), open: (key) => openAgent(agent, key, true) };
+  // After an action re-renders the view, the button that had focus is gone: keep keyboard users in <main>.
+  const reload = async () => {
+    await render(view, ctx, panel);
+    if (!document.activeElement || document.activeElement === document.body) main.focus();
+  };
+  const ctx = { agent, reload, open: (key) => openAgent(agent, key, true) };
   return render(view, ctx, panel);
 }
 
