@@ -227,6 +227,45 @@ describe('POST …/reviews with the extractive model', () => {
   });
 });
 
+describe('evidence across the turns of a conversation', () => {
+  const FIRST = ['is the Titan desk handling this claim yet', 'does the Titan desk have this claim'];
+  const hows = (rev: { evidence: { how: string | null; served_by: string | null }[] }) => rev.evidence.map((e) => [e.how, e.served_by]);
+
+  it('finds re_asked and next_request between consecutive routed turns', async () => {
+    const agent = await setup();
+    const list = [];
+    for (const [i, first] of FIRST.entries()) {
+      const a = await routed(agent, first, { conversation_id: `k${i}` });
+      const b = await routed(agent, 'send it to the Titan desk then', { conversation_id: `k${i}` });
+      list.push({ id: `a${i}`, tool: 'lookup_claim', arguments: { claim_ref: `CW-10000${i}` }, success: true, turn_id: a.turn_id });
+      list.push({ id: `b${i}`, tool: 'refer_llu', arguments: { claim_ref: `CW-10000${i}` }, success: true, turn_id: b.turn_id });
+    }
+    await calls(agent, [...list, { id: 'b9', tool: 'refer_llu', arguments: {}, success: true }]);
+    const res = await review(agent);
+    const byTool = new Map(res.body.revisions.map((r: { tool: string }) => [r.tool, r]));
+    expect(hows(byTool.get('lookup_claim') as never)).toEqual([['re_asked', 'refer_llu'], ['re_asked', 'refer_llu']]);
+    expect((byTool.get('lookup_claim') as { avoid_added: string[] }).avoid_added).toEqual(['Not for titan desk claim requests; use refer_llu.']);
+    expect(hows(byTool.get('refer_llu') as never)).toEqual([['next_request', null], ['next_request', null]]);
+    expect((byTool.get('refer_llu') as { queries_added: string[] }).queries_added).toEqual(FIRST);
+  });
+
+  it('finds them between calls logged with a conversation and no turn', async () => {
+    const agent = await setup();
+    const list = FIRST.flatMap((first, i) => [
+      { id: `a${i}`, tool: 'lookup_claim', arguments: { claim_ref: `CW-20000${i}` }, success: true, request: first, conversation_id: `k${i}` },
+      { id: `b${i}`, tool: 'refer_llu', arguments: { claim_ref: `CW-20000${i}` }, success: true, request: 'send it to the Titan desk then', conversation_id: `k${i}` },
+    ]);
+    await calls(agent, [...list, { id: 'b9', tool: 'refer_llu', arguments: {}, success: true }]);
+    const res = await review(agent);
+    const byTool = new Map(res.body.revisions.map((r: { tool: string }) => [r.tool, r]));
+    expect((byTool.get('lookup_claim') as { evidence: { evidence_id: string }[] }).evidence.map((e) => e.evidence_id)).toEqual([
+      'confused:re_asked:call:a0',
+      'confused:re_asked:call:a1',
+    ]);
+    expect(hows(byTool.get('refer_llu') as never)).toEqual([['next_request', null], ['next_request', null]]);
+  });
+});
+
 describe('GET …/revisions', () => {
   it('lists newest first, by tool and status; one by id; 404 for unknown ids and other agents', async () => {
     const agent = await setup();
