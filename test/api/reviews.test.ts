@@ -469,3 +469,16 @@ describe('POST …/reviews with an OpenAI-compatible model (fake server)', () =>
     expect((await modelCalls(model)).logical_calls).toBe(3);
   });
 });
+
+describe('OpenAPI', () => {
+  it('documents reviews, revisions and outcomes', async () => {
+    const doc = await api('GET', '/openapi.json', { token: null });
+    expect(doc.status).toBe(200);
+    const paths = doc.body.paths;
+    expect(Object.keys(paths)).toEqual(
+      expect.arrayContaining(['/v1/agents/{agent}/reviews', '/v1/agents/{agent}/revisions', '/v1/agents/{agent}/revisions/{id}', '/v1/agents/{agent}/outcomes']),
+    );
+    expect(paths['/v1/agents/{agent}/revisions'].get.parameters.map((p: { name: string }) => p.name)).toEqual(['agent', 'tool', 'status']);
+    expect(Object.keys(paths['/v1/agents/{agent}/reviews'].post.responses)).toContain('409');
+  });
+});
