@@ -24,15 +24,25 @@ export class AgentObject extends DurableObject<Bindings> {
 
   /** One routed turn: +1 to the agent's routed turns and to each offered tool. */
   countOffers(tools: readonly string[]): void {
+    this.countTurns([tools]);
+  }
+
+  /**
+   * Several routed turns in one RPC and one transaction, counted exactly as that many countOffers
+   * calls in order (issue #8: /route sends the turns an isolate gathered while the last RPC ran).
+   */
+  countTurns(turns: readonly (readonly string[])[]): void {
     this.ctx.storage.transactionSync(() => {
-      const turn = this.#bump('routed_turns');
-      for (const tool of new Set(tools)) {
-        this.#sql.exec(
-          `INSERT INTO offers (tool, offered, since_turn) VALUES (?, 1, ?)
-           ON CONFLICT (tool) DO UPDATE SET offered = offered + 1`,
-          tool,
-          turn - 1,
-        );
+      for (const tools of turns) {
+        const turn = this.#bump('routed_turns');
+        for (const tool of new Set(tools)) {
+          this.#sql.exec(
+            `INSERT INTO offers (tool, offered, since_turn) VALUES (?, 1, ?)
+             ON CONFLICT (tool) DO UPDATE SET offered = offered + 1`,
+            tool,
+            turn - 1,
+          );
+        }
       }
     });
   }

@@ -11,6 +11,9 @@ export function createDurableOfferCounter(ns: DurableObjectNamespace<AgentObject
     async countOffers(agent, tools) {
       await stub(agent).countOffers([...tools]);
     },
+    async countTurns(agent, turns) {
+      await stub(agent).countTurns(turns.map((t) => [...t]));
+    },
     async toolsRegistered(agent, tools) {
       await stub(agent).toolsRegistered([...tools]);
     },

@@ -71,6 +71,8 @@ export interface ReviewInput {
 export interface OfferCounter {
   /** Adds one offered turn to each tool and one routed turn to the agent. */
   countOffers(agent: string, tools: readonly string[]): Promise<void>;
+  /** Several routed turns at once, each counted as by countOffers, in order (one round trip). */
+  countTurns(agent: string, turns: readonly (readonly string[])[]): Promise<void>;
   /** Marks tools as registered now, so `never_retrieved` counts routed turns from this point on. */
   toolsRegistered(agent: string, tools: readonly string[]): Promise<void>;
   offers(agent: string): Promise<OfferCounts>;

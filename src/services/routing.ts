@@ -1,19 +1,24 @@
 /**
- * `/route` (SPEC §4). The hot path: one D1 read of the agent row (its tools_gen and settings), the
+ * `/route` (SPEC §4). The hot path: a fresh read of the agent row (its tools_gen and settings), the
  * routing index cached per isolate and rebuilt only when tools_gen moves, the request embedded and
  * ranked in memory. The turn and the offer counts are written after the answer (`waitUntil`).
+ * Issue #8: concurrent routes of an isolate share agent-row reads (each read still starts after
+ * the request arrived, so a finished tools write is always seen) and one snapshot build.
  */
+import type { NewTurn } from '../adapters/d1-log.ts';
+import type { AgentRecord } from '../adapters/d1-store.ts';
 import type { StoredTool } from '../core/records.ts';
 import { modelView, toolboxTokens } from '../core/render.ts';
 import { buildRoutingIndex, embeddingText, rankTools, type RoutingDoc, type RoutingIndex } from '../core/routing.ts';
 import type { Services } from '../env.ts';
 import { notFound } from '../errors.ts';
 import { DEFAULT_SETTINGS, type ModelTool, type RouteResult, type Settings } from '../schemas.ts';
+import { Batcher } from './batcher.ts';
+import { recordTurn } from './turn-writer.ts';
 
 export interface RoutingSnapshot {
   key: string;
   settings: Settings;
-  tools: StoredTool[];
   index: RoutingIndex;
   views: Map<string, ModelTool>;
   /** Every tool's model view sorted by name, and its size in tokens (the stable-list rule). */
@@ -30,30 +35,85 @@ export function settingsOf(stored: Partial<Settings>): Settings {
   return { ...DEFAULT_SETTINGS, ...stored };
 }
 
+interface AgentRead {
+  svc: Services;
+  agent: string;
+}
+
+/** One D1 read per distinct (database, agent) of a batch. */
+function readAgents(items: AgentRead[]): Promise<(AgentRecord | null)[]> {
+  const reads = new Map<Services['store'], Map<string, Promise<AgentRecord | null>>>();
+  return Promise.all(
+    items.map(({ svc, agent }) => {
+      const byAgent = reads.get(svc.store) ?? new Map<string, Promise<AgentRecord | null>>();
+      reads.set(svc.store, byAgent);
+      const read = byAgent.get(agent) ?? svc.store.getAgent(agent);
+      byAgent.set(agent, read);
+      return read;
+    }),
+  );
+}
+
+/** A batch whose leader the runtime cancelled never settles; reads are idempotent, so waiters retry after this. */
+const READ_PATIENCE_MS = 2_000;
+const agentReads = new Batcher<AgentRead, AgentRecord | null>(readAgents, { patienceMs: READ_PATIENCE_MS });
+
+interface SnapshotBuild {
+  svc: Services;
+  agent: string;
+  key: string;
+  settings: Settings;
+}
+
+/**
+ * Builds the snapshots a batch asks for, once per (agent, key): concurrent first routes of a
+ * 10,000-tool agent would otherwise each load every row and build the index (a stampede that
+ * holds the isolate's CPU and memory for seconds). A snapshot cached meanwhile is reused.
+ */
+async function buildSnapshots(items: SnapshotBuild[]): Promise<RoutingSnapshot[]> {
+  const builds = new Map<string, Promise<RoutingSnapshot>>();
+  return Promise.all(
+    items.map((item) => {
+      const id = `${item.agent}\n${item.key}`;
+      const build = builds.get(id) ?? cachedSnapshot(item.agent, item.key) ?? buildSnapshot(item);
+      builds.set(id, build);
+      return build;
+    }),
+  );
+}
+
+/** Building a 10,000-tool snapshot loads ~25 MB of rows; a waiter gives another request's build this long. */
+const BUILD_PATIENCE_MS = 30_000;
+const snapshotBuilds = new Batcher<SnapshotBuild, RoutingSnapshot>(buildSnapshots, { patienceMs: BUILD_PATIENCE_MS });
+
+function cachedSnapshot(agent: string, key: string): Promise<RoutingSnapshot> | undefined {
+  const hit = snapshots.get(agent);
+  if (!hit || hit.key !== key) return undefined;
+  snapshots.delete(agent);
+  snapshots.set(agent, hit);
+  return Promise.resolve(hit);
+}
+
 /** The agent's routing snapshot, from this isolate's cache when tools and settings are unchanged. */
 export async function routingSnapshot(svc: Services, agent: string): Promise<RoutingSnapshot> {
-  const row = await svc.store.getAgent(agent);
+  const row = await agentReads.submit({ svc, agent });
   if (!row) throw notFound(`agent ${agent}`);
   const settings = settingsOf(row.settings);
   const key = `${row.tools_gen}|${settings.show_learned_examples}|${svc.embedder.id}`;
-  const hit = snapshots.get(agent);
-  if (hit && hit.key === key) {
-    snapshots.delete(agent);
-    snapshots.set(agent, hit);
-    return { ...hit, settings };
-  }
-  const snap = await buildSnapshot(svc, agent, key, settings);
-  snapshots.set(agent, snap);
-  if (snapshots.size > SNAPSHOTS_PER_ISOLATE) snapshots.delete(snapshots.keys().next().value ?? '');
-  return snap;
+  const snap = (await cachedSnapshot(agent, key)) ?? (await snapshotBuilds.submit({ svc, agent, key, settings }));
+  return { ...snap, settings };
 }
 
-async function buildSnapshot(svc: Services, agent: string, key: string, settings: Settings): Promise<RoutingSnapshot> {
+/** Loads and indexes every row; the rows themselves are not kept (the matrix holds the vectors). */
+async function buildSnapshot({ svc, agent, key, settings }: SnapshotBuild): Promise<RoutingSnapshot> {
   const tools = await svc.store.listTools(agent);
   const index = buildRoutingIndex(await routingDocs(svc, tools));
   const views = new Map(tools.map((t) => [t.name, modelView(t, settings.show_learned_examples)]));
   const allViews = [...views.values()];
-  return { key, settings, tools, index, views, allViews, tokens: toolboxTokens(allViews) };
+  const snap = { key, settings, index, views, allViews, tokens: toolboxTokens(allViews) };
+  snapshots.set(agent, snap);
+  if (snapshots.size > SNAPSHOTS_PER_ISOLATE) snapshots.delete(snapshots.keys().next().value ?? '');
+  return snap;
 }
 
 /**
@@ -86,7 +146,7 @@ export async function route(svc: Services, agent: string, input: RouteInput, now
   const stable = snap.settings.stable_tool_list_tokens > 0 && snap.tokens <= snap.settings.stable_tool_list_tokens;
   if (stable) {
     const tools = snap.allViews.map((v, i) => ({ name: v.function.name, rank: i + 1, score: 0 }));
-    waitUntil(recordTurn(svc, agent, { turn_id, input, routed: false, offered: tools, now }));
+    waitUntil(recordTurn(svc, agent, turnRow({ turn_id, input, routed: false, offered: tools, now })));
     return { turn_id, routed: false, tools, model_tools: snap.allViews };
   }
   const k = input.k ?? snap.settings.top_k;
@@ -94,7 +154,7 @@ export async function route(svc: Services, agent: string, input: RouteInput, now
   const query = { text: input.request, vector: vector ?? new Float32Array(svc.embedder.dimensions) };
   const matches = svc.vectorIndex ? await svc.vectorIndex.query(agent, query.vector, Math.max(k * 4, 50)) : undefined;
   const tools = rankTools(snap.index, query, k, matches);
-  waitUntil(recordTurn(svc, agent, { turn_id, input, routed: true, offered: tools, now }));
+  waitUntil(recordTurn(svc, agent, turnRow({ turn_id, input, routed: true, offered: tools, now })));
   return { turn_id, routed: true, tools, model_tools: tools.flatMap((t) => snap.views.get(t.name) ?? []) };
 }
 
@@ -106,18 +166,14 @@ interface TurnToRecord {
   now: string;
 }
 
-async function recordTurn(svc: Services, agent: string, t: TurnToRecord): Promise<void> {
-  const write = svc.log
-    .insertTurn(agent, {
-      turn_id: t.turn_id,
-      request: t.input.request,
-      conversation_id: t.input.conversation_id ?? null,
-      routed: t.routed,
-      offered: t.offered,
-      source: 'route',
-      created_at: t.now,
-    })
-    .run();
-  // SPEC §4: nothing is counted when the stable-list rule sent every tool.
-  await Promise.all([write, t.routed ? svc.offers.countOffers(agent, t.offered.map((o) => o.name)) : Promise.resolve()]);
+function turnRow(t: TurnToRecord): NewTurn {
+  return {
+    turn_id: t.turn_id,
+    request: t.input.request,
+    conversation_id: t.input.conversation_id ?? null,
+    routed: t.routed,
+    offered: t.offered,
+    source: 'route',
+    created_at: t.now,
+  };
 }

@@ -1,0 +1,51 @@
+import { env } from 'cloudflare:workers';
+import { describe, expect, it } from 'vitest';
+import { agentId, api, eventually, tool } from '../helpers.ts';
+
+const weather = tool('get_weather', 'Current weather and forecast for a city: temperature, rain, wind.', { city: { type: 'string' } });
+const email = tool('send_email', 'Send an email message to a recipient with a subject and body.', { to: { type: 'string' } });
+const flights = tool('book_flight', 'Search and book airline flights between airports.', { from: { type: 'string' } });
+
+const route = (agent: string, request: string) => api('POST', `/v1/agents/${agent}/route`, { body: { request, k: 2 } });
+const names = (res: { body: { tools: { name: string }[] } }) => res.body.tools.map((t) => t.name);
+
+describe('/route caching and batched writes (issue #8)', () => {
+  it('sees a tools write in the very next route, though the snapshot is cached per isolate', async () => {
+    const agent = agentId();
+    await api('PUT', `/v1/agents/${agent}/tools`, { body: { tools: [weather, email] } });
+    expect(names(await route(agent, 'book a flight to Rome'))).not.toContain('book_flight');
+    await api('PUT', `/v1/agents/${agent}/tools`, { body: { tools: [flights] } });
+    expect(names(await route(agent, 'book a flight to Rome'))[0]).toBe('book_flight');
+    expect((await api('DELETE', `/v1/agents/${agent}/tools/book_flight`)).status).toBe(204);
+    expect(names(await route(agent, 'book a flight to Rome'))).not.toContain('book_flight');
+  });
+
+  it('answers 50 concurrent first routes of a new agent alike, and stores every turn once', async () => {
+    const agent = agentId();
+    await api('PUT', `/v1/agents/${agent}/tools`, { body: { tools: [weather, email, flights] } });
+    const answers = await Promise.all(Array.from({ length: 50 }, () => route(agent, 'is it going to rain in Oslo')));
+    expect(answers.every((a) => a.status === 200)).toBe(true);
+    expect(new Set(answers.map((a) => JSON.stringify(a.body.tools))).size).toBe(1);
+    expect(names(answers[0] as { body: { tools: { name: string }[] } })[0]).toBe('get_weather');
+    const ids = answers.map((a) => a.body.turn_id as string).sort();
+    const stored = await eventually(async () => {
+      const { results } = await env.DB.prepare('SELECT turn_id FROM turns WHERE agent = ?1 ORDER BY turn_id').bind(agent).all<{ turn_id: string }>();
+      return results.length === 50 ? results.map((r) => r.turn_id) : undefined;
+    }, 10_000);
+    expect(stored).toEqual(ids);
+    const stub = env.AGENTS.get(env.AGENTS.idFromName(agent));
+    const counts = await eventually(async () => {
+      const c = await stub.offers();
+      return c.routed_turns === 50 ? c : undefined;
+    }, 10_000);
+    const offered = names(answers[0] as { body: { tools: { name: string }[] } });
+    const expected = Object.fromEntries(['get_weather', 'send_email', 'book_flight'].map((n) => [n, offered.includes(n) ? 50 : 0]));
+    expect(counts.offered).toEqual(expected);
+  });
+
+  it('still answers 404 for an agent with no row, under concurrency', async () => {
+    const agent = agentId();
+    const answers = await Promise.all(Array.from({ length: 10 }, () => route(agent, 'hello')));
+    expect(answers.map((a) => a.status)).toEqual(Array.from({ length: 10 }, () => 404));
+  });
+});
