@@ -3,7 +3,8 @@ import type { OfferCounter, OfferCounts } from '../core/ports.ts';
 
 /**
  * Offer counts kept in each agent's Durable Object: exact (one object serialises its agent's
- * counts) and durable (its SQLite storage); one RPC per routed turn, sent off the hot path.
+ * counts) and durable (its SQLite storage); sent off the hot path, one RPC per group of routed
+ * turns that `/route` gathered in an isolate (src/services/turn-writer.ts).
  */
 export function createDurableOfferCounter(ns: DurableObjectNamespace<AgentObject>): OfferCounter {
   const stub = (agent: string) => ns.get(ns.idFromName(agent));
