@@ -21,6 +21,7 @@ const SCAN_LIMIT = 100;
 /** Cron ticks drift by seconds: "*\/10" is due when 10 minutes less this slack have passed. */
 const SCHEDULE_SLACK_MS = 60_000;
 
+/** What one tick did (returned for tests and logs; the lasting record is the reviews rows). */
 export interface CronTick {
   reviewed: string[];
   /** Agents whose review lease was held (a manual review running): found again on a later tick. */

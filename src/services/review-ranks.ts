@@ -17,6 +17,7 @@ export interface Toolbox {
   index: RoutingIndex;
 }
 
+/** The routing index of the agent's documents as they are now. */
 export function toolboxOf(docs: RoutingDoc[]): Toolbox {
   return { docs, index: buildRoutingIndex(docs) };
 }

@@ -10,7 +10,7 @@ import type { ToolActivity } from '../adapters/d1-review-log.ts';
 import { evidenceByTool, findEvidence, successfulCallEvidence, type ToolEvidence } from '../core/evidence.ts';
 import { buildExampleCall } from '../core/example-call.ts';
 import { buildReviewInput, buildReviewTask } from '../core/prompts.ts';
-import { checkReply } from '../core/proposals.ts';
+import { checkReply, type ProposalContext } from '../core/proposals.ts';
 import type { CallRecord, StoredTool } from '../core/records.ts';
 import { argumentValues } from '../core/scrub.ts';
 import { mapPool } from '../core/pool.ts';
@@ -34,6 +34,7 @@ export interface ReviewOptions {
   actor?: string | undefined;
 }
 
+/** What started a review: `POST …/reviews` or the Cron Trigger (stored on the review row). */
 export type ReviewTrigger = 'api' | 'cron';
 
 /** `approved_by` of a revision applied by `auto_apply` (SPEC §5). */
@@ -223,14 +224,7 @@ async function reviewTool(svc: Services, t: ToolReview): Promise<ToolResult> {
   } catch (err) {
     return { revision: null, refused: [], error: err instanceof Error ? err.message : String(err) };
   }
-  const check = checkReply(raw, {
-    tool: t.tool.name,
-    evidence: all,
-    registered: t.registered,
-    values: t.values,
-    existing: { notes: t.tool.notes, avoid: t.tool.avoid, examples: t.tool.examples },
-    settings: t.settings,
-  });
+  const check = checkReply(raw, proposalContext(t, all));
   const successes = t.own.filter((c) => c.success).sort((a, b) => a.seq - b.seq);
   const built = t.evidence.failed.length >= t.settings.min_failures ? buildExampleCall(successes) : null;
   const callExample = built !== null && built !== t.tool.call_example ? built : null;
@@ -256,6 +250,12 @@ async function reviewTool(svc: Services, t: ToolReview): Promise<ToolResult> {
     base_version: t.tool.version,
   };
   return { revision, refused: check.refused, error: null };
+}
+
+/** What the checks of SPEC §5 need about the tool under review. */
+function proposalContext(t: ToolReview, evidence: readonly Evidence[]): ProposalContext {
+  const existing = { notes: t.tool.notes, avoid: t.tool.avoid, examples: t.tool.examples };
+  return { tool: t.tool.name, evidence, registered: t.registered, values: t.values, existing, settings: t.settings };
 }
 
 function asProposed(r: NewRevision): Revision {
