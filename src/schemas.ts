@@ -376,12 +376,18 @@ export const DismissBody = z.object({ approved_by: ApprovedBy, reason: z.string(
 
 export const FlagsAnswer = z.object({ flags: z.array(Flag) });
 
-/** A content part Whetstone does not read (image, audio, file, thinking…): kept out of the way. */
-const otherPart = (read: readonly string[]) =>
-  z.looseObject({ type: z.string().refine((t) => !read.includes(t), { message: 'this part type needs its own fields' }) });
+/**
+ * A content part Whetstone does not read (image, audio, file, thinking…), accepted as it is. The
+ * types it does read, and the other format's tool parts, are refused here: they must match their
+ * own schema (a trace in the wrong format is a 400, not a run with no calls).
+ */
+const otherPart = (refused: readonly string[]) =>
+  z.looseObject({
+    type: z.string().refine((t) => !refused.includes(t), { message: `a part of type ${refused.join(', ')} must have its own fields, in its own format` }),
+  });
 
 const OpenAITextPart = z.looseObject({ type: z.literal('text'), text: z.string() });
-const OpenAIContent = z.union([z.string(), z.array(z.union([OpenAITextPart, otherPart(['text'])]))]).nullish();
+const OpenAIContent = z.union([z.string(), z.array(z.union([OpenAITextPart, otherPart(['text', 'tool_use', 'tool_result'])]))]).nullish();
 const OpenAIToolCall = z.looseObject({
   id: Id,
   type: z.literal('function').optional(),

@@ -47,6 +47,19 @@ describe('readTrace: OpenAI Chat Completions (SPEC §3 traces)', () => {
     expect(reading.ok).toBe(false);
     expect(!reading.ok && reading.issues.map((i) => i.path)).toEqual([['messages', 1]]);
   });
+
+  it('refuses an Anthropic trace read as OpenAI rather than reading a run with no calls', () => {
+    const reading = readTrace(anthropicTrace, 'openai');
+    expect(reading.ok).toBe(false);
+    expect(!reading.ok && reading.issues.map((i) => i.path)).toEqual([
+      ['messages', 1, 'content', 1, 'type'],
+      ['messages', 2, 'content', 0, 'type'],
+      ['messages', 3, 'content', 0, 'type'],
+      ['messages', 4, 'content', 0, 'type'],
+      ['messages', 5, 'content', 1, 'type'],
+    ]);
+    expect(!reading.ok && reading.issues[0]?.message).toBe('a part of type text, tool_use, tool_result must have its own fields, in its own format');
+  });
 });
 
 describe('readTrace: Anthropic Messages', () => {
