@@ -93,11 +93,17 @@ export function createD1Revisions(db: D1Database) {
 
     /** tool → the id of its newest revision waiting (`proposed`): such a tool is not reviewed again (SPEC §5). */
     async waitingRevisions(agent: string): Promise<Map<string, string>> {
+      // On revisions_agent_status (0002); the newest per tool is picked here, not by an ORDER BY that would leave that index.
       const { results } = await db
-        .prepare(`SELECT tool, revision_id FROM revisions WHERE agent = ?1 AND status = 'proposed' ORDER BY created_at, rowid`)
+        .prepare(`SELECT tool, revision_id, created_at FROM revisions WHERE agent = ?1 AND status = 'proposed'`)
         .bind(agent)
-        .all<{ tool: string; revision_id: string }>();
-      return new Map(results.map((r) => [r.tool, r.revision_id]));
+        .all<{ tool: string; revision_id: string; created_at: string }>();
+      const newest = new Map<string, { revision_id: string; created_at: string }>();
+      for (const r of results) {
+        const seen = newest.get(r.tool);
+        if (!seen || r.created_at > seen.created_at) newest.set(r.tool, r);
+      }
+      return new Map([...newest].map(([tool, r]) => [tool, r.revision_id]));
     },
 
     /**
