@@ -23,11 +23,20 @@ const CALLS_PER_STATEMENT = Math.floor(100 / CALL_COLUMNS);
 /** D1-backed call log. Idempotent by (agent, call_id): a retried batch never duplicates. */
 export function createD1Log(db: D1Database) {
   return {
+    /**
+     * Records a turn once. `/route` writes its turn after answering, so a trace naming that turn_id
+     * can land first: the route's row then fills in what routing decided (routed, offered) and keeps
+     * its own source, so `not_offered` evidence is never lost to the race.
+     */
     insertTurn(agent: string, t: NewTurn): D1PreparedStatement {
       return db
         .prepare(
           `INSERT INTO turns (agent, turn_id, request, conversation_id, routed, offered, source, created_at)
-           VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8) ON CONFLICT (agent, turn_id) DO NOTHING`,
+           VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)
+           ON CONFLICT (agent, turn_id) DO UPDATE SET routed = excluded.routed, offered = excluded.offered,
+             source = excluded.source, request = COALESCE(excluded.request, turns.request),
+             conversation_id = COALESCE(excluded.conversation_id, turns.conversation_id)
+           WHERE excluded.source = 'route' AND turns.source <> 'route'`,
         )
         .bind(agent, t.turn_id, t.request, t.conversation_id, t.routed ? 1 : 0, JSON.stringify(t.offered), t.source, t.created_at);
     },
