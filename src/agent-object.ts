@@ -6,6 +6,7 @@
  */
 import { DurableObject } from 'cloudflare:workers';
 import type { OfferCounts } from './core/ports.ts';
+import { takeToken } from './core/rate-limit.ts';
 import type { Bindings } from './env.ts';
 
 export class AgentObject extends DurableObject<Bindings> {
@@ -19,6 +20,7 @@ export class AgentObject extends DurableObject<Bindings> {
       CREATE TABLE IF NOT EXISTS offers (tool TEXT PRIMARY KEY, offered INTEGER NOT NULL DEFAULT 0, since_turn INTEGER NOT NULL DEFAULT 0);
       CREATE TABLE IF NOT EXISTS counters (name TEXT PRIMARY KEY, value INTEGER NOT NULL);
       CREATE TABLE IF NOT EXISTS lease (id INTEGER PRIMARY KEY CHECK (id = 1), holder TEXT NOT NULL, until_ms INTEGER NOT NULL);
+      CREATE TABLE IF NOT EXISTS rate (principal TEXT PRIMARY KEY, tokens REAL NOT NULL, at_ms INTEGER NOT NULL);
     `);
   }
 
@@ -79,6 +81,17 @@ export class AgentObject extends DurableObject<Bindings> {
 
   releaseReviewLease(holder: string): void {
     this.#sql.exec('DELETE FROM lease WHERE id = 1 AND holder = ?', holder);
+  }
+
+  /**
+   * One request of a key under `RATE_LIMIT_PER_MINUTE` (issue #9): 0 when it may go on, else the
+   * milliseconds until it may. The bucket math is src/core/rate-limit.ts; this only keeps buckets.
+   */
+  takeRequest(principal: string, perMinute: number, nowMs: number): number {
+    const row = this.#sql.exec<{ tokens: number; at_ms: number }>('SELECT tokens, at_ms FROM rate WHERE principal = ?', principal).toArray()[0];
+    const take = takeToken(row ? { tokens: row.tokens, atMs: row.at_ms } : null, perMinute, nowMs);
+    this.#sql.exec('INSERT OR REPLACE INTO rate (principal, tokens, at_ms) VALUES (?, ?, ?)', principal, take.bucket.tokens, take.bucket.atMs);
+    return take.allowed ? 0 : take.retryAfterMs;
   }
 
   #get(name: string): number {

@@ -12,6 +12,7 @@ import { mcpApi } from './api/mcp.ts';
 import type { AppEnv } from './api/common.ts';
 import { validationHook } from './api/common.ts';
 import { previewApi } from './api/preview.ts';
+import { rateLimit } from './api/rate-limit.ts';
 import { reviewsApi } from './api/reviews.ts';
 import { revisionsApi } from './api/revisions.ts';
 import { routeApi } from './api/route.ts';
@@ -45,6 +46,9 @@ app.use('/v1/*', async (c, next) => {
   c.set('principal', await authenticate(c.req.header('authorization'), c.env.ADMIN_TOKEN, c.get('svc').store));
   await next();
 });
+
+// Issue #9: per-key limit of RATE_LIMIT_PER_MINUTE (off when absent or 0).
+app.use('/v1/*', rateLimit());
 
 app.get('/healthz', (c) => c.json({ ok: true }));
 

@@ -10,12 +10,14 @@ import { createD1Revisions } from './adapters/d1-revisions.ts';
 import { createD1Store } from './adapters/d1-store.ts';
 import { createD1Usage } from './adapters/d1-usage.ts';
 import { createDurableOfferCounter } from './adapters/offer-counter.ts';
+import { createDurableRateLimiter } from './adapters/rate-limiter.ts';
 import { createExtractiveModel } from './adapters/extractive-model.ts';
 import { createHashEmbedder } from './adapters/hash-embedder.ts';
 import { createOpenAIEmbedder, createOpenAIModel } from './adapters/openai.ts';
 import { createVectorizeIndex } from './adapters/vectorize-index.ts';
 import { createWorkersAIEmbedder, createWorkersAIModel } from './adapters/workers-ai.ts';
-import type { ChatModel, Embedder, OfferCounter, VectorIndex } from './core/ports.ts';
+import type { ChatModel, Embedder, OfferCounter, RateLimiter, VectorIndex } from './core/ports.ts';
+import { parsePerMinute } from './core/rate-limit.ts';
 import { ApiError } from './errors.ts';
 
 /** Bindings and variables of wrangler.toml / .dev.vars (SPEC §2). */
@@ -54,6 +56,8 @@ export interface Services {
   model: ChatModel;
   offers: OfferCounter;
   agents: DurableObjectNamespace<AgentObject>;
+  /** Per-key limit of RATE_LIMIT_PER_MINUTE; null when off (issue #9). */
+  rateLimiter: RateLimiter | null;
 }
 
 const cache = new WeakMap<object, Services>();
@@ -74,6 +78,7 @@ export function services(env: Bindings): Services {
     model: pickModel(env),
     offers: createDurableOfferCounter(env.AGENTS),
     agents: env.AGENTS,
+    rateLimiter: createDurableRateLimiter(env.AGENTS, parsePerMinute(env.RATE_LIMIT_PER_MINUTE)),
   };
   cache.set(env, built);
   return built;

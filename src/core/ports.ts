@@ -85,3 +85,11 @@ export interface OfferCounts {
   /** tool name → routed turns observed since the tool was first seen by the counter */
   observed: Record<string, number>;
 }
+
+/** Per-key request limits (SPEC §3 429; issue #9), kept per agent in its Durable Object. */
+export interface RateLimiter {
+  /** Requests a key may make per minute (a burst of that many, then one every 60 s / limit). */
+  readonly perMinute: number;
+  /** Counts one request of `principal` (a key of `agent`): 0 = go on, else ms until it may. */
+  take(agent: string, principal: string, nowMs: number): Promise<number>;
+}
