@@ -169,6 +169,7 @@ export function isWriteConflict(err: unknown): boolean {
 /** The statements that write one row and its guarding version entry. */
 export function toolWriteStatements(db: D1Database, agent: string, w: ToolWrite, now: string): D1PreparedStatement[] {
   const t = w.tool;
+  // reviewed_seq only moves forward: an apply racing a review must not move the review mark back.
   const version = db
     .prepare('INSERT INTO tool_versions (agent, name, version, definition, source, created_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6)')
     .bind(agent, t.name, t.version, JSON.stringify(w.definition), w.source, now);
@@ -187,7 +188,7 @@ export function toolWriteStatements(db: D1Database, agent: string, w: ToolWrite,
       : db.prepare(
           `UPDATE tools SET docstring = ?3, description = ?4, parameters = ?5, examples = ?6, notes = ?7, avoid = ?8,
              call_example = ?9, queries_source = ?10, version = ?11, definition_hash = ?12, vector = ?13, embedder = ?14,
-             reviewed_seq = ?15, created_at = ?16, updated_at = ?17
+             reviewed_seq = MAX(reviewed_seq, ?15), created_at = ?16, updated_at = ?17
            WHERE agent = ?1 AND name = ?2 AND version = ?18`,
         );
   return [version, w.expected_version === null ? row.bind(...values) : row.bind(...values, w.expected_version)];

@@ -22,11 +22,15 @@ export interface UnregisteredRow {
 /** D1-backed usage reads. Strongly consistent (one primary); the trace_tools upsert joins a batch. */
 export function createD1Usage(db: D1Database) {
   return {
-    /** Every registered tool with its number of logged calls (one index range per tool). */
+    /**
+     * Every registered tool with 1 when it was ever called, else 0. The flags only ask "never
+     * called?", so one index seek per tool answers it whatever the size of the log (a full count
+     * grew from 5 ms at 1,000 calls to ~80 ms at 100,000).
+     */
     async registeredCallCounts(agent: string): Promise<{ tool: string; calls: number }[]> {
       const { results } = await db
         .prepare(
-          `SELECT t.name AS tool, (SELECT COUNT(*) FROM calls c WHERE c.agent = t.agent AND c.tool = t.name) AS calls
+          `SELECT t.name AS tool, EXISTS (SELECT 1 FROM calls c WHERE c.agent = t.agent AND c.tool = t.name) AS calls
            FROM tools t WHERE t.agent = ?1 ORDER BY t.name`,
         )
         .bind(agent)

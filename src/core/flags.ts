@@ -10,7 +10,7 @@ export interface UsageInput {
   /** The agent's registered tools. */
   tools: readonly string[];
   offers: OfferCounts;
-  /** tool name → logged calls (a tool absent here was never called). */
+  /** tool name → more than 0 when the tool was ever called (a tool absent here never was). */
   calls: ReadonlyMap<string, number>;
   settings: Pick<Settings, 'min_offers' | 'min_turns'>;
 }
