@@ -45,6 +45,8 @@ agentsApi.openapi(
     await store.ensureAgent(agent, now);
     const minted = await mintKey();
     await store.insertKey({ key_id: minted.key_id, agent, role, salt: minted.salt, hash: minted.hash, revoked_at: null }, now);
+    // The only answer that carries a secret: no cache (browser, proxy) may keep it (issue #9).
+    c.header('cache-control', 'no-store');
     return c.json({ key_id: minted.key_id, key: minted.key, role }, 200);
   },
 );

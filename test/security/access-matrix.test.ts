@@ -1,0 +1,243 @@
+/**
+ * The access matrix (SPEC §3, issue #9): every route of /openapi.json × every kind of caller →
+ * the documented status and exact error body, no byte of another agent's data in any answer, and
+ * nothing written by a refused request. Rights: `agent` keys route, report and read; `operator`
+ * keys do everything for their one agent; keys and the agent list are the admin's; another agent's
+ * key gets 404 (403 on admin-only routes, whose answer says nothing about the agent).
+ */
+import { env } from 'cloudflare:workers';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { app } from '../../src/app.ts';
+import { ADMIN, api, eventually, tool } from '../helpers.ts';
+import { agentState, insertRevision, noteRevision, seedAgent, send, type Answer, type Seeded } from './fixtures.ts';
+
+type Need = 'agent' | 'operator' | 'admin';
+
+interface Prepared {
+  path: string;
+  body?: unknown;
+  headers?: Record<string, string>;
+}
+
+interface RouteCase {
+  need: Need;
+  /** The status of an allowed caller. */
+  ok: number;
+  /** The request against agent A; state a route consumes (a revision, a key) is made fresh each time. */
+  prepare(a: Seeded, n: number): Promise<Prepared>;
+  /** The side effect an allowed caller's request leaves (awaited, so later checks see a settled log). */
+  after?(a: Seeded, answer: Answer, p: Prepared): Promise<void>;
+}
+
+const base = (a: Seeded) => `/v1/agents/${a.agent}`;
+const json = { accept: 'application/json, text/event-stream' };
+
+/** A fresh tool of A with one applied revision, ready to undo. */
+async function appliedTool(a: Seeded, n: number): Promise<string> {
+  const name = `undo_me_${n}`;
+  expect((await api('PUT', `${base(a)}/tools`, { body: { tools: [tool(name, 'A tool to undo.')] } })).status).toBe(200);
+  const id = await insertRevision(a.agent, noteRevision(name));
+  expect((await api('POST', `${base(a)}/revisions/${id}/apply`, { body: { approved_by: 'setup' } })).status).toBe(200);
+  return name;
+}
+
+async function proposed(a: Seeded, n: number): Promise<string> {
+  const name = `decide_${n}`;
+  expect((await api('PUT', `${base(a)}/tools`, { body: { tools: [tool(name, 'A tool to decide on.')] } })).status).toBe(200);
+  return insertRevision(a.agent, noteRevision(name));
+}
+
+async function approvedKey(revisionId: string): Promise<string | null> {
+  const row = await env.DB.prepare('SELECT approved_key FROM revisions WHERE revision_id = ?1').bind(revisionId).first<{ approved_key: string | null }>();
+  return row?.approved_key ?? null;
+}
+
+/** Who did it, as the audit column records it: a key id, or 'admin'. */
+let actor = '';
+
+const ROUTES: Record<string, RouteCase> = {
+  'put /v1/agents/{agent}/tools': { need: 'operator', ok: 200, prepare: async (a) => ({ path: `${base(a)}/tools`, body: { tools: [tool('refund_order', 'Refund an order.')] } }) },
+  'get /v1/agents/{agent}/tools': { need: 'agent', ok: 200, prepare: async (a) => ({ path: `${base(a)}/tools` }) },
+  'get /v1/agents/{agent}/tools/{tool}': { need: 'agent', ok: 200, prepare: async (a) => ({ path: `${base(a)}/tools/lookup_order` }) },
+  'delete /v1/agents/{agent}/tools/{tool}': {
+    need: 'operator',
+    ok: 204,
+    prepare: async (a, n) => {
+      expect((await api('PUT', `${base(a)}/tools`, { body: { tools: [tool(`delete_me_${n}`, 'Gone soon.')] } })).status).toBe(200);
+      return { path: `${base(a)}/tools/delete_me_${n}` };
+    },
+    after: async (a, _r, p) => expect((await api('GET', p.path)).status).toBe(404),
+  },
+  'get /v1/agents/{agent}/tools/{tool}/versions': { need: 'agent', ok: 200, prepare: async (a) => ({ path: `${base(a)}/tools/lookup_order/versions` }) },
+  'get /v1/agents/{agent}/tools/{tool}/examples': { need: 'agent', ok: 200, prepare: async (a) => ({ path: `${base(a)}/tools/lookup_order/examples` }) },
+  'get /v1/agents/{agent}/tools/{tool}/activity': { need: 'agent', ok: 200, prepare: async (a) => ({ path: `${base(a)}/tools/lookup_order/activity` }) },
+  'post /v1/agents/{agent}/tools/{tool}/preview': { need: 'agent', ok: 200, prepare: async (a) => ({ path: `${base(a)}/tools/lookup_order/preview`, body: { notes_added: ['Use the ORD- prefix.'] } }) },
+  'post /v1/agents/{agent}/route': {
+    need: 'agent',
+    ok: 200,
+    prepare: async (a) => ({ path: `${base(a)}/route`, body: { request: 'where is my order?' } }),
+    after: async (a, r) => {
+      await eventually(() => env.DB.prepare('SELECT 1 AS ok FROM turns WHERE agent = ?1 AND turn_id = ?2').bind(a.agent, r.body.turn_id).first().then((x) => x ?? undefined));
+    },
+  },
+  'post /v1/agents/{agent}/calls': { need: 'agent', ok: 200, prepare: async (a) => ({ path: `${base(a)}/calls`, body: { calls: [{ tool: 'lookup_order', arguments: {}, success: true }] } }) },
+  'post /v1/agents/{agent}/traces': {
+    need: 'agent',
+    ok: 200,
+    prepare: async (a, n) => ({ path: `${base(a)}/traces`, body: { messages: [{ role: 'user', content: `hello ${n}` }] } }),
+  },
+  'post /v1/agents/{agent}/outcomes': { need: 'agent', ok: 204, prepare: async (a) => ({ path: `${base(a)}/outcomes`, body: { turn_id: a.turnId, ok: true } }) },
+  'get /v1/agents/{agent}/flags': { need: 'agent', ok: 200, prepare: async (a) => ({ path: `${base(a)}/flags` }) },
+  'get /v1/agents/{agent}/unregistered': { need: 'agent', ok: 200, prepare: async (a) => ({ path: `${base(a)}/unregistered` }) },
+  'get /v1/agents/{agent}/config': { need: 'agent', ok: 200, prepare: async (a) => ({ path: `${base(a)}/config` }) },
+  'put /v1/agents/{agent}/config': { need: 'operator', ok: 200, prepare: async (a) => ({ path: `${base(a)}/config`, body: { min_calls: 3 } }) },
+  'post /v1/agents/{agent}/reviews': { need: 'operator', ok: 200, prepare: async (a) => ({ path: `${base(a)}/reviews`, body: { dry_run: true } }) },
+  'get /v1/agents/{agent}/revisions': { need: 'agent', ok: 200, prepare: async (a) => ({ path: `${base(a)}/revisions` }) },
+  'get /v1/agents/{agent}/revisions/{id}': {
+    need: 'agent',
+    ok: 200,
+    prepare: async (a) => ({ path: `${base(a)}/revisions/${(await api('GET', `${base(a)}/revisions`)).body.revisions.at(-1).revision_id}` }),
+  },
+  'post /v1/agents/{agent}/revisions/{id}/apply': {
+    need: 'operator',
+    ok: 200,
+    prepare: async (a, n) => ({ path: `${base(a)}/revisions/${await proposed(a, n)}/apply`, body: { approved_by: 'ana' } }),
+    after: async (_a, r) => {
+      expect(r.body).toMatchObject({ status: 'applied', approved_by: 'ana' });
+      expect(await approvedKey(r.body.revision_id)).toBe(actor);
+    },
+  },
+  'post /v1/agents/{agent}/revisions/{id}/dismiss': {
+    need: 'operator',
+    ok: 200,
+    prepare: async (a, n) => ({ path: `${base(a)}/revisions/${await proposed(a, n)}/dismiss`, body: { approved_by: 'ana', reason: 'no' } }),
+    after: async (_a, r) => {
+      expect(r.body).toMatchObject({ status: 'dismissed', approved_by: 'ana' });
+      expect(await approvedKey(r.body.revision_id)).toBe(actor);
+    },
+  },
+  'post /v1/agents/{agent}/tools/{tool}/undo': {
+    need: 'operator',
+    ok: 200,
+    prepare: async (a, n) => ({ path: `${base(a)}/tools/${await appliedTool(a, n)}/undo`, body: { approved_by: 'ana' } }),
+    after: async (_a, r) => {
+      expect(r.body).toMatchObject({ status: 'undone', approved_by: 'ana' });
+      expect(await approvedKey(r.body.revision_id)).toBe(actor);
+    },
+  },
+  'post /v1/agents/{agent}/mcp': {
+    need: 'agent',
+    ok: 200,
+    prepare: async (a) => ({
+      path: `${base(a)}/mcp`,
+      headers: json,
+      body: { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'report_tool_call', arguments: { tool: 'lookup_order', arguments: {}, success: true } } },
+    }),
+    after: async (_a, r) => expect(r.body.result.structuredContent).toEqual({ accepted: 1, duplicates: 0 }),
+  },
+  'post /v1/agents/{agent}/keys': { need: 'admin', ok: 200, prepare: async (a) => ({ path: `${base(a)}/keys`, body: { role: 'agent' } }) },
+  'delete /v1/agents/{agent}/keys/{key_id}': {
+    need: 'admin',
+    ok: 204,
+    prepare: async (a) => ({ path: `${base(a)}/keys/${(await api('POST', `${base(a)}/keys`, { body: { role: 'agent' } })).body.key_id}` }),
+  },
+  'get /v1/agents': { need: 'admin', ok: 200, prepare: async () => ({ path: '/v1/agents' }) },
+};
+
+type CallerName = 'no token' | 'malformed token' | 'revoked key' | "another agent's operator key" | "another agent's agent key" | 'agent key' | 'operator key' | 'admin';
+interface Caller {
+  name: CallerName;
+  token(a: Seeded, b: Seeded): string | null;
+  /** The agent whose data this caller may see (null: none; 'all': the admin). */
+  own(a: Seeded, b: Seeded): Seeded | null | 'all';
+  /** The status and exact error body for a route that needs `need`, or null when allowed. */
+  refusal(need: Need, a: Seeded): { status: number; code: string; message: string } | null;
+}
+
+const unauthorized = (message: string) => () => ({ status: 401, code: 'unauthorized', message });
+const needAdmin = { status: 403, code: 'forbidden', message: 'this route needs the admin token' };
+
+const CALLERS: Caller[] = [
+  { name: 'no token', token: () => null, own: () => null, refusal: unauthorized('send Authorization: Bearer <token>') },
+  { name: 'malformed token', token: () => 'wsk_not-a-key', own: () => null, refusal: unauthorized('the token is not valid') },
+  { name: 'revoked key', token: (a) => a.keys.revoked.key, own: () => null, refusal: unauthorized('the token is not valid') },
+  ...(['operator', 'agent'] as const).map(
+    (role): Caller => ({
+      name: `another agent's ${role} key`,
+      token: (_a, b) => b.keys[role].key,
+      own: (_a, b) => b,
+      refusal: (need, a) => (need === 'admin' ? needAdmin : { status: 404, code: 'not_found', message: `agent ${a.agent} not found` }),
+    }),
+  ),
+  {
+    name: 'agent key',
+    token: (a) => a.keys.agent.key,
+    own: (a) => a,
+    refusal: (need) => (need === 'admin' ? needAdmin : need === 'operator' ? { status: 403, code: 'forbidden', message: 'this route needs an operator key' } : null),
+  },
+  { name: 'operator key', token: (a) => a.keys.operator.key, own: (a) => a, refusal: (need) => (need === 'admin' ? needAdmin : null) },
+  { name: 'admin', token: () => ADMIN, own: () => 'all', refusal: () => null },
+];
+
+function actorOf(caller: CallerName, a: Seeded): string {
+  return caller === 'admin' ? 'admin' : caller === 'operator key' ? a.keys.operator.key_id : a.keys.agent.key_id;
+}
+
+let A: Seeded;
+let B: Seeded;
+let documented: string[] = [];
+
+beforeAll(async () => {
+  [A, B] = await Promise.all([seedAgent('mxa'), seedAgent('mxb')]);
+  const doc = (await api('GET', '/openapi.json')).body as { paths: Record<string, Record<string, unknown>> };
+  documented = Object.entries(doc.paths).flatMap(([path, methods]) => Object.keys(methods).map((m) => `${m} ${path}`)).sort();
+});
+
+describe('the access matrix', () => {
+  it('covers every route of /openapi.json, and /openapi.json lists every /v1 route the app serves', () => {
+    expect(Object.keys(ROUTES).sort()).toEqual(documented);
+    expect(Object.keys(ROUTES)).toHaveLength(documented.length);
+    const served = new Set(
+      app.routes.filter((r) => r.method !== 'ALL' && r.path.startsWith('/v1')).map((r) => `${r.method.toLowerCase()} ${r.path.replace(/:([A-Za-z_]+)/g, '{$1}')}`),
+    );
+    expect([...served].sort()).toEqual(documented);
+  });
+
+  it('answers each caller of each route as documented, leaks no other agent\'s marker, and a refusal writes nothing', async () => {
+    let n = 0;
+    const seen: string[] = [];
+    for (const [route, spec] of Object.entries(ROUTES)) {
+      const method = route.split(' ')[0]?.toUpperCase() ?? '';
+      for (const caller of CALLERS) {
+        n += 1;
+        const p = await spec.prepare(A, n);
+        const before = await agentState(A.agent);
+        const answer = await send(env, method, p.path, { token: caller.token(A, B), body: p.body, headers: p.headers });
+        const where = `${caller.name} → ${route}`;
+        const refusal = caller.refusal(spec.need, A);
+        if (refusal) {
+          expect({ where, status: answer.status, body: answer.body }).toEqual({ where, status: refusal.status, body: { error: { code: refusal.code, message: refusal.message, details: [] } } });
+          expect({ where, state: await agentState(A.agent) }).toEqual({ where, state: before });
+        } else {
+          expect({ where, status: answer.status }).toEqual({ where, status: spec.ok });
+          actor = actorOf(caller.name, A);
+          await spec.after?.(A, answer, p);
+        }
+        const own = caller.own(A, B);
+        if (own !== 'all') {
+          for (const other of [A, B].filter((x) => x !== own)) expect({ where, leaked: answer.text.includes(other.marker) }).toEqual({ where, leaked: false });
+        }
+        seen.push(`${caller.name}|${route}|${answer.status}`);
+      }
+    }
+    expect(seen).toHaveLength(documented.length * CALLERS.length);
+  });
+
+  it("shows an agent's own keys their marker where the route returns stored text (the check above is not vacuous)", async () => {
+    for (const path of ['/tools', '/revisions', '/unregistered']) {
+      const answer = await send(env, 'GET', `${base(A)}${path}`, { token: A.keys.agent.key });
+      expect(answer.text).toContain(A.marker);
+      expect(answer.text).not.toContain(B.marker);
+    }
+  });
+});

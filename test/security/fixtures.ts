@@ -1,0 +1,130 @@
+/**
+ * Shared by the security tests (issue #9): the whole state of one agent as data (every table's rows
+ * and the Durable Object's counts), a seeded agent carrying a distinctive marker in every kind of
+ * stored text, revisions inserted for apply/undo/dismiss, and requests through `app.fetch` with a
+ * per-test env (a fake model or embedder, a failing database).
+ */
+import { createExecutionContext, waitOnExecutionContext } from 'cloudflare:test';
+import { env } from 'cloudflare:workers';
+import { expect } from 'vitest';
+import { createD1Revisions, type NewRevision } from '../../src/adapters/d1-revisions.ts';
+import { app } from '../../src/app.ts';
+import { ADMIN, agentId, api, eventually, tool } from '../helpers.ts';
+
+/** Every D1 table that holds an agent's rows (migrations/0001). */
+export const AGENT_TABLES = ['agents', 'tools', 'tool_versions', 'turns', 'calls', 'outcomes', 'revisions', 'reviews', 'keys', 'trace_tools'] as const;
+
+/** Every row of the agent in every table (BLOBs as byte lists), plus its Durable Object counts. */
+export async function agentState(agent: string): Promise<Record<string, unknown>> {
+  const state: Record<string, unknown> = {};
+  for (const table of AGENT_TABLES) {
+    const { results } = await env.DB.prepare(`SELECT * FROM ${table} WHERE agent = ?1 ORDER BY rowid`).bind(agent).all<Record<string, unknown>>();
+    state[table] = results.map((r) => Object.fromEntries(Object.entries(r).map(([k, v]) => [k, v instanceof ArrayBuffer ? [...new Uint8Array(v)] : v])));
+  }
+  state.offers = await env.AGENTS.get(env.AGENTS.idFromName(agent)).offers();
+  return state;
+}
+
+/** Row counts per table, for messages that say which table moved. */
+export async function rowCounts(agent: string): Promise<Record<string, number>> {
+  const state = await agentState(agent);
+  return Object.fromEntries(AGENT_TABLES.map((t) => [t, (state[t] as unknown[]).length]));
+}
+
+export interface Answer {
+  status: number;
+  text: string;
+  body: any;
+  headers: Headers;
+}
+
+/** One request through `app.fetch` with the given env; waits for its `waitUntil` work. */
+export async function send(e: typeof env, method: string, path: string, opts: { token?: string | null; body?: unknown; raw?: BodyInit; headers?: Record<string, string> } = {}): Promise<Answer> {
+  const headers: Record<string, string> = { ...opts.headers };
+  const token = opts.token === undefined ? ADMIN : opts.token;
+  if (token !== null) headers.authorization = `Bearer ${token}`;
+  let body = opts.raw;
+  if (opts.body !== undefined) {
+    body = JSON.stringify(opts.body);
+    headers['content-type'] ??= 'application/json';
+  }
+  const ctx = createExecutionContext();
+  const res = await app.fetch(new Request(`http://whetstone.test${path}`, { method, headers, body }), e, ctx);
+  const text = await res.text();
+  await waitOnExecutionContext(ctx);
+  let parsed: unknown = text;
+  try {
+    parsed = text ? JSON.parse(text) : null;
+  } catch {
+    parsed = text;
+  }
+  return { status: res.status, text, body: parsed, headers: res.headers };
+}
+
+/** A proposed revision adding one usage note to `tool` (what a review would store). */
+export function noteRevision(tool: string, note = 'Pass order_id with its ORD- prefix.'): NewRevision {
+  return {
+    revision_id: `rev_${crypto.randomUUID()}`,
+    tool,
+    created_at: new Date().toISOString(),
+    notes_added: [note],
+    queries_added: [],
+    avoid_added: [],
+    call_example: null,
+    queries_withdrawn: [],
+    displaced: [],
+    queries_displaced: [],
+    refused: [],
+    evidence: [],
+    ranks: [],
+    base_version: 1,
+  };
+}
+
+export async function insertRevision(agent: string, rev: NewRevision): Promise<string> {
+  await createD1Revisions(env.DB).insertRevisions(agent, [rev], null);
+  return rev.revision_id;
+}
+
+export interface Seeded {
+  agent: string;
+  marker: string;
+  turnId: string;
+  keys: { agent: { key: string; key_id: string }; operator: { key: string; key_id: string }; revoked: { key: string; key_id: string } };
+}
+
+/**
+ * An agent whose tools, requests, conversation ids, call errors, argument values, unregistered
+ * names, trace tool definitions, revisions and settings all carry `marker`, with an agent key, an
+ * operator key and a revoked operator key.
+ */
+export async function seedAgent(prefix: string): Promise<Seeded> {
+  const agent = agentId(prefix);
+  const marker = `zq${prefix}${Math.random().toString(36).slice(2, 10)}`;
+  const order = tool('lookup_order', `Look up an order by id. ${marker}`, { order_id: { type: 'string' } });
+  expect((await api('PUT', `/v1/agents/${agent}/tools`, { body: { tools: [order, tool('refund_order', 'Refund an order.')] } })).status).toBe(200);
+  const routed = await api('POST', `/v1/agents/${agent}/route`, { body: { request: `where is my order ${marker}?`, conversation_id: `conv-${marker}` } });
+  const turnId: string = routed.body.turn_id;
+  await eventually(() => env.DB.prepare('SELECT 1 AS ok FROM turns WHERE agent = ?1 AND turn_id = ?2').bind(agent, turnId).first().then((r) => r ?? undefined));
+  const calls = [
+    { id: 'c1', tool: 'lookup_order', arguments: { order_id: `x-${marker}` }, success: false, error: `order_id needs the ORD- prefix ${marker}`, request: `where is my order ${marker}?`, turn_id: turnId },
+    { id: 'c2', tool: 'lookup_order', arguments: { order_id: 'ORD-1' }, success: true, request: `order ${marker} status` },
+    { id: 'c3', tool: `ghost_${marker}`, arguments: { note: marker }, success: false, error: marker },
+  ];
+  expect((await api('POST', `/v1/agents/${agent}/calls`, { body: { calls } })).status).toBe(200);
+  const trace = {
+    messages: [
+      { role: 'user', content: `ship order ${marker}` },
+      { role: 'assistant', content: null, tool_calls: [{ id: 't1', type: 'function', function: { name: 'traced_tool', arguments: JSON.stringify({ v: marker }) } }] },
+      { role: 'tool', tool_call_id: 't1', content: JSON.stringify({ error: `refused ${marker}` }) },
+    ],
+    tools: [{ name: 'traced_tool', description: `Traced ${marker}`, parameters: { type: 'object', properties: {} } }],
+  };
+  expect((await api('POST', `/v1/agents/${agent}/traces`, { body: trace })).status).toBe(200);
+  expect((await api('POST', `/v1/agents/${agent}/outcomes`, { body: { turn_id: turnId, ok: false, served_by: 'refund_order' } })).status).toBe(204);
+  await insertRevision(agent, noteRevision('lookup_order', `Pass order_id with its ORD- prefix (${marker}).`));
+  const key = async (role: string) => (await api('POST', `/v1/agents/${agent}/keys`, { body: { role } })).body;
+  const keys = { agent: await key('agent'), operator: await key('operator'), revoked: await key('operator') };
+  expect((await api('DELETE', `/v1/agents/${agent}/keys/${keys.revoked.key_id}`)).status).toBe(204);
+  return { agent, marker, turnId, keys };
+}
