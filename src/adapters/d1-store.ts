@@ -48,8 +48,10 @@ export class VersionConflict extends Error {
 export function createD1Store(db: D1Database) {
   return {
     db,
-    ensureAgent: (agent: string, now: string) =>
-      db.prepare('INSERT INTO agents (agent, created_at) VALUES (?1, ?2) ON CONFLICT (agent) DO NOTHING').bind(agent, now).run(),
+    ensureAgent: (agent: string, now: string) => ensureAgentStatement(db, agent, now).run(),
+
+    /** The agent row's INSERT for a caller's batch, so a new agent exists only if the batch lands. */
+    ensureAgentStatement: (agent: string, now: string) => ensureAgentStatement(db, agent, now),
 
     async getAgent(agent: string): Promise<AgentRecord | null> {
       const row = await db.prepare('SELECT * FROM agents WHERE agent = ?1').bind(agent).first<AgentRow>();
@@ -146,6 +148,10 @@ export function createD1Store(db: D1Database) {
 }
 
 export type D1Store = ReturnType<typeof createD1Store>;
+
+function ensureAgentStatement(db: D1Database, agent: string, now: string): D1PreparedStatement {
+  return db.prepare('INSERT INTO agents (agent, created_at) VALUES (?1, ?2) ON CONFLICT (agent) DO NOTHING').bind(agent, now);
+}
 
 /**
  * Statements that wrap a batch so it only goes through while a revision has the expected status

@@ -23,7 +23,6 @@ type Augmented = Map<string, AugmentResult>;
 export async function registerTools(svc: Services, agent: string, defs: readonly ToolDef[], augment: boolean, now: string): Promise<RegisterResult> {
   const incoming = defs.map(normalizeToolDef);
   rejectDuplicateNames(incoming);
-  await svc.store.ensureAgent(agent, now);
   const [existing, versions] = await Promise.all([svc.store.listTools(agent), svc.store.lastVersions(agent)]);
   const byName = new Map(existing.map((t) => [t.name, t]));
   const hashes = await Promise.all(incoming.map(definitionHash));
@@ -42,7 +41,10 @@ export async function registerTools(svc: Services, agent: string, defs: readonly
     definition: changed[i]?.t.definition ?? { name: tool.name, description: tool.docstring, parameters: tool.parameters },
     source: 'registered',
   }));
-  await svc.store.writeTools(agent, writes, now);
+  // Issue #9: the agent row is written with the rows, after augmentation and embedding, so a
+  // registration that fails (502 from the embedder, a D1 error) leaves no trace of a new agent.
+  if (writes.length > 0) await svc.store.writeTools(agent, writes, now, [svc.store.ensureAgentStatement(agent, now)]);
+  else await svc.store.ensureAgent(agent, now);
   if (svc.vectorIndex && rows.length > 0) {
     await svc.vectorIndex.upsert(agent, rows.flatMap((r) => (r.vector ? [{ id: r.name, vector: r.vector }] : [])));
   }
