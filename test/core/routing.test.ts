@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { hashEmbed } from '../../src/adapters/hash-embedder.ts';
+import { buildLexicalIndex } from '../../src/core/lexical.ts';
 import { buildRoutingIndex, embeddingText, rankTools, type RoutingDoc } from '../../src/core/routing.ts';
 
 const TOOLS = [
@@ -99,5 +100,25 @@ describe('rankTools', () => {
     const [first, second] = docs();
     if (first === undefined || second === undefined) throw new Error('fixture');
     expect(() => buildRoutingIndex([first, { ...second, vector: new Float32Array(8) }])).toThrow(RangeError);
+  });
+});
+
+describe('buildLexicalIndex (BM25)', () => {
+  const lexical = buildLexicalIndex([
+    { id: 'weather', text: 'weather forecast for a city' },
+    { id: 'news', text: 'city news and local events in a city' },
+    { id: 'stocks', text: 'share prices' },
+  ]);
+
+  it('scores only the tools that share a word, the rarer word counting more', () => {
+    const scores = lexical.score('forecast for my city');
+    expect([...scores.keys()].sort()).toEqual(['news', 'weather']);
+    expect(scores.get('weather')).toBeGreaterThan(scores.get('news') ?? Infinity);
+  });
+
+  it('matches word forms through the stemmer and returns at most n hits', () => {
+    expect(lexical.top('forecasting cities', 1)).toEqual([{ id: 'weather', score: expect.any(Number) }]);
+    expect(lexical.top('translate a poem', 5)).toEqual([]);
+    expect(lexical.top('share price', 0)).toEqual([]);
   });
 });
