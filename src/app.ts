@@ -11,6 +11,7 @@ import { agentsApi } from './api/agents.ts';
 import { mcpApi } from './api/mcp.ts';
 import type { AppEnv } from './api/common.ts';
 import { validationHook } from './api/common.ts';
+import { jsonDepthLimit } from './api/json-depth.ts';
 import { previewApi } from './api/preview.ts';
 import { rateLimit } from './api/rate-limit.ts';
 import { reviewsApi } from './api/reviews.ts';
@@ -49,6 +50,8 @@ app.use('/v1/*', async (c, next) => {
 
 // Issue #9: per-key limit of RATE_LIMIT_PER_MINUTE (off when absent or 0).
 app.use('/v1/*', rateLimit());
+// Issue #9: a body nested deeper than LIMITS.jsonDepth is a 400 before anything reads it.
+app.use('/v1/*', jsonDepthLimit());
 
 app.get('/healthz', (c) => c.json({ ok: true }));
 

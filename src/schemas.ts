@@ -17,6 +17,8 @@ export const LIMITS = {
   traceMessages: 1000,
   schemaBytes: 64 * 1024,
   idChars: 128,
+  /** Nesting of arrays and objects in a JSON body, or in a trace's arguments text (issue #9). */
+  jsonDepth: 64,
 } as const;
 
 export const AgentId = z

@@ -24,6 +24,7 @@ import {
   type AnthropicToolUse,
   type TraceFormat,
 } from '../schemas.ts';
+import { jsonDepth } from './json-depth.ts';
 import { canonicalJson } from './tooldef.ts';
 
 /** One tool call of the run, with its outcome. */
@@ -133,9 +134,13 @@ function textOf(content: unknown): string {
     .join('\n');
 }
 
-/** Arguments as sent: a JSON object text (OpenAI) or an object; anything else reads as `{}`. */
+/**
+ * Arguments as sent: a JSON object text (OpenAI) or an object; anything else reads as `{}`, and so
+ * does a text nested deeper than LIMITS.jsonDepth (issue #9: later readers walk it recursively).
+ */
 export function argumentsOf(raw: string | Record<string, unknown>): Record<string, unknown> {
   if (typeof raw !== 'string') return raw;
+  if (jsonDepth(raw) > LIMITS.jsonDepth) return {};
   try {
     const value: unknown = JSON.parse(raw);
     return isPlainObject(value) ? value : {};
@@ -192,7 +197,8 @@ export function errorEnvelope(text: string): string | null {
   if (error === null || error === false || error === '') return null;
   if (typeof error === 'string') return error;
   if (isPlainObject(error) && typeof error.message === 'string' && error.message) return error.message;
-  return JSON.stringify(error);
+  // Issue #9: JSON.stringify recurses; an error nested past LIMITS.jsonDepth is kept as its text.
+  return jsonDepth(trimmed) > LIMITS.jsonDepth ? trimmed : JSON.stringify(error);
 }
 
 function clip(text: string): string {

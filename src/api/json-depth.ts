@@ -1,0 +1,25 @@
+/**
+ * Refuses a JSON body nested deeper than `LIMITS.jsonDepth` (issue #9) with 400 `invalid_request`,
+ * before any validator or the MCP transport reads it. It reads a clone, so the body stays unread
+ * for them; the body limit has already capped its size.
+ */
+import type { MiddlewareHandler } from 'hono';
+import { jsonDepth } from '../core/json-depth.ts';
+import { ApiError } from '../errors.ts';
+import { LIMITS } from '../schemas.ts';
+import type { AppEnv } from './common.ts';
+
+export function jsonDepthLimit(): MiddlewareHandler<AppEnv> {
+  return async function jsonDepthMiddleware(c, next) {
+    const raw = c.req.raw;
+    if (raw.body !== null && /json/i.test(raw.headers.get('content-type') ?? '')) {
+      const depth = jsonDepth(await raw.clone().text());
+      if (depth > LIMITS.jsonDepth) {
+        throw new ApiError('invalid_request', 'the request does not match the schema', [
+          { code: 'too_deep', path: [], message: `the JSON body nests ${depth} levels deep; at most ${LIMITS.jsonDepth} are allowed` },
+        ]);
+      }
+    }
+    await next();
+  };
+}
