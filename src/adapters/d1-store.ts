@@ -44,6 +44,24 @@ export class VersionConflict extends Error {
   }
 }
 
+/** Told after every write that can move an agent's tools_gen or settings. */
+export type AgentWriteListener = (db: D1Database, agent: string) => void;
+
+const agentWriteListeners = new Set<AgentWriteListener>();
+
+/**
+ * Subscribes to this isolate's writes of agent rows (issue #8): `/route` keeps the agent row per
+ * isolate, and drops it the moment a write made through this isolate has landed, so the next
+ * route in this isolate sees the write.
+ */
+export function onAgentWrite(listener: AgentWriteListener): void {
+  agentWriteListeners.add(listener);
+}
+
+function agentWritten(db: D1Database, agent: string): void {
+  for (const listener of agentWriteListeners) listener(db, agent);
+}
+
 /** D1-backed store for the registry. Strongly consistent (one primary), every write one batch. */
 export function createD1Store(db: D1Database) {
   return {
@@ -69,8 +87,13 @@ export function createD1Store(db: D1Database) {
       return results.map((r) => ({ ...toAgent(r), tools: r.tools, calls: r.calls }));
     },
 
-    putSettings: (agent: string, settings: SettingsPatch) =>
-      db.prepare('UPDATE agents SET settings = ?2 WHERE agent = ?1').bind(agent, JSON.stringify(settings)).run(),
+    async putSettings(agent: string, settings: SettingsPatch): Promise<D1Result> {
+      try {
+        return await db.prepare('UPDATE agents SET settings = ?2 WHERE agent = ?1').bind(agent, JSON.stringify(settings)).run();
+      } finally {
+        agentWritten(db, agent);
+      }
+    },
 
     async listTools(agent: string): Promise<StoredTool[]> {
       const { results } = await db.prepare('SELECT * FROM tools WHERE agent = ?1 ORDER BY name').bind(agent).all<ToolRowDb>();
@@ -109,15 +132,21 @@ export function createD1Store(db: D1Database) {
           throw new VersionConflict(writes[0]?.tool.name ?? '');
         }
         throw err;
+      } finally {
+        agentWritten(db, agent);
       }
     },
 
     async deleteTool(agent: string, name: string): Promise<boolean> {
-      const [del] = await db.batch([
-        db.prepare('DELETE FROM tools WHERE agent = ?1 AND name = ?2').bind(agent, name),
-        db.prepare('UPDATE agents SET tools_gen = tools_gen + 1 WHERE agent = ?1').bind(agent),
-      ]);
-      return (del?.meta.changes ?? 0) > 0;
+      try {
+        const [del] = await db.batch([
+          db.prepare('DELETE FROM tools WHERE agent = ?1 AND name = ?2').bind(agent, name),
+          db.prepare('UPDATE agents SET tools_gen = tools_gen + 1 WHERE agent = ?1').bind(agent),
+        ]);
+        return (del?.meta.changes ?? 0) > 0;
+      } finally {
+        agentWritten(db, agent);
+      }
     },
 
     async listVersions(agent: string, name: string) {

@@ -1,8 +1,9 @@
 /**
  * Group commit for one isolate (issue #8): concurrent callers queue items, and whoever finds no
  * batch in flight runs the queue as one batch, in its own request context, while the others wait.
- * Under load N requests cost one D1 round trip instead of N; alone, a request runs its batch at
- * once, so nothing waits for a timer.
+ * Under load N requests cost one D1 round trip instead of N. Without `lingerMs` a lone request
+ * runs its batch at once; with it (writes after the answer) the leader first waits that long for
+ * company.
  *
  * Two properties the callers rely on:
  * - an item is only ever served by a batch that STARTED after the item was queued, so a read
@@ -30,6 +31,8 @@ export interface BatcherOptions {
    * idempotent work (reads): a batch led by a request the runtime cancelled never settles.
    */
   patienceMs?: number;
+  /** How long a leader waits for more items before it takes the queue (work off the hot path). */
+  lingerMs?: number;
 }
 
 const ABANDONED = Symbol('abandoned');
@@ -39,6 +42,7 @@ export class Batcher<I, O> {
   readonly #run: BatchRunner<I, O>;
   readonly #maxBatch: number;
   readonly #patienceMs: number | undefined;
+  readonly #lingerMs: number;
   #queue: Entry<I, O>[] = [];
   #inFlight: Promise<void> | null = null;
 
@@ -46,6 +50,7 @@ export class Batcher<I, O> {
     this.#run = run;
     this.#maxBatch = opts.maxBatch ?? 200;
     this.#patienceMs = opts.patienceMs;
+    this.#lingerMs = opts.lingerMs ?? 0;
   }
 
   /** Queues `item` and resolves with its result once a batch holding it has run. */
@@ -55,8 +60,7 @@ export class Batcher<I, O> {
     while (!entry.done) {
       const running = this.#inFlight;
       if (running === null) {
-        const batch = this.#queue.splice(0, this.#maxBatch);
-        const started = this.#runBatch(batch).finally(() => {
+        const started = this.#lead().finally(() => {
           if (this.#inFlight === started) this.#inFlight = null;
         });
         this.#inFlight = started;
@@ -80,6 +84,12 @@ export class Batcher<I, O> {
     let timer: ReturnType<typeof setTimeout> | undefined;
     const timeout = new Promise<typeof ABANDONED>((resolve) => (timer = setTimeout(() => resolve(ABANDONED), patience)));
     return Promise.race([running, timeout]).finally(() => clearTimeout(timer));
+  }
+
+  /** Takes the queue (after the linger) and runs it; the items queued meanwhile join this batch. */
+  async #lead(): Promise<void> {
+    if (this.#lingerMs > 0) await new Promise((resolve) => setTimeout(resolve, this.#lingerMs));
+    await this.#runBatch(this.#queue.splice(0, this.#maxBatch));
   }
 
   /** Settles every entry of the batch; never rejects, so waiters only ever see their own outcome. */

@@ -1,18 +1,18 @@
 /**
- * `/route` (SPEC §4). The hot path: a fresh read of the agent row (its tools_gen and settings), the
- * routing index cached per isolate and rebuilt only when tools_gen moves, the request embedded and
- * ranked in memory. The turn and the offer counts are written after the answer (`waitUntil`).
- * Issue #8: concurrent routes of an isolate share agent-row reads (each read still starts after
- * the request arrived, so a finished tools write is always seen) and one snapshot build.
+ * `/route` (SPEC §4). The hot path: the agent row (its tools_gen and settings, kept per isolate:
+ * src/services/agent-rows.ts), the routing index cached per isolate and rebuilt only when
+ * tools_gen moves (one build however many routes ask at once), the request embedded and ranked in
+ * memory. The turn and the offer counts are written after the answer (`waitUntil`, grouped:
+ * src/services/turn-writer.ts). Issue #8 measures it: `npm run bench`.
  */
 import type { NewTurn } from '../adapters/d1-log.ts';
-import type { AgentRecord } from '../adapters/d1-store.ts';
 import type { StoredTool } from '../core/records.ts';
 import { modelView, toolboxTokens } from '../core/render.ts';
 import { buildRoutingIndex, embeddingText, rankTools, type RoutingDoc, type RoutingIndex } from '../core/routing.ts';
 import type { Services } from '../env.ts';
 import { notFound } from '../errors.ts';
 import { DEFAULT_SETTINGS, type ModelTool, type RouteResult, type Settings } from '../schemas.ts';
+import { agentRow } from './agent-rows.ts';
 import { Batcher } from './batcher.ts';
 import { recordTurn } from './turn-writer.ts';
 
@@ -34,29 +34,6 @@ const snapshots = new Map<string, RoutingSnapshot>();
 export function settingsOf(stored: Partial<Settings>): Settings {
   return { ...DEFAULT_SETTINGS, ...stored };
 }
-
-interface AgentRead {
-  svc: Services;
-  agent: string;
-}
-
-/** One D1 read per distinct (database, agent) of a batch. */
-function readAgents(items: AgentRead[]): Promise<(AgentRecord | null)[]> {
-  const reads = new Map<Services['store'], Map<string, Promise<AgentRecord | null>>>();
-  return Promise.all(
-    items.map(({ svc, agent }) => {
-      const byAgent = reads.get(svc.store) ?? new Map<string, Promise<AgentRecord | null>>();
-      reads.set(svc.store, byAgent);
-      const read = byAgent.get(agent) ?? svc.store.getAgent(agent);
-      byAgent.set(agent, read);
-      return read;
-    }),
-  );
-}
-
-/** A batch whose leader the runtime cancelled never settles; reads are idempotent, so waiters retry after this. */
-const READ_PATIENCE_MS = 2_000;
-const agentReads = new Batcher<AgentRead, AgentRecord | null>(readAgents, { patienceMs: READ_PATIENCE_MS });
 
 interface SnapshotBuild {
   svc: Services;
@@ -95,8 +72,8 @@ function cachedSnapshot(agent: string, key: string): Promise<RoutingSnapshot> | 
 }
 
 /** The agent's routing snapshot, from this isolate's cache when tools and settings are unchanged. */
-export async function routingSnapshot(svc: Services, agent: string): Promise<RoutingSnapshot> {
-  const row = await agentReads.submit({ svc, agent });
+export async function routingSnapshot(svc: Services, agent: string, waitUntil?: (p: Promise<unknown>) => void): Promise<RoutingSnapshot> {
+  const row = await agentRow(svc, agent, Date.now(), waitUntil);
   if (!row) throw notFound(`agent ${agent}`);
   const settings = settingsOf(row.settings);
   const key = `${row.tools_gen}|${settings.show_learned_examples}|${svc.embedder.id}`;
@@ -141,7 +118,7 @@ export interface RouteInput {
 
 /** Ranks the agent's tools for one request and records the turn after answering. */
 export async function route(svc: Services, agent: string, input: RouteInput, now: string, waitUntil: (p: Promise<unknown>) => void): Promise<RouteResult> {
-  const snap = await routingSnapshot(svc, agent);
+  const snap = await routingSnapshot(svc, agent, waitUntil);
   const turn_id = crypto.randomUUID();
   const stable = snap.settings.stable_tool_list_tokens > 0 && snap.tokens <= snap.settings.stable_tool_list_tokens;
   if (stable) {

@@ -1,8 +1,9 @@
 /**
  * The writes `/route` makes after answering (SPEC §4): the turn row and the offer counts. They run
- * in `waitUntil` and are group-committed per isolate (issue #8): the turns that arrive while one
- * D1 batch is being written go out together in the next, with one offer-count RPC per agent, so
- * under load a turn costs a share of a round trip instead of two round trips of its own.
+ * in `waitUntil` and are group-committed per isolate (issue #8): the turns of a short window go
+ * out as one D1 batch with one offer-count RPC per agent, so under load a turn costs a small share
+ * of a round trip instead of two round trips of its own. The window only delays the writes (a
+ * review reads them later); the answer has already gone.
  */
 import type { NewTurn } from '../adapters/d1-log.ts';
 import type { Services } from '../env.ts';
@@ -41,7 +42,9 @@ async function writeTurns(items: PendingTurn[]): Promise<void[]> {
   return items.map(() => undefined);
 }
 
-const turnWriter = new Batcher<PendingTurn, void>(writeTurns, { maxBatch: TURNS_PER_BATCH });
+/** The window a leader waits for more turns: long enough to gather a busy isolate's routes. */
+const LINGER_MS = 50;
+const turnWriter = new Batcher<PendingTurn, void>(writeTurns, { maxBatch: TURNS_PER_BATCH, lingerMs: LINGER_MS });
 
 /** Records a routed (or stable-list) turn; resolves once it is stored and counted. */
 export function recordTurn(svc: Services, agent: string, turn: NewTurn): Promise<void> {

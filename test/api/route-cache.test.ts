@@ -20,6 +20,15 @@ describe('/route caching and batched writes (issue #8)', () => {
     expect(names(await route(agent, 'book a flight to Rome'))).not.toContain('book_flight');
   });
 
+  it('applies a settings change to the very next route', async () => {
+    const agent = agentId();
+    await api('PUT', `/v1/agents/${agent}/tools`, { body: { tools: [weather, email, flights] } });
+    const ask = () => api('POST', `/v1/agents/${agent}/route`, { body: { request: 'rain in Oslo' } });
+    expect((await ask()).body.tools).toHaveLength(3);
+    expect((await api('PUT', `/v1/agents/${agent}/config`, { body: { top_k: 1 } })).status).toBe(200);
+    expect((await ask()).body.tools).toHaveLength(1);
+  });
+
   it('answers 50 concurrent first routes of a new agent alike, and stores every turn once', async () => {
     const agent = agentId();
     await api('PUT', `/v1/agents/${agent}/tools`, { body: { tools: [weather, email, flights] } });
