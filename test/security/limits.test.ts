@@ -1,0 +1,100 @@
+/**
+ * The documented limits (SPEC §3, README "Limits", issue #9): the README table says what
+ * src/schemas.ts LIMITS enforce, and each limit holds at its edge: at the limit accepted, one past
+ * it refused with its documented status, nothing written.
+ */
+import { beforeEach, describe, expect, it } from 'vitest';
+import readme from '../../README.md?raw';
+import { LIMITS } from '../../src/schemas.ts';
+import { agentId, api, eventually, tool } from '../helpers.ts';
+import { agentState } from './fixtures.ts';
+
+const n = (x: number) => x.toLocaleString('en-US');
+
+/** Each README row as it must read, from the numbers in the code. */
+const ROWS = [
+  `| request body | ${LIMITS.bodyBytes / 1024 / 1024} MiB | 413 |`,
+  `| tools per \`PUT …/tools\` | ${n(LIMITS.toolsPerPut)} | 400 |`,
+  `| calls per \`POST …/calls\` | ${n(LIMITS.callsPerPost)} | 400 |`,
+  `| request text (\`/route\`, a call's \`request\`) | ${n(LIMITS.requestChars)} characters | 400 |`,
+  `| tool description | ${n(LIMITS.descriptionChars)} characters | 400 |`,
+  `| error text of a call | ${n(LIMITS.errorChars)} characters | 400 |`,
+  `| hand-written examples per tool | ${LIMITS.examplesPerTool}, each ≤ ${LIMITS.exampleChars} characters | 400 |`,
+  `| parameter schema | ${LIMITS.schemaBytes / 1024} KiB | 400 |`,
+  `| ids (\`turn_id\`, \`conversation_id\`, call \`id\`) | ${LIMITS.idChars} characters | 400 |`,
+  `| messages per trace, and tool calls in one trace | ${n(LIMITS.traceMessages)} each | 400 |`,
+  `| JSON nesting of a body (and of a trace's argument text) | ${LIMITS.jsonDepth} levels | 400 (a deeper argument text reads as \`{}\`) |`,
+];
+
+describe('README "Limits"', () => {
+  it('states every limit the code enforces, with the number in src/schemas.ts', () => {
+    const table = readme.split('### Limits')[1]?.split('\n## ')[0] ?? '';
+    for (const row of ROWS) expect(table).toContain(row);
+    expect(table.split('\n').filter((l) => l.startsWith('| ') && !l.startsWith('| what') && !l.startsWith('|---'))).toHaveLength(ROWS.length);
+  });
+});
+
+// A fresh agent per test: a 1,000-tool agent would make every state comparison slow.
+let agent: string;
+beforeEach(async () => {
+  agent = agentId('limits');
+  await api('PUT', `/v1/agents/${agent}/tools`, { body: { tools: [tool('lookup', 'Look up a record.', { id: { type: 'string' } })] } });
+});
+
+/** Sends `at` (must pass) and `past` (must be refused with `status`, writing nothing). */
+async function edge(method: string, path: string, at: unknown, past: unknown, status = 400) {
+  const before = await agentState(agent);
+  const refused = await api(method, path, { body: past });
+  expect(refused.status).toBe(status);
+  expect(refused.body.error.code).toBe(status === 413 ? 'payload_too_large' : 'invalid_request');
+  expect(await agentState(agent)).toEqual(before);
+  const accepted = await api(method, path, { body: at });
+  expect([accepted.status, accepted.body?.error ?? null]).toEqual([200, null]);
+  // /route writes its turn after answering: let it land before the next edge compares states.
+  if (path.endsWith('/route')) await eventually(async () => ((await agentState(agent)).turns as { turn_id: string }[]).find((t) => t.turn_id === accepted.body.turn_id));
+}
+
+const x = (len: number) => 'x'.repeat(len);
+const calls = (list: unknown[]) => ({ calls: list });
+const call = (extra: Record<string, unknown> = {}) => ({ tool: 'lookup', arguments: {}, success: false, ...extra });
+const tools = (list: unknown[]) => ({ tools: list });
+
+describe('each limit at its edge', () => {
+  it('request body: 1 MiB', async () => {
+    // ~4.1 KB a call: the most calls that fit under 1 MiB pass, one more is a 413.
+    const big = (count: number) => calls(Array.from({ length: count }, (_, i) => call({ id: `b${String(i).padStart(4, '0')}`, error: x(4000) })));
+    let fit = 1;
+    while (JSON.stringify(big(fit + 1)).length <= LIMITS.bodyBytes) fit += 1;
+    expect(JSON.stringify(big(fit + 1)).length).toBeGreaterThan(LIMITS.bodyBytes);
+    await edge('POST', `/v1/agents/${agent}/calls`, big(fit), big(fit + 1), 413);
+  });
+
+  it('batch lengths: tools per PUT, calls per POST, messages per trace', async () => {
+    const defs = (count: number) => tools(Array.from({ length: count }, (_, i) => tool(`t${i}`, `Tool number ${i}.`)));
+    await edge('PUT', `/v1/agents/${agent}/tools`, defs(LIMITS.toolsPerPut), defs(LIMITS.toolsPerPut + 1));
+    const many = (count: number) => calls(Array.from({ length: count }, (_, i) => call({ id: `m${count}-${i}` })));
+    await edge('POST', `/v1/agents/${agent}/calls`, many(LIMITS.callsPerPost), many(LIMITS.callsPerPost + 1));
+    const trace = (count: number) => ({ messages: Array.from({ length: count }, (_, i) => ({ role: 'user', content: `message ${count}-${i}` })) });
+    await edge('POST', `/v1/agents/${agent}/traces`, trace(LIMITS.traceMessages), trace(LIMITS.traceMessages + 1));
+  });
+
+  it('string lengths: request, description, error, examples, ids, parameter schema', async () => {
+    await edge('POST', `/v1/agents/${agent}/route`, { request: x(LIMITS.requestChars) }, { request: x(LIMITS.requestChars + 1) });
+    await edge('POST', `/v1/agents/${agent}/calls`, calls([call({ request: x(LIMITS.requestChars) })]), calls([call({ request: x(LIMITS.requestChars + 1) })]));
+    await edge('POST', `/v1/agents/${agent}/calls`, calls([call({ error: x(LIMITS.errorChars) })]), calls([call({ error: x(LIMITS.errorChars + 1) })]));
+    for (const field of ['id', 'turn_id', 'conversation_id']) {
+      await edge('POST', `/v1/agents/${agent}/calls`, calls([call({ [field]: x(LIMITS.idChars) })]), calls([call({ [field]: `${x(LIMITS.idChars)}y` })]));
+    }
+    await edge('PUT', `/v1/agents/${agent}/tools`, tools([tool('d', x(LIMITS.descriptionChars))]), tools([tool('d', x(LIMITS.descriptionChars + 1))]));
+    const examples = (count: number, len: number) => tools([{ ...tool('e', 'Examples.'), examples: Array.from({ length: count }, (_, i) => `${i} ${x(len - 1 - String(i).length)}`) }]);
+    await edge('PUT', `/v1/agents/${agent}/tools`, examples(LIMITS.examplesPerTool, LIMITS.exampleChars), examples(LIMITS.examplesPerTool + 1, 10));
+    await edge('PUT', `/v1/agents/${agent}/tools`, examples(1, LIMITS.exampleChars), examples(1, LIMITS.exampleChars + 1));
+    const schema = (bytes: number) => {
+      const base = { type: 'object', properties: { p: { type: 'string', description: '' } } };
+      const description = x(bytes - JSON.stringify(base).length);
+      return tools([{ name: 's', parameters: { type: 'object', properties: { p: { type: 'string', description } } } }]);
+    };
+    await edge('PUT', `/v1/agents/${agent}/tools`, schema(LIMITS.schemaBytes), schema(LIMITS.schemaBytes + 1));
+  });
+
+});
