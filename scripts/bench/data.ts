@@ -82,10 +82,14 @@ export function routeRequests(count: number): EvalQuery[] {
 /**
  * A call log of `count` calls in the shape agents report them: one call per turn, three turns per
  * conversation, requests and tools from ToolE's labelled rows, one call in eight failing with a
- * recurring error. `prefix` keeps ids unique per agent.
+ * recurring error. The calls go to the first `toolCount` ToolE tools, so a small log already fills
+ * a review's per-tool bounds (SPEC §5 max_calls_per_tool) and a large one differs only in size.
+ * `prefix` keeps ids unique per agent.
  */
-export function callLog(count: number, prefix: string): BenchCall[] {
-  const queries = loadToolE().queries;
+export function callLog(count: number, prefix: string, toolCount: number): BenchCall[] {
+  const { tools, queries: all } = loadToolE();
+  const chosen = new Set(tools.slice(0, toolCount).map((t) => t.name));
+  const queries = all.filter((q) => chosen.has(q.tool));
   const random = mulberry32(count);
   const calls: BenchCall[] = [];
   for (let i = 0; i < count; i++) {

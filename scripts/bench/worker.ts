@@ -15,15 +15,24 @@ import { fileURLToPath } from 'node:url';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const WRANGLER = join(ROOT, 'node_modules/wrangler/bin/wrangler.js');
-/** No prompts, no telemetry, no update check: the bench must run offline and unattended. */
-const QUIET_ENV = { ...process.env, CI: 'true', WRANGLER_SEND_METRICS: 'false', NO_UPDATE_NOTIFIER: '1' };
+/**
+ * No prompts, no telemetry, no update check and no download of the `Request.cf` placeholder
+ * (miniflare fetches it from the internet otherwise): the bench runs offline and unattended.
+ */
+const QUIET_ENV = {
+  ...process.env,
+  CI: 'true',
+  WRANGLER_SEND_METRICS: 'false',
+  NO_UPDATE_NOTIFIER: '1',
+  CLOUDFLARE_CF_FETCH_ENABLED: 'false',
+};
 
 /** A running Worker: its base URL, the admin token it was started with, and how to stop it. */
 export interface BenchWorker {
   url: string;
   token: string;
-  /** workerd's process ids (for the memory figures), found through the process tree. */
-  pid: number;
+  /** The last lines wrangler printed (warnings and errors only: it runs with --log-level warn). */
+  log(): string;
   stop(): void;
 }
 
@@ -95,7 +104,7 @@ export async function startWorker(progress: (line: string) => void): Promise<Ben
     );
     let output = '';
     const keep = (chunk: Buffer): void => {
-      output = (output + chunk.toString()).slice(-8000);
+      output = (output + chunk.toString()).slice(-64_000);
     };
     child.stdout?.on('data', keep);
     child.stderr?.on('data', keep);
@@ -117,7 +126,7 @@ export async function startWorker(progress: (line: string) => void): Promise<Ben
       stop();
       throw err;
     }
-    return { url, token, pid: child.pid ?? 0, stop };
+    return { url, token, log: () => output, stop };
   } catch (err) {
     cleanup();
     throw err;
