@@ -19,16 +19,22 @@ export const ERROR_STATUS = {
 
 export type ErrorCode = keyof typeof ERROR_STATUS;
 
+/**
+ * Issues an error answer lists at most (issue #9): 1,000 bad elements would otherwise answer a
+ * 3 KB request with over a megabyte of zod issues. The message says how many there were.
+ */
+export const MAX_ERROR_DETAILS = 100;
+
 export class ApiError extends Error {
   readonly code: ErrorCode;
   readonly details: unknown[];
   readonly headers: Record<string, string>;
 
   constructor(code: ErrorCode, message: string, details: unknown[] = [], headers: Record<string, string> = {}) {
-    super(message);
+    super(details.length > MAX_ERROR_DETAILS ? `${message} (the first ${MAX_ERROR_DETAILS} of ${details.length} issues are listed)` : message);
     this.name = 'ApiError';
     this.code = code;
-    this.details = details;
+    this.details = details.slice(0, MAX_ERROR_DETAILS);
     this.headers = headers;
   }
 

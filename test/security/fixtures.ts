@@ -14,12 +14,19 @@ import { ADMIN, agentId, api, eventually, tool } from '../helpers.ts';
 /** Every D1 table that holds an agent's rows (migrations/0001). */
 export const AGENT_TABLES = ['agents', 'tools', 'tool_versions', 'turns', 'calls', 'outcomes', 'revisions', 'reviews', 'keys', 'trace_tools'] as const;
 
-/** Every row of the agent in every table (BLOBs as byte lists), plus its Durable Object counts. */
+/** A BLOB (a tool's vector) as hex: one string compares faster than a list of bytes. */
+function hex(buffer: ArrayBuffer): string {
+  let out = '';
+  for (const b of new Uint8Array(buffer)) out += (b < 16 ? '0' : '') + b.toString(16);
+  return out;
+}
+
+/** Every row of the agent in every table (BLOBs as hex), plus its Durable Object counts. */
 export async function agentState(agent: string): Promise<Record<string, unknown>> {
   const state: Record<string, unknown> = {};
   for (const table of AGENT_TABLES) {
     const { results } = await env.DB.prepare(`SELECT * FROM ${table} WHERE agent = ?1 ORDER BY rowid`).bind(agent).all<Record<string, unknown>>();
-    state[table] = results.map((r) => Object.fromEntries(Object.entries(r).map(([k, v]) => [k, v instanceof ArrayBuffer ? [...new Uint8Array(v)] : v])));
+    state[table] = results.map((r) => Object.fromEntries(Object.entries(r).map(([k, v]) => [k, v instanceof ArrayBuffer ? hex(v) : v])));
   }
   state.offers = await env.AGENTS.get(env.AGENTS.idFromName(agent)).offers();
   return state;

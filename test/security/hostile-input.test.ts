@@ -252,6 +252,21 @@ describe('limits of shape', () => {
     expect((await send(env, 'POST', `/v1/agents/${A.agent}/calls`, { body: call(LIMITS.jsonDepth) })).body).toEqual({ accepted: 1, duplicates: 0 });
   });
 
+  it('a request with a thousand bad elements gets the first 100 issues, not a megabyte of them', async () => {
+    const bodies: [string, string, unknown][] = [
+      ['PUT', 'tools', { tools: Array.from({ length: 1000 }, () => ({})) }],
+      ['POST', 'calls', { calls: Array.from({ length: 1000 }, () => ({})) }],
+      ['POST', 'traces', { messages: Array.from({ length: 1000 }, () => ({})) }],
+    ];
+    for (const [method, path, body] of bodies) {
+      const answer = await send(env, method, `/v1/agents/${A.agent}/${path}`, { body });
+      expect(answer.status).toBe(400);
+      expect(answer.body.error.details).toHaveLength(100);
+      expect(answer.body.error.message).toMatch(/^the request does not match the schema \(the first 100 of \d{4} issues are listed\)$/);
+      expect(answer.text.length).toBeLessThan(200_000);
+    }
+  });
+
   it('invalid UTF-8 inside a string is read as U+FFFD (WHATWG decoding), never stored as raw bytes', async () => {
     const bytes = new Uint8Array([...new TextEncoder().encode('{"calls": [{"id": "utf8", "tool": "lookup_order", "success": false, "error": "bad '), 0xff, 0xc3, 0x28, 0xed, 0xa0, 0x80, ...new TextEncoder().encode('"}]}')]);
     const answer = await send(env, 'POST', `/v1/agents/${A.agent}/calls`, { raw: bytes, headers: { 'content-type': 'application/json' } });
