@@ -9,6 +9,7 @@ import { ApiError } from '../errors.ts';
 import { LIMITS } from '../schemas.ts';
 import type { AppEnv } from './common.ts';
 
+/** 400 `invalid_request` (issue `too_deep`) for a JSON body nested past LIMITS.jsonDepth. */
 export function jsonDepthLimit(): MiddlewareHandler<AppEnv> {
   return async function jsonDepthMiddleware(c, next) {
     const raw = c.req.raw;
