@@ -31,20 +31,33 @@ export class AgentObject extends DurableObject<Bindings> {
 
   /**
    * Several routed turns in one RPC and one transaction, counted exactly as that many countOffers
-   * calls in order (issue #8: /route sends the turns an isolate gathered while the last RPC ran).
+   * calls in order (issue #8: /route sends the turns an isolate gathered together). One write per
+   * distinct tool: a tool first seen here starts its window at the turn that first offered it.
    */
   countTurns(turns: readonly (readonly string[])[]): void {
+    const offers = new Map<string, { count: number; first: number }>();
+    turns.forEach((tools, i) => {
+      for (const tool of new Set(tools)) {
+        const o = offers.get(tool);
+        if (o) o.count += 1;
+        else offers.set(tool, { count: 1, first: i });
+      }
+    });
     this.ctx.storage.transactionSync(() => {
-      for (const tools of turns) {
-        const turn = this.#bump('routed_turns');
-        for (const tool of new Set(tools)) {
-          this.#sql.exec(
-            `INSERT INTO offers (tool, offered, since_turn) VALUES (?, 1, ?)
-             ON CONFLICT (tool) DO UPDATE SET offered = offered + 1`,
-            tool,
-            turn - 1,
-          );
-        }
+      const before = this.#get('routed_turns');
+      this.#sql.exec(
+        'INSERT INTO counters (name, value) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET value = value + excluded.value',
+        'routed_turns',
+        turns.length,
+      );
+      for (const [tool, o] of offers) {
+        this.#sql.exec(
+          `INSERT INTO offers (tool, offered, since_turn) VALUES (?, ?, ?)
+           ON CONFLICT (tool) DO UPDATE SET offered = offered + excluded.offered`,
+          tool,
+          o.count,
+          before + o.first,
+        );
       }
     });
   }
@@ -97,10 +110,5 @@ export class AgentObject extends DurableObject<Bindings> {
   #get(name: string): number {
     const row = this.#sql.exec<{ value: number }>('SELECT value FROM counters WHERE name = ?', name).toArray()[0];
     return row?.value ?? 0;
-  }
-
-  #bump(name: string): number {
-    this.#sql.exec('INSERT INTO counters (name, value) VALUES (?, 1) ON CONFLICT (name) DO UPDATE SET value = value + 1', name);
-    return this.#get(name);
   }
 }

@@ -33,6 +33,8 @@ export interface BenchWorker {
   token: string;
   /** The last lines wrangler printed (warnings and errors only: it runs with --log-level warn). */
   log(): string;
+  /** The process group of wrangler and its workerd processes (for the CPU figures). */
+  pgid: number;
   stop(): void;
 }
 
@@ -126,7 +128,7 @@ export async function startWorker(progress: (line: string) => void): Promise<Ben
       stop();
       throw err;
     }
-    return { url, token, log: () => output, stop };
+    return { url, token, log: () => output, pgid: child.pid ?? 0, stop };
   } catch (err) {
     cleanup();
     throw err;

@@ -16,6 +16,21 @@ export interface NewTurn {
 
 export type NewCall = Omit<CallRecord, 'seq'>;
 
+const INSERT_TURNS = 'INSERT INTO turns (agent, turn_id, request, conversation_id, routed, offered, source, created_at)';
+/**
+ * `/route` writes its turn after answering, so a trace naming that turn_id can land first: the
+ * route's row then fills in what routing decided (routed, offered) and keeps its own source, so
+ * `not_offered` evidence is never lost to the race. (`WHERE true` before it in an INSERT … SELECT
+ * keeps SQLite from reading ON as a join constraint.)
+ */
+const TURN_UPSERT = `ON CONFLICT (agent, turn_id) DO UPDATE SET routed = excluded.routed, offered = excluded.offered,
+  source = excluded.source, request = COALESCE(excluded.request, turns.request),
+  conversation_id = COALESCE(excluded.conversation_id, turns.conversation_id)
+  WHERE excluded.source = 'route' AND turns.source <> 'route'`;
+function turnBinds(agent: string, t: NewTurn): unknown[] {
+  return [agent, t.turn_id, t.request, t.conversation_id, t.routed ? 1 : 0, JSON.stringify(t.offered), t.source, t.created_at];
+}
+
 /** D1 rows per batch statement: D1 caps bound parameters at 100 per statement. */
 const CALL_COLUMNS = 10;
 const CALLS_PER_STATEMENT = Math.floor(100 / CALL_COLUMNS);
@@ -23,22 +38,24 @@ const CALLS_PER_STATEMENT = Math.floor(100 / CALL_COLUMNS);
 /** D1-backed call log. Idempotent by (agent, call_id): a retried batch never duplicates. */
 export function createD1Log(db: D1Database) {
   return {
-    /**
-     * Records a turn once. `/route` writes its turn after answering, so a trace naming that turn_id
-     * can land first: the route's row then fills in what routing decided (routed, offered) and keeps
-     * its own source, so `not_offered` evidence is never lost to the race.
-     */
+    /** Records a turn once; a route's turn completes a trace's (TURN_UPSERT). */
     insertTurn(agent: string, t: NewTurn): D1PreparedStatement {
+      return db.prepare(`${INSERT_TURNS} VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8) ${TURN_UPSERT}`).bind(...turnBinds(agent, t));
+    },
+
+    /**
+     * The same as insertTurn for many turns in ONE statement: the rows travel as one JSON array
+     * parameter read back with json_each (issue #8: `/route` writes the turns an isolate gathered
+     * together; D1's cost is mostly per statement and per bound value, and it binds ≤ 100 values).
+     */
+    insertTurns(agent: string, turns: readonly NewTurn[]): D1PreparedStatement {
+      const rows = turns.map((t) => turnBinds(agent, t).slice(1));
       return db
         .prepare(
-          `INSERT INTO turns (agent, turn_id, request, conversation_id, routed, offered, source, created_at)
-           VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)
-           ON CONFLICT (agent, turn_id) DO UPDATE SET routed = excluded.routed, offered = excluded.offered,
-             source = excluded.source, request = COALESCE(excluded.request, turns.request),
-             conversation_id = COALESCE(excluded.conversation_id, turns.conversation_id)
-           WHERE excluded.source = 'route' AND turns.source <> 'route'`,
+          `${INSERT_TURNS} SELECT ?1, j.value ->> 0, j.value ->> 1, j.value ->> 2, j.value ->> 3, j.value ->> 4, j.value ->> 5, j.value ->> 6
+           FROM json_each(?2) j WHERE true ${TURN_UPSERT}`,
         )
-        .bind(agent, t.turn_id, t.request, t.conversation_id, t.routed ? 1 : 0, JSON.stringify(t.offered), t.source, t.created_at);
+        .bind(agent, JSON.stringify(rows));
     },
 
     /** Inserts calls in one atomic batch; returns how many were new. */

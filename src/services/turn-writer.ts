@@ -1,9 +1,9 @@
 /**
  * The writes `/route` makes after answering (SPEC §4): the turn row and the offer counts. They run
  * in `waitUntil` and are group-committed per isolate (issue #8): the turns of a short window go
- * out as one D1 batch with one offer-count RPC per agent, so under load a turn costs a small share
- * of a round trip instead of two round trips of its own. The window only delays the writes (a
- * review reads them later); the answer has already gone.
+ * out as one D1 batch (one INSERT per agent) with one offer-count RPC per agent, so under load a
+ * turn costs a small share of a round trip instead of two round trips of its own. The window only
+ * delays the writes (a review reads them later); the answer has already gone.
  */
 import type { NewTurn } from '../adapters/d1-log.ts';
 import type { Services } from '../env.ts';
@@ -16,34 +16,46 @@ interface PendingTurn {
 }
 
 /**
- * Turns per D1 batch: ~8 bound values and at most a few KiB each, far under D1's per-batch limits,
- * and small enough that one batch never holds a request's waitUntil for long.
+ * Turns per group: at most a few KiB each (a request is ≤ 4,000 characters), so a group stays far
+ * under D1's per-batch limits, and one group never holds a request's waitUntil for long.
  */
-const TURNS_PER_BATCH = 100;
+const TURNS_PER_BATCH = 200;
 
-/** Writes one group: a D1 batch of turn inserts per database, one counting RPC per agent. */
+interface AgentTurns {
+  svc: Services;
+  agent: string;
+  turns: NewTurn[];
+}
+
+/** Writes one group: per database one D1 batch (one INSERT per agent); per agent one counting RPC. */
 async function writeTurns(items: PendingTurn[]): Promise<void[]> {
-  const byStore = new Map<Services['store'], D1PreparedStatement[]>();
-  const byAgent = new Map<string, { svc: Services; turns: string[][] }>();
+  const byAgent = new Map<Services['store'], Map<string, AgentTurns>>();
   for (const { svc, agent, turn } of items) {
-    const statements = byStore.get(svc.store) ?? [];
-    statements.push(svc.log.insertTurn(agent, turn));
-    byStore.set(svc.store, statements);
-    // SPEC §4: nothing is counted when the stable-list rule sent every tool.
-    if (!turn.routed) continue;
-    const counts = byAgent.get(agent) ?? { svc, turns: [] };
-    counts.turns.push(turn.offered.map((o) => o.name));
-    byAgent.set(agent, counts);
+    const agents = byAgent.get(svc.store) ?? new Map<string, AgentTurns>();
+    byAgent.set(svc.store, agents);
+    const group = agents.get(agent) ?? { svc, agent, turns: [] };
+    agents.set(agent, group);
+    group.turns.push(turn);
   }
-  await Promise.all([
-    ...[...byStore].map(([store, statements]) => store.db.batch(statements)),
-    ...[...byAgent].map(([agent, c]) => c.svc.offers.countTurns(agent, c.turns)),
-  ]);
+  const writes: Promise<unknown>[] = [];
+  for (const [store, agents] of byAgent) {
+    const groups = [...agents.values()];
+    writes.push(store.db.batch(groups.map((g) => g.svc.log.insertTurns(g.agent, g.turns))));
+    for (const g of groups) {
+      // SPEC §4: nothing is counted when the stable-list rule sent every tool.
+      const routed = g.turns.filter((t) => t.routed).map((t) => t.offered.map((o) => o.name));
+      if (routed.length > 0) writes.push(g.svc.offers.countTurns(g.agent, routed));
+    }
+  }
+  await Promise.all(writes);
   return items.map(() => undefined);
 }
 
-/** The window a leader waits for more turns: long enough to gather a busy isolate's routes. */
-const LINGER_MS = 50;
+/**
+ * The window a leader waits for more turns: at a few hundred routes a second it gathers dozens,
+ * and a turn still reaches D1 a fraction of a second after its answer.
+ */
+const LINGER_MS = 200;
 const turnWriter = new Batcher<PendingTurn, void>(writeTurns, { maxBatch: TURNS_PER_BATCH, lingerMs: LINGER_MS });
 
 /** Records a routed (or stable-list) turn; resolves once it is stored and counted. */
