@@ -1,0 +1,122 @@
+/**
+ * HTML in every kind of stored text the dashboard shows (issue #9), in headless Chromium against
+ * `wrangler dev`: a tool description, call errors (evidence, and a usage note built from them that
+ * reaches the model view and the diff), requests, argument names of an unregistered tool's
+ * inferred draft. Each must show as text: no element is created from it and no script runs.
+ * (test/node/dashboard.test.ts covers the dashboard itself; this file only feeds it markup.)
+ */
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+
+const url = inject('workerUrl');
+const token = inject('adminToken');
+const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+
+/** Each sets `window.__pwned` if it ever runs. */
+const IMG = '<img src=x onerror="window.__pwned = 1">';
+const SCRIPT = '<script>window.__pwned = 2</script>';
+const SVG = '<svg onload="window.__pwned = 3"></svg>';
+
+async function call(method: string, path: string, body?: unknown): Promise<any> {
+  const res = await fetch(url + path, {
+    method,
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await res.text();
+  if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${text}`);
+  return text ? JSON.parse(text) : null;
+}
+
+/** get_order failed twice with an error carrying markup, then succeeded: the review proposes a note quoting it. */
+async function seed(agent: string): Promise<void> {
+  const parameters = { type: 'object', properties: { order_id: { type: 'string' } } };
+  await call('PUT', `/v1/agents/${agent}/tools`, {
+    tools: [
+      { name: 'get_order', description: `Look up an order by its id. ${SCRIPT}`, parameters },
+      { name: 'refund_order', description: `Refund an order. ${SVG}`, parameters },
+    ],
+  });
+  const error = `order_id must start with ORD- ${IMG}`;
+  await call('POST', `/v1/agents/${agent}/calls`, {
+    calls: [
+      { id: 'f1', tool: 'get_order', arguments: { order_id: '1' }, success: false, error, request: `where is order 1 ${SCRIPT}` },
+      { id: 'f2', tool: 'get_order', arguments: { order_id: '2' }, success: false, error, request: `where is order 2 ${IMG}` },
+      { id: 's1', tool: 'get_order', arguments: { order_id: 'ORD-3' }, success: true, request: 'where is order 3' },
+      { id: 'u1', tool: 'render_html', arguments: { [IMG]: 'x', [SCRIPT]: 1 }, success: false, error: SVG },
+    ],
+  });
+  const review = await call('POST', `/v1/agents/${agent}/reviews`, {});
+  // The note quotes the error, markup and all: markup is not aimed at the model, so it passes the checks.
+  expect(review.revisions.map((r: { tool: string; notes_added: string[] }) => [r.tool, r.notes_added])).toEqual([
+    ['get_order', [`Calls fail with "order_id must start with ORD- ${IMG}"; pass order_id with its prefix.`]],
+  ]);
+}
+
+const escapeRegex = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+let browser: Browser;
+let page: Page;
+const problems: string[] = [];
+
+beforeAll(async () => {
+  browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS });
+  page = await browser.newPage({ viewport: { width: 1280, height: 860 } });
+  page.setDefaultTimeout(10_000);
+  page.on('console', (m) => {
+    if (m.type() === 'error') problems.push(m.text());
+  });
+  page.on('pageerror', (e) => problems.push(e.message));
+});
+
+afterAll(async () => {
+  await browser?.close();
+});
+
+async function noMarkupRan(p: Page): Promise<void> {
+  expect(await p.evaluate(() => (globalThis as { __pwned?: unknown }).__pwned)).toBeUndefined();
+  expect(await p.locator('main script, main img, main svg:not(.chart)').count()).toBe(0);
+}
+
+describe('the dashboard fed markup', () => {
+  it('shows markup in descriptions, errors, requests, notes, diffs and drafts as text, and runs none of it', async () => {
+    const agent = `browser-hostile-${Date.now().toString(36)}`;
+    await seed(agent);
+    await page.goto(url + '/');
+    await page.getByLabel('Token').fill(token);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByLabel('Approve as').fill(`Ada ${IMG}`);
+    await page.getByRole('button', { name: agent, exact: true }).click();
+
+    const card = page.locator('article.revision[data-tool="get_order"]');
+    await card.waitFor();
+    await card.locator('details.evidence > summary').click();
+    const shown = await card.innerText();
+    expect(shown).toContain(`Usage note: Calls fail with "order_id must start with ORD- ${IMG}"`);
+    expect(shown).toContain(`order_id must start with ORD- ${IMG}`);
+    expect(await card.locator('pre.diff ins').allTextContents()).toContain(`+ - Calls fail with "order_id must start with ORD- ${IMG}"; pass order_id with its prefix.`);
+    await noMarkupRan(page);
+
+    await card.getByRole('button', { name: 'Apply revision to get_order' }).click();
+    await expect.poll(() => page.getByRole('status').textContent()).toBe('Applied the revision of get_order.');
+    // The approver's name is stored text too.
+    expect(await page.locator('article.revision[data-tool="get_order"]').innerText()).toContain(`Ada ${IMG}`);
+    await page.getByRole('button', { name: 'Tools', exact: true }).click();
+    for (const tool of ['get_order', 'refund_order']) await page.locator(`details.tool[data-tool="${tool}"] > summary`).click();
+    expect(await page.locator('details.tool[data-tool="get_order"] pre.model-view').textContent()).toMatch(
+      new RegExp(`^${escapeRegex(`Look up an order by its id. ${SCRIPT}\n\nLearned from use:\n- Calls fail with "order_id must start with ORD- ${IMG}"; pass order_id with its prefix.`)}`),
+    );
+    expect(await page.locator('details.tool[data-tool="refund_order"] pre.model-view').textContent()).toBe(`Refund an order. ${SVG}`);
+    await noMarkupRan(page);
+
+    await page.getByRole('button', { name: 'Usage and unregistered', exact: true }).click();
+    const draft = page.locator('article[data-unregistered="render_html"]');
+    await draft.waitFor();
+    const text = await draft.innerText();
+    // The draft is shown as JSON: the markup sits in it as an escaped JSON string.
+    expect(text).toContain(JSON.stringify(IMG).slice(1, -1));
+    expect(text).toContain(SCRIPT);
+    await noMarkupRan(page);
+    expect(problems).toEqual([]);
+  });
+});
