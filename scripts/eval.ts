@@ -6,7 +6,9 @@
  *            MiniSearch's as an outside baseline) and the fused ranking of src/core/routing.ts.
  * --train    report the training split instead (printed, not written): the ONLY split the
  *            constants (hash features, dimensions, fusion weight) may be chosen on.
- * (no mode)  reserved for the learning simulation (a later issue); prints usage for now.
+ * (no mode)  the learning simulation through the real Worker (scripts/eval-learn.ts): held-out
+ *            recall before and after learning, bench/eval-learn.json. `--validate` runs it on a
+ *            validation carve of the training split instead (printed, not written).
  *
  * Progress goes to stderr, the table to stdout, the figures to bench/eval-cold.json.
  */
@@ -75,7 +77,7 @@ async function embedQueries(queries: readonly EvalQuery[], embedder: Embedder): 
  * MiniSearch as an outside BM25 baseline: out of the box (its own tokenizer, no stemming, BM25+),
  * and with our tokenizer, which checks our BM25 arithmetic against an independent implementation.
  */
-function miniSearchRanker(tools: readonly EvalTool[], ourTokenizer: boolean): Ranker {
+export function miniSearchRanker(tools: readonly EvalTool[], ourTokenizer: boolean): Ranker {
   const options = ourTokenizer ? { tokenize, processTerm: (term: string) => term } : {};
   const search = new MiniSearch<{ id: string; text: string }>({ fields: ['text'], ...options });
   search.addAll(tools.map((t) => ({ id: t.name, text: coldEmbeddingText(t) })));
@@ -158,10 +160,19 @@ function writeReport(report: ColdReport): void {
 }
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { cold: { type: 'boolean' }, train: { type: 'boolean' } } });
+  const { values } = parseArgs({
+    options: {
+      cold: { type: 'boolean' },
+      train: { type: 'boolean' },
+      validate: { type: 'boolean' },
+      'per-round': { type: 'string' },
+      config: { type: 'string' },
+    },
+  });
   if (!values.cold) {
-    process.stderr.write('usage: npm run eval -- --cold [--train]\n(the learning simulation, without --cold, is not built yet)\n');
-    process.exitCode = 2;
+    // Imported here, not at the top: eval-learn.ts imports this module's helpers.
+    const { learnMain } = await import('./eval-learn.ts');
+    await learnMain(values);
     return;
   }
   const report = await runCold(values.train ? 'training' : 'held-out');
@@ -171,4 +182,11 @@ async function main(): Promise<void> {
 }
 
 // Run only when executed (`tsx scripts/eval.ts`), so the learning mode can import these helpers.
-if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) await main();
+// Not a top-level await: the learning mode's module imports this one, and an import cycle through
+// a module still awaiting at top level never settles.
+if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  main().catch((err: unknown) => {
+    console.error(err);
+    process.exitCode = 1;
+  });
+}

@@ -1,0 +1,133 @@
+/**
+ * The learning evaluation's client of a running Worker (`npm run eval`): every figure it reports is
+ * measured through the real HTTP API — `/route`, `/calls`, `/reviews` — never by calling the
+ * product's functions directly. Also the stderr progress bar.
+ */
+import type { BenchWorker } from './bench/worker.ts';
+import type { EvalQuery } from './eval-data.ts';
+
+/** Requests to `/route` in flight at once: enough to keep workerd busy on 2 cores, few enough to stay fair to other load. */
+const ROUTE_CONCURRENCY = 8;
+/** SPEC §3: at most 1,000 calls per `POST …/calls`. */
+const CALLS_PER_POST = 1000;
+
+/** A `\r`-redrawn bar on stderr: `label [#####-----] 50% 5000/10000`. */
+export function progressBar(label: string, done: number, total: number): void {
+  const width = 30;
+  const share = total > 0 ? done / total : 1;
+  const filled = Math.round(share * width);
+  const bar = `${'#'.repeat(filled)}${'-'.repeat(width - filled)}`;
+  process.stderr.write(`\r${label.padEnd(34)} [${bar}] ${String(Math.round(100 * share)).padStart(3)}% ${done}/${total}   `);
+  if (done >= total) process.stderr.write('\n');
+}
+
+/**
+ * What wrangler dev's proxy answers when its connection to workerd fails (any network error on a
+ * path other than `/`, not only a restart): seen on the request after a review of several seconds,
+ * failing in milliseconds, before the Worker ran it. Sent again.
+ */
+const PROXY_RESET = 'Your worker restarted mid-request';
+
+/** A JSON request to the Worker as admin; a non-2xx answer throws with its body. */
+export async function api<T>(w: BenchWorker, method: string, path: string, body?: unknown): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    let res: Response;
+    try {
+      res = await fetch(`${w.url}${path}`, {
+        method,
+        headers: { authorization: `Bearer ${w.token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      });
+    } catch (err) {
+      // A keep-alive socket the server was closing ("other side closed"): every request the eval
+      // sends twice is harmless (routes only add a turn, calls carry ids, reviews re-read the log).
+      if (attempt >= 3 || !(err instanceof TypeError)) throw err;
+      continue;
+    }
+    const text = await res.text();
+    if (res.status === 503 && text.startsWith(PROXY_RESET) && attempt < 3) continue;
+    if (!res.ok) throw new Error(`${method} ${path} answered ${res.status}: ${text.slice(0, 500)}\n${w.log().slice(-2000)}`);
+    return (text ? JSON.parse(text) : null) as T;
+  }
+}
+
+/** What `/route` answered for one request: the turn and the offered names, best first. */
+export interface Routed {
+  turn_id: string;
+  offered: string[];
+}
+
+/**
+ * Routes each query through `POST …/route` (k = the agent's `top_k`), a few in flight, and returns
+ * the answers in query order. `conversation` names each turn's conversation (undefined: none).
+ */
+export async function routeAll(
+  w: BenchWorker,
+  agent: string,
+  queries: readonly EvalQuery[],
+  label: string,
+  conversation: (i: number) => string | undefined,
+): Promise<Routed[]> {
+  const out: Routed[] = new Array<Routed>(queries.length);
+  let next = 0;
+  let done = 0;
+  const worker = async (): Promise<void> => {
+    for (let i = next++; i < queries.length; i = next++) {
+      const q = queries[i];
+      if (q === undefined) continue;
+      const conversation_id = conversation(i);
+      const body = { request: q.text, ...(conversation_id === undefined ? {} : { conversation_id }) };
+      const res = await api<{ turn_id: string; tools: { name: string }[] }>(w, 'POST', `/v1/agents/${agent}/route`, body);
+      out[i] = { turn_id: res.turn_id, offered: res.tools.map((t) => t.name) };
+      done++;
+      if (done % 50 === 0 || done === queries.length) progressBar(label, done, queries.length);
+    }
+  };
+  await Promise.all(Array.from({ length: ROUTE_CONCURRENCY }, worker));
+  return out;
+}
+
+/** A call as `POST …/calls` takes it (SPEC §3 Call). */
+export interface EvalCall {
+  id: string;
+  tool: string;
+  arguments: Record<string, unknown>;
+  success: boolean;
+  request: string;
+  turn_id: string;
+  conversation_id: string;
+}
+
+/** Logs calls in batches of 1,000 (SPEC §3 limit), in order, so `seq` follows the traffic. */
+export async function postCalls(w: BenchWorker, agent: string, calls: readonly EvalCall[]): Promise<void> {
+  for (let i = 0; i < calls.length; i += CALLS_PER_POST) {
+    await api(w, 'POST', `/v1/agents/${agent}/calls`, { calls: calls.slice(i, i + CALLS_PER_POST) });
+  }
+}
+
+/** The fields of a Revision (SPEC §3) the evaluation counts. */
+export interface RevisionSummary {
+  revision_id: string;
+  tool: string;
+  status: string;
+  queries_added: string[];
+  queries_withdrawn: string[];
+  displaced: { request: string; tool: string }[];
+  queries_displaced: { text: string }[];
+  notes_added: string[];
+  avoid_added: string[];
+  refused: { kind: string; reason: string }[];
+}
+
+/** The fields of a Review (SPEC §3) the evaluation counts. */
+export interface ReviewSummary {
+  revisions: RevisionSummary[];
+  refused: { kind: string; reason: string }[];
+  skipped: { tool: string; reason: string }[];
+  model_calls: number;
+}
+
+/** One `POST …/reviews` with `auto_apply`: the product's own path from proposal to applied row. */
+export function review(w: BenchWorker, agent: string, config: Record<string, unknown>): Promise<ReviewSummary> {
+  return api<ReviewSummary>(w, 'POST', `/v1/agents/${agent}/reviews`, { auto_apply: true, ...(Object.keys(config).length > 0 ? { config } : {}) });
+}

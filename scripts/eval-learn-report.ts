@@ -1,0 +1,94 @@
+/**
+ * The learning evaluation's results (bench/eval-learn.json) and the table printed on stdout.
+ */
+import type { Recall } from './eval.ts';
+
+/** What one round of traffic and reviews did (counts from the reviews' answers). */
+export interface RoundFigures {
+  round: number;
+  /** Training wordings routed this round (one turn and one call each). */
+  routed: number;
+  /** Share of them routing offered the right tool (top 5), before this round's reviews. */
+  offered_share: number;
+  /** Review requests (passes) and the model calls they made. */
+  passes: number;
+  model_calls: number;
+  revisions: number;
+  applied: number;
+  /** Example requests the applied revisions carried: kept + withdrawn + refused at apply. */
+  examples_proposed: number;
+  /** Examples that stayed on the rows. */
+  examples_kept: number;
+  /** Examples the displacement re-check took back (SPEC §5 `queries_withdrawn`). */
+  examples_withdrawn: number;
+  revisions_withdrawn: number;
+  /** Synthetic examples that gave way to learned ones (none here: ToolE tools are not augmented). */
+  synthetic_displaced: number;
+  notes_added: number;
+  avoid_added: number;
+  /** Refused example requests by reason, at review (checks) and at apply (`no_room`, `already_kept`). */
+  refused: Record<string, number>;
+  seconds: number;
+}
+
+/** bench/eval-learn.json. */
+export interface LearnReport {
+  generated_at: string;
+  split: 'held-out' | 'validation';
+  tools: number;
+  setup: {
+    embedder: string;
+    model: string;
+    /** True when every learning setting is SPEC §6's default (max_tools aside: a throughput setting). */
+    spec_defaults: boolean;
+    review_config: Record<string, number | boolean>;
+    per_round: number;
+    traffic_wordings: number;
+    measured_wordings: number;
+  };
+  /** cold and learned through `/route`; bm25, minisearch, minisearch+tok in process on the same wordings. */
+  recall: Record<string, Recall>;
+  rounds: RoundFigures[];
+  stopped: 'no_new_proposals' | 'traffic_exhausted';
+  final_examples: { learned: number; tools_with_learned: number; tools_at_cap: number };
+  target: { learned_at5: number; met: boolean; cold_vs_bm25: boolean };
+  wall_seconds: number;
+}
+
+const pct = (x: number): string => `${(100 * x).toFixed(1)}%`;
+
+/** Sum of one count over all rounds. */
+export function total(report: LearnReport, key: 'examples_kept' | 'examples_withdrawn' | 'examples_proposed' | 'model_calls' | 'revisions' | 'notes_added' | 'avoid_added' | 'revisions_withdrawn'): number {
+  return report.rounds.reduce((n, r) => n + r[key], 0);
+}
+
+/** The stdout table: recall, then one line per round, then the totals. */
+export function formatLearnReport(r: LearnReport): string {
+  const rows: [string, Recall | undefined, string][] = [
+    ['whetstone, cold', r.recall.cold, '/route, descriptions only'],
+    ['whetstone, learned', r.recall.learned, `/route after ${r.rounds.length} rounds`],
+    ['bm25 (ours)', r.recall.bm25, 'in process, descriptions'],
+    ['minisearch', r.recall.minisearch, 'out of the box'],
+    ['minisearch+tok', r.recall['minisearch+tok'], 'with our tokenizer'],
+  ];
+  const lines = [
+    `ToolE learning, ${r.tools} tools, measured on ${r.setup.measured_wordings} ${r.split} wordings; ${r.setup.traffic_wordings} training wordings as traffic`,
+    `settings: ${r.setup.spec_defaults ? 'SPEC §6 defaults' : 'NOT the defaults'}; review config ${JSON.stringify(r.setup.review_config)}; ${r.setup.embedder}, ${r.setup.model}`,
+    '',
+    `${'ranker'.padEnd(22)}${'R@1'.padStart(8)}${'R@5'.padStart(8)}  note`,
+    ...rows.map(([label, x, note]) => `${label.padEnd(22)}${pct(x?.at1 ?? 0).padStart(8)}${pct(x?.at5 ?? 0).padStart(8)}  ${note}`),
+    '',
+    `${'round'.padEnd(6)}${'routed'.padStart(7)}${'offered'.padStart(9)}${'calls'.padStart(7)}${'revs'.padStart(6)}${'kept'.padStart(6)}${'withdrawn'.padStart(11)}${'notes'.padStart(7)}${'not-for'.padStart(9)}${'s'.padStart(6)}  refused`,
+    ...r.rounds.map(
+      (x) =>
+        `${String(x.round).padEnd(6)}${String(x.routed).padStart(7)}${pct(x.offered_share).padStart(9)}${String(x.model_calls).padStart(7)}${String(x.revisions).padStart(6)}` +
+        `${String(x.examples_kept).padStart(6)}${String(x.examples_withdrawn).padStart(11)}${String(x.notes_added).padStart(7)}${String(x.avoid_added).padStart(9)}` +
+        `${x.seconds.toFixed(0).padStart(6)}  ${Object.entries(x.refused).map(([k, v]) => `${k} ${v}`).join(', ')}`,
+    ),
+    '',
+    `stopped: ${r.stopped}; examples kept ${total(r, 'examples_kept')}, withdrawn by displacement ${total(r, 'examples_withdrawn')} (${total(r, 'revisions_withdrawn')} revisions); ` +
+      `rows hold ${r.final_examples.learned} learned examples on ${r.final_examples.tools_with_learned} tools (${r.final_examples.tools_at_cap} at max_queries)`,
+    `target: learned R@5 ≥ ${pct(r.target.learned_at5)}: ${r.target.met ? 'MET' : 'NOT MET'}; cold R@5 ≥ bm25 R@5: ${r.target.cold_vs_bm25 ? 'yes' : 'no'}; wall time ${r.wall_seconds.toFixed(0)} s`,
+  ];
+  return lines.join('\n');
+}
