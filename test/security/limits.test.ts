@@ -3,10 +3,13 @@
  * src/schemas.ts LIMITS enforce, and each limit holds at its edge: at the limit accepted, one past
  * it refused with its documented status, nothing written.
  */
+import { createExecutionContext, waitOnExecutionContext } from 'cloudflare:test';
+import { env } from 'cloudflare:workers';
 import { beforeEach, describe, expect, it } from 'vitest';
+import { app } from '../../src/app.ts';
 import readme from '../../README.md?raw';
 import { LIMITS } from '../../src/schemas.ts';
-import { agentId, api, eventually, tool } from '../helpers.ts';
+import { ADMIN, agentId, api, eventually, tool } from '../helpers.ts';
 import { agentState } from './fixtures.ts';
 
 const n = (x: number) => x.toLocaleString('en-US');
@@ -67,6 +70,18 @@ describe('each limit at its edge', () => {
     while (JSON.stringify(big(fit + 1)).length <= LIMITS.bodyBytes) fit += 1;
     expect(JSON.stringify(big(fit + 1)).length).toBeGreaterThan(LIMITS.bodyBytes);
     await edge('POST', `/v1/agents/${agent}/calls`, big(fit), big(fit + 1), 413);
+  });
+
+  it('request body: a streamed body with no Content-Length is cut off at 1 MiB too', async () => {
+    const before = await agentState(agent);
+    const bytes = new TextEncoder().encode(`{"calls": [${' '.repeat(LIMITS.bodyBytes)}{"tool": "lookup", "success": true}]}`);
+    const body = new ReadableStream({ start: (c) => (c.enqueue(bytes), c.close()) });
+    const ctx = createExecutionContext();
+    const init = { method: 'POST', headers: { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' }, body, duplex: 'half' };
+    const res = await app.fetch(new Request(`http://whetstone.test/v1/agents/${agent}/calls`, init as RequestInit), env, ctx);
+    await waitOnExecutionContext(ctx);
+    expect([res.status, res.headers.get('content-length'), await res.json()]).toEqual([413, null, { error: { code: 'payload_too_large', message: 'the request body is larger than 1048576 bytes', details: [] } }]);
+    expect(await agentState(agent)).toEqual(before);
   });
 
   it('batch lengths: tools per PUT, calls per POST, messages per trace', async () => {
