@@ -13,6 +13,11 @@ export interface EndpointResult extends LoadFigures {
   rps_ratio: number;
   p50_ratio: number;
   p99_ratio: number;
+  /** CPU time per request (µs) of the Worker's processes (workerd, its dev proxy, wrangler) and of the load generator. */
+  worker_cpu_us: number;
+  generator_cpu_us: number;
+  /** (CPU per /healthz request) ÷ (CPU per request): the throughput ratio on an otherwise idle machine. */
+  cpu_ratio: number;
 }
 
 export interface ReviewResult {
@@ -46,10 +51,10 @@ const thousands = (n: number): string => Math.round(n).toLocaleString('en-US');
 /** The Markdown tables (also printed to the terminal). */
 export function markdownTables(r: BenchResults): string {
   const lines = [
-    `| endpoint | tools | requests/s | × /healthz | p50 ms | × | p99 ms | × |`,
-    `|---|---:|---:|---:|---:|---:|---:|---:|`,
+    `| endpoint | tools | requests/s | × /healthz | p50 ms | × | p99 ms | × | CPU µs/request | /healthz CPU ÷ this |`,
+    `|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|`,
     ...r.endpoints.map((e) =>
-      `| \`${e.name}\` | ${e.tools === null ? '—' : thousands(e.tools)} | ${thousands(e.rps)} | ${fixed(e.rps_ratio)} | ${fixed(e.p50, 3)} | ${fixed(e.p50_ratio)} | ${fixed(e.p99, 3)} | ${fixed(e.p99_ratio)} |`,
+      `| \`${e.name}\` | ${e.tools === null ? '—' : thousands(e.tools)} | ${thousands(e.rps)} | ${fixed(e.rps_ratio)} | ${fixed(e.p50, 2)} | ${fixed(e.p50_ratio)} | ${fixed(e.p99, 2)} | ${fixed(e.p99_ratio)} | ${thousands(e.worker_cpu_us + e.generator_cpu_us)} | ${fixed(e.cpu_ratio)} |`,
     ),
     '',
     `| measure | figure |`,
