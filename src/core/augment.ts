@@ -13,6 +13,7 @@
  */
 import { z } from 'zod';
 import type { AugmentInput, ModelTask } from './ports.ts';
+import { jsonObjectsIn } from './json-in-text.ts';
 import { aimedAtModel } from './safety.ts';
 
 /** Bounds on what augmentation may store (issue #3: "bounded length, 1–12 short distinct requests"). */
@@ -131,61 +132,4 @@ function describeIssues(error: z.ZodError): string {
     .slice(0, 3)
     .map((issue) => `${issue.path.length > 0 ? issue.path.join('.') : 'reply'}: ${issue.message}`)
     .join('; ');
-}
-
-/** Upper bound on how many `{` we try as the start of an object, to keep the scan linear-ish. */
-const MAX_OBJECT_STARTS = 16;
-
-/**
- * Every top-level JSON object in `text`, in order: each balanced `{…}` (string-aware) that
- * `JSON.parse` accepts as an object. Arrays and scalars are not objects and are skipped.
- */
-export function jsonObjectsIn(text: string): Record<string, unknown>[] {
-  const found: Record<string, unknown>[] = [];
-  let from = 0;
-  for (let tries = 0; tries < MAX_OBJECT_STARTS; tries++) {
-    const start = text.indexOf('{', from);
-    if (start < 0) break;
-    const end = balancedEnd(text, start);
-    if (end < 0) {
-      from = start + 1;
-      continue;
-    }
-    const value = tryParse(text.slice(start, end + 1));
-    if (isPlainObject(value)) {
-      found.push(value);
-      from = end + 1;
-    } else {
-      from = start + 1;
-    }
-  }
-  return found;
-}
-
-/** Index of the `}` closing the `{` at `start`, skipping braces inside strings; -1 if none. */
-function balancedEnd(text: string, start: number): number {
-  let depth = 0;
-  let inString = false;
-  for (let i = start; i < text.length; i++) {
-    const ch = text[i];
-    if (inString) {
-      if (ch === '\\') i++;
-      else if (ch === '"') inString = false;
-    } else if (ch === '"') inString = true;
-    else if (ch === '{') depth++;
-    else if (ch === '}' && --depth === 0) return i;
-  }
-  return -1;
-}
-
-function tryParse(text: string): unknown {
-  try {
-    return JSON.parse(text) as unknown;
-  } catch {
-    return undefined;
-  }
-}
-
-function isPlainObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
 }

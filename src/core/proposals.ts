@@ -6,6 +6,7 @@
 import { z } from 'zod';
 import { LIMITS, type Evidence, type Example, type Refusal, type RefusalReason, type Settings } from '../schemas.ts';
 import { saysTheSame } from './displacement.ts';
+import { jsonObjectsIn } from './json-in-text.ts';
 import { aimedAtModel } from './safety.ts';
 import { findArgumentValue, withoutPlaceholders } from './scrub.ts';
 import { contentWords, normalize } from './text.ts';
@@ -84,33 +85,7 @@ export function parseProposalReply(tool: string, raw: string | null): ParsedRepl
 /** The first JSON object in a text that parses, or undefined. */
 export function extractJsonObject(raw: string): unknown {
   if (raw.length > MAX_REPLY_CHARS) return undefined;
-  for (let start = raw.indexOf('{'); start >= 0; start = raw.indexOf('{', start + 1)) {
-    const end = matchingBrace(raw, start);
-    if (end < 0) continue;
-    try {
-      const value: unknown = JSON.parse(raw.slice(start, end + 1));
-      if (typeof value === 'object' && value !== null && !Array.isArray(value)) return value;
-    } catch {
-      // Not JSON from this brace; try the next one.
-    }
-  }
-  return undefined;
-}
-
-/** Index of the brace closing the one at `start`, skipping braces inside JSON strings; -1 if none. */
-function matchingBrace(text: string, start: number): number {
-  let depth = 0;
-  let inString = false;
-  for (let i = start; i < text.length; i++) {
-    const c = text[i];
-    if (inString) {
-      if (c === '\\') i++;
-      else if (c === '"') inString = false;
-    } else if (c === '"') inString = true;
-    else if (c === '{') depth++;
-    else if (c === '}' && --depth === 0) return i;
-  }
-  return -1;
+  return jsonObjectsIn(raw)[0];
 }
 
 /** Parses then checks a raw reply; an unparsable reply is one `invalid_reply` refusal. */

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { AUGMENT_LIMITS, buildAugmentTask, jsonObjectsIn, parseAugmentReply } from '../../src/core/augment.ts';
+import { AUGMENT_LIMITS, buildAugmentTask, parseAugmentReply } from '../../src/core/augment.ts';
+import { jsonObjectsIn } from '../../src/core/json-in-text.ts';
 import { mapPool } from '../../src/core/pool.ts';
 
 const SIX = [
