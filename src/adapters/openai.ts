@@ -8,6 +8,7 @@ import OpenAI from 'openai';
 import { ApiError } from '../errors.ts';
 import type { ChatModel, Embedder, ModelTask } from '../core/ports.ts';
 import { retryAfterFromHeaders, withRetry, type RetryOptions } from './retry.ts';
+import { inBatches } from '../core/pool.ts';
 
 /** Sent with every HTTP attempt (1, 2, …): lets a proxy or the test fake tell retries from calls. */
 export const ATTEMPT_HEADER = 'x-whetstone-attempt';
@@ -153,15 +154,7 @@ export function createOpenAIEmbedder(opts: OpenAIEmbedderOptions): Embedder {
     return rows.map((row) => toUnitVector(row.embedding, dimensions, id));
   }
 
-  async function embed(texts: readonly string[]): Promise<Float32Array[]> {
-    const out: Float32Array[] = [];
-    for (let i = 0; i < texts.length; i += batchSize) {
-      out.push(...(await embedBatch(texts.slice(i, i + batchSize))));
-    }
-    return out;
-  }
-
-  return { id, dimensions, embed };
+  return { id, dimensions, embed: (texts) => inBatches(texts, batchSize, embedBatch) };
 }
 
 /**

@@ -10,6 +10,7 @@ import { ApiError } from '../errors.ts';
 import type { ChatModel, Embedder, ModelTask } from '../core/ports.ts';
 import { toUnitVector } from './openai.ts';
 import { withRetry, type RetryOptions } from './retry.ts';
+import { inBatches } from '../core/pool.ts';
 
 /**
  * The one method of the `AI` binding we use. `Ai` (workers-types) satisfies it; tests pass a
@@ -100,15 +101,7 @@ export function createWorkersAIEmbedder(ai: AiRunner, model: string, opts: Worke
     return data.map((row: unknown) => toUnitVector(row, dimensions, id));
   }
 
-  async function embed(texts: readonly string[]): Promise<Float32Array[]> {
-    const out: Float32Array[] = [];
-    for (let i = 0; i < texts.length; i += batchSize) {
-      out.push(...(await embedBatch(texts.slice(i, i + batchSize))));
-    }
-    return out;
-  }
-
-  return { id, dimensions, embed };
+  return { id, dimensions, embed: (texts) => inBatches(texts, batchSize, embedBatch) };
 }
 
 /** The text of a Workers AI text-generation reply, in either of the shapes models return. */
