@@ -33,12 +33,15 @@ export const IdParams = AgentParams.extend({ id: z.string().min(1).max(128).open
 
 export const bearer = [{ bearer: [] }];
 
-/** OpenAPI responses: the success shape plus every error the route can answer. */
+/**
+ * OpenAPI responses: the success shape plus every error the route can answer; 429 on every route,
+ * since RATE_LIMIT_PER_MINUTE limits every request of a key (issue #9).
+ */
 export function responses<T extends z.ZodType>(schema: T, description: string, errors: number[] = [400, 401, 403, 404]) {
   const out: Record<number, { description: string; content?: Record<string, { schema: z.ZodType }> }> = {
     200: { description, content: { 'application/json': { schema } } },
   };
-  for (const status of errors) out[status] = { description: 'error', content: { 'application/json': { schema: ErrorBody } } };
+  for (const status of new Set([...errors, 429])) out[status] = { description: 'error', content: { 'application/json': { schema: ErrorBody } } };
   return out as { 200: { description: string; content: { 'application/json': { schema: T } } } } & Record<number, { description: string }>;
 }
 

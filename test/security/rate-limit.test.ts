@@ -61,6 +61,14 @@ describe('RATE_LIMIT_PER_MINUTE', () => {
     expect(await buckets(agent)).toBe(0);
   });
 
+  it('is documented on every API route of /openapi.json (the MCP route lists its answers by hand in src/api/mcp.ts)', async () => {
+    const doc = (await api('GET', '/openapi.json', { token: null })).body as { paths: Record<string, Record<string, { responses: Record<string, unknown> }>> };
+    const missing = Object.entries(doc.paths).flatMap(([path, methods]) =>
+      Object.entries(methods).flatMap(([method, op]) => (path.endsWith('/mcp') || '429' in op.responses ? [] : [`${method} ${path}`])),
+    );
+    expect(missing).toEqual([]);
+  });
+
   it('limits exactly under concurrency: of 12 requests at once with a limit of 5, exactly 5 pass', async () => {
     const { agent, first } = await agentWithKeys();
     const limited = { ...env, RATE_LIMIT_PER_MINUTE: '5' };
