@@ -233,6 +233,15 @@ describe('the access matrix', () => {
     expect(seen).toHaveLength(documented.length * CALLERS.length);
   });
 
+  it('gives no other origin a way to read an answer: no CORS headers, and a preflight is refused', async () => {
+    const origin = { origin: 'https://elsewhere.example' };
+    const preflight = await send(env, 'OPTIONS', `${base(A)}/tools`, { token: null, headers: { ...origin, 'access-control-request-method': 'GET', 'access-control-request-headers': 'authorization' } });
+    expect(preflight.status).toBeGreaterThanOrEqual(400);
+    for (const answer of [preflight, await send(env, 'GET', `${base(A)}/tools`, { token: A.keys.agent.key, headers: origin })]) {
+      expect([...answer.headers.keys()].filter((h) => h.startsWith('access-control-'))).toEqual([]);
+    }
+  });
+
   it("shows an agent's own keys their marker where the route returns stored text (the check above is not vacuous)", async () => {
     for (const path of ['/tools', '/revisions', '/unregistered']) {
       const answer = await send(env, 'GET', `${base(A)}${path}`, { token: A.keys.agent.key });
