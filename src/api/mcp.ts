@@ -34,7 +34,7 @@ mcpApi.openAPIRegistry.registerPath({
   responses: {
     200: { description: 'the JSON-RPC answer', content: { 'application/json': { schema: JsonRpcMessage } } },
     202: { description: 'a notification was accepted' },
-    ...Object.fromEntries([401, 403, 404, 413].map((s) => [s, { description: 'error', content: { 'application/json': { schema: ErrorBody } } }])),
+    ...Object.fromEntries([401, 403, 404, 413, 429].map((s) => [s, { description: 'error', content: { 'application/json': { schema: ErrorBody } } }])),
     400: { description: 'a bad agent id (the Error shape) or a body that is not JSON-RPC (a JSON-RPC error)' },
     406: { description: 'Accept does not list application/json and text/event-stream (a JSON-RPC error)' },
     415: { description: 'the body is not application/json (a JSON-RPC error)' },

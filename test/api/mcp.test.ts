@@ -131,6 +131,6 @@ describe('MCP endpoint in the OpenAPI document', () => {
     const post = doc.paths['/v1/agents/{agent}/mcp']?.post;
     expect(post.security).toEqual([{ bearer: [] }]);
     expect(post.parameters).toEqual([expect.objectContaining({ name: 'agent', in: 'path', required: true })]);
-    expect(Object.keys(post.responses)).toEqual(['200', '202', '400', '401', '403', '404', '406', '413', '415']);
+    expect(Object.keys(post.responses)).toEqual(['200', '202', '400', '401', '403', '404', '406', '413', '415', '429']);
   });
 });
