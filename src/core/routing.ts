@@ -198,15 +198,65 @@ function argumentNames(parameters: Record<string, unknown>): string[] {
  * the example call are never part of it: text that says what a tool is not for attracts exactly
  * those requests.
  */
-export function embeddingText(tool: {
+export function embeddingText(tool: EmbeddedTool): string {
+  const { head, examples } = embeddingParts(tool);
+  return examples === null ? head : `${head}\n${examples}`;
+}
+
+/** What a row's embedding text is made of (SPEC §4). */
+export interface EmbeddedTool {
   name: string;
   description: string | null;
   docstring: string;
   parameters: Record<string, unknown>;
   examples: readonly { text: string }[];
-}): string {
+}
+
+/**
+ * The embedding text in its two parts: the head (name, description, argument names: what the
+ * author wrote) and the example requests, one a line (null when there are none). Together they are
+ * exactly `embeddingText`; `toolVector` embeds them apart.
+ */
+export function embeddingParts(tool: EmbeddedTool): { head: string; examples: string | null } {
   const args = argumentNames(tool.parameters).map(splitIdentifier);
-  const parts = [splitIdentifier(tool.name), tool.description ?? tool.docstring, args.join(', ')];
-  for (const example of tool.examples) parts.push(example.text);
-  return parts.filter((p) => p.trim() !== '').join('\n');
+  const nonEmpty = (parts: readonly string[]): string[] => parts.filter((p) => p.trim() !== '');
+  const examples = nonEmpty(tool.examples.map((e) => e.text));
+  return {
+    head: nonEmpty([splitIdentifier(tool.name), tool.description ?? tool.docstring, args.join(', ')]).join('\n'),
+    examples: examples.length > 0 ? examples.join('\n') : null,
+  };
+}
+
+/**
+ * How much a row's example requests weigh in its vector against its head. One vector of the whole
+ * text lets twelve short requests outweigh the one description they paraphrase (each adds as many
+ * words), so a tool's vector drifts towards the few wordings it learned and away from what it does.
+ * Chosen on a validation carve of the ToolE training split, never the held-out half (README
+ * "Evaluation"): with the same 12 learned examples per tool, R@5 80.5% for one vector of the whole
+ * text, 84.0% at weights 0.2-0.3, 83.1% at 0.6; R@1 54.6% → 59.7%.
+ */
+export const EXAMPLE_WEIGHT = 0.25;
+
+/**
+ * A row's vector: the unit vector along head + EXAMPLE_WEIGHT · examples (each made unit first),
+ * both from the same embedder; a row without examples keeps its head's vector as the embedder gave
+ * it, i.e. the embedding of its embedding text. One vector per row, so routing costs the same
+ * whatever a row has learned.
+ */
+export function toolVector(head: Float32Array, examples: Float32Array | null, weight: number = EXAMPLE_WEIGHT): Float32Array {
+  if (examples === null) return head;
+  const h = scaleOf(head);
+  const e = weight * scaleOf(examples);
+  const out = new Float32Array(head.length);
+  for (let j = 0; j < head.length; j++) out[j] = h * (head[j] ?? 0) + e * (examples[j] ?? 0);
+  const norm = scaleOf(out);
+  for (let j = 0; j < out.length; j++) out[j] = (out[j] ?? 0) * norm;
+  return out;
+}
+
+/** 1 / length of a vector (0 for the zero vector): models' vectors are not all exactly unit. */
+function scaleOf(v: Float32Array): number {
+  let sum = 0;
+  for (const x of v) sum += x * x;
+  return sum > 0 ? 1 / Math.sqrt(sum) : 0;
 }

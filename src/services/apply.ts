@@ -13,6 +13,7 @@ import type { Services } from '../env.ts';
 import { ApiError, notFound } from '../errors.ts';
 import type { Displacement, Revision, Settings } from '../schemas.ts';
 import { routingDocs, settingsOf } from './routing.ts';
+import { embedTools } from './tool-vectors.ts';
 
 /** Recent successful calls read for the displacement re-check, and distinct requests checked. */
 const RECHECK_CALLS = 1000;
@@ -114,7 +115,7 @@ async function agentSettings(svc: Services, agent: string): Promise<Settings> {
 async function withState(svc: Services, row: StoredTool, state: LearnedState, now: string): Promise<StoredTool> {
   const next: StoredTool = { ...row, ...state, version: row.version + 1, updated_at: now };
   if (embeddingText(next) !== embeddingText(row) || !row.vector) {
-    const [vector] = await svc.embedder.embed([embeddingText(next)]);
+    const [vector] = await embedTools(svc.embedder, [next]);
     next.vector = vector ?? null;
     next.embedder = svc.embedder.id;
   }

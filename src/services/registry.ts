@@ -4,12 +4,12 @@
  */
 import { augmentTools } from '../augmentation.ts';
 import type { StoredTool } from '../core/records.ts';
-import { embeddingText } from '../core/routing.ts';
 import { argumentNames, canonicalJson, normalizeToolDef, type NormalizedTool } from '../core/tooldef.ts';
 import type { Services } from '../env.ts';
 import { ApiError } from '../errors.ts';
 import type { Example, ToolDef } from '../schemas.ts';
 import type { ToolWrite } from '../adapters/d1-store.ts';
+import { embedTools } from './tool-vectors.ts';
 
 export interface RegisterResult {
   tools: StoredTool[];
@@ -113,8 +113,7 @@ function dedupeExamples(examples: Example[]): Example[] {
 
 /** Embeds rows with the configured embedder; a provider failure is a 502 and nothing is written. */
 export async function embedRows(svc: Services, rows: StoredTool[]): Promise<Float32Array[]> {
-  const vectors = await svc.embedder.embed(rows.map(embeddingText));
-  if (vectors.length !== rows.length) throw new ApiError('upstream_error', `embedder returned ${vectors.length} vectors for ${rows.length} texts`);
+  const vectors = await embedTools(svc.embedder, rows);
   for (const r of rows) r.embedder = svc.embedder.id;
   return vectors;
 }

@@ -10,6 +10,7 @@ import { buildRoutingIndex, embeddingText, rankTools, type RoutingDoc, type Rout
 import { withoutPlaceholders } from '../core/scrub.ts';
 import type { Services } from '../env.ts';
 import type { Evidence, Revision, Settings } from '../schemas.ts';
+import { embedTools } from './tool-vectors.ts';
 
 /** The agent's toolbox as routing sees it now: built once per review and shared by every tool. */
 export interface Toolbox {
@@ -38,9 +39,10 @@ export async function rankChanges(
   if (missed.length === 0) return [];
   const texts = missed.map((e) => withoutPlaceholders(e.text));
   const examples = mergeExamples(tool.examples, queriesAdded.map((text) => ({ text, revision_id: '' })), settings.max_queries).examples;
-  const changedText = embeddingText({ ...tool, examples });
-  const vectors = await svc.embedder.embed(queriesAdded.length > 0 ? [...texts, changedText] : texts);
-  const changedVector = queriesAdded.length > 0 ? vectors[texts.length] : undefined;
+  const changed = { ...tool, examples };
+  const changedText = embeddingText(changed);
+  const vectors = await svc.embedder.embed(texts);
+  const [changedVector] = queriesAdded.length > 0 ? await embedTools(svc.embedder, [changed]) : [];
   const after = changedVector
     ? buildRoutingIndex(box.docs.map((d) => (d.name === tool.name ? { name: d.name, text: changedText, vector: changedVector } : d)))
     : box.index;

@@ -14,6 +14,7 @@ import { notFound } from '../errors.ts';
 import { DEFAULT_SETTINGS, type ModelTool, type RouteResult, type Settings } from '../schemas.ts';
 import { agentRow } from './agent-rows.ts';
 import { Batcher } from './batcher.ts';
+import { embedTools } from './tool-vectors.ts';
 import { recordTurn } from './turn-writer.ts';
 
 export interface RoutingSnapshot {
@@ -100,7 +101,7 @@ async function buildSnapshot({ svc, agent, key, settings }: SnapshotBuild): Prom
  */
 export async function routingDocs(svc: Services, tools: readonly StoredTool[]): Promise<RoutingDoc[]> {
   const stale = tools.filter((t) => !t.vector || t.embedder !== svc.embedder.id || t.vector.length !== svc.embedder.dimensions);
-  const fresh = stale.length > 0 ? await svc.embedder.embed(stale.map(embeddingText)) : [];
+  const fresh = stale.length > 0 ? await embedTools(svc.embedder, stale) : [];
   const vectors = new Map(stale.map((t, i) => [t.name, fresh[i]]));
   return tools.map((t) => ({ name: t.name, text: embeddingText(t), vector: vectors.get(t.name) ?? t.vector ?? new Float32Array(svc.embedder.dimensions) }));
 }

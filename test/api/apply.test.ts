@@ -102,13 +102,15 @@ describe('apply', () => {
     const served = 'send the weekly summary email to the team';
     expect(await topFor(agent, served)).toEqual(['send_email']);
     await api('POST', `/v1/agents/${agent}/calls`, { body: { calls: [{ tool: 'send_email', arguments: { to: 'x' }, success: true, request: served }] } });
-    const id = await propose(agent, revision('lookup_claim', { notes_added: ['Pass claim_ref with its prefix.'], queries_added: ['send the weekly summary email to the team now'] }));
+    // Two examples: a row's examples weigh a quarter of its head in its vector (src/core/routing.ts EXAMPLE_WEIGHT).
+    const added = ['send the weekly summary email to the team now', 'email the weekly team summary'];
+    const id = await propose(agent, revision('lookup_claim', { notes_added: ['Pass claim_ref with its prefix.'], queries_added: added }));
     const res = await apply(agent, id);
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({
       status: 'applied',
       queries_added: [],
-      queries_withdrawn: ['send the weekly summary email to the team now'],
+      queries_withdrawn: added,
       displaced: [{ request: served, tool: 'send_email' }],
     });
     const row = (await api('GET', `/v1/agents/${agent}/tools/lookup_claim`)).body;

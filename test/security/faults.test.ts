@@ -11,7 +11,7 @@ import { createD1Store } from '../../src/adapters/d1-store.ts';
 import { createHashEmbedder } from '../../src/adapters/hash-embedder.ts';
 import { createOpenAIEmbedder } from '../../src/adapters/openai.ts';
 import type { Embedder } from '../../src/core/ports.ts';
-import { embeddingText } from '../../src/core/routing.ts';
+import { embedTools } from '../../src/services/tool-vectors.ts';
 import { agentId, api, tool } from '../helpers.ts';
 import { agentState, insertRevision, noteRevision, send } from './fixtures.ts';
 
@@ -73,10 +73,10 @@ afterEach(() => {
 
 const INTERNAL = { error: { code: 'internal', message: 'internal error', details: [] } };
 
-/** Every tool row has a vector, written by `embedder`, equal to the embedding of its embedding text. */
+/** Every tool row has a vector, written by `embedder`, equal to the embedding of its embedding text (head and examples, SPEC §4). */
 async function expectVectorsAgree(agent: string, embedder: Embedder): Promise<void> {
   const rows = await createD1Store(env.DB).listTools(agent);
-  const expected = await embedder.embed(rows.map(embeddingText));
+  const expected = await embedTools(embedder, rows);
   for (const [i, row] of rows.entries()) {
     expect({ tool: row.name, embedder: row.embedder }).toEqual({ tool: row.name, embedder: embedder.id });
     expect(row.vector).not.toBeNull();
