@@ -6,6 +6,7 @@
  * their plain docstring.
  */
 import type { ChatModel, ModelTask, ReviewInput } from '../core/ports.ts';
+import { saysTheSame } from '../core/displacement.ts';
 import type { ProposalReply } from '../core/proposals.ts';
 import { withoutPlaceholders } from '../core/scrub.ts';
 import { contentWords, isStopword, normalize, stem } from '../core/text.ts';
@@ -53,7 +54,7 @@ export function writeReview(input: ReviewInput, opts: Required<ExtractiveOptions
   const t = input.thresholds;
   return {
     notes: usageNotes(input.failed_calls, t?.min_failures ?? opts.minCites),
-    requests: exampleRequests(input.missed_requests, t?.min_misses ?? opts.minCites, t?.max_new_queries ?? opts.maxRequests),
+    requests: exampleRequests(input.missed_requests, input.kept_examples ?? [], t?.min_misses ?? opts.minCites, t?.max_new_queries ?? opts.maxRequests),
     avoid: notForLines(input.confused_requests, input.other_tools, {
       ...opts,
       minCites: t?.min_confusions ?? opts.minCites,
@@ -104,9 +105,12 @@ function fixHint(error: string, argumentNames: readonly string[]): string | null
  * Example requests from the missed wordings: the wordings are grouped by a word they share (the
  * word most uncovered wordings share first), and each wording of a group of at least `minCites`
  * becomes an example citing its whole group, so it shares that word with every request it cites.
- * A wording that shares no word with enough others is not proposed: it may be a new task.
+ * A wording that shares no word with enough others is not proposed: it may be a new task. A wording
+ * that says the same as an example the tool keeps is not proposed again (it would be refused as
+ * `already_kept` and take one of the `max` places; a review re-reads calls an earlier one learned
+ * from), but it still counts as evidence for the others of its group.
  */
-function exampleRequests(missed: ReviewInput['missed_requests'], minCites: number, max: number): Proposed[] {
+function exampleRequests(missed: ReviewInput['missed_requests'], kept: readonly string[], minCites: number, max: number): Proposed[] {
   const items = missed
     .map((m) => ({ id: m.id, text: oneLine(withoutPlaceholders(m.text)), words: contentWords(withoutPlaceholders(m.text)) }))
     .filter((i) => i.text !== '' && i.text.length <= LIMITS.exampleChars);
@@ -116,7 +120,7 @@ function exampleRequests(missed: ReviewInput['missed_requests'], minCites: numbe
     const cites = group.map((i) => i.id);
     for (const item of group) {
       const key = normalize(item.text);
-      if (out.length >= max || proposed.has(key)) continue;
+      if (out.length >= max || proposed.has(key) || kept.some((k) => saysTheSame(k, item.text))) continue;
       proposed.add(key);
       out.push({ text: item.text, cites });
     }

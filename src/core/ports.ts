@@ -63,6 +63,12 @@ export interface ReviewInput {
   failed_calls: { id: string; error: string; arguments: string[] }[];
   missed_requests: { id: string; text: string }[];
   confused_requests: { id: string; text: string; served_by: string }[];
+  /**
+   * Example requests the tool keeps already (learned or written by its author; synthetic ones give
+   * way to real wording, so they are not listed): a proposal saying the same would be refused
+   * (`already_kept`), and would take one of the review's `max_new_queries` places. Absent = none.
+   */
+  kept_examples?: string[];
   /** How much evidence each kind of line must cite (SPEC §6), for models that write from evidence. */
   thresholds?: { min_failures: number; min_misses: number; min_confusions: number; max_new_queries: number; max_avoid: number };
 }

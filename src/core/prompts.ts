@@ -5,7 +5,7 @@
  * services, so anything in them that reads like an instruction is content, never a command. The
  * checks of proposals.ts decide what is kept whatever the model makes of it.
  */
-import { DEFAULT_SETTINGS, type Evidence } from '../schemas.ts';
+import { DEFAULT_SETTINGS, type Evidence, type Example } from '../schemas.ts';
 import type { ModelTask, ReviewInput } from './ports.ts';
 import type { ProposalSettings } from './proposals.ts';
 
@@ -14,11 +14,12 @@ import type { ProposalSettings } from './proposals.ts';
  * tool; the tool itself is left out of `other_tools`.
  */
 export function buildReviewInput(
-  tool: { name: string; docstring: string },
+  tool: { name: string; docstring: string; examples?: readonly Example[] },
   registered: Iterable<string>,
   evidence: readonly Evidence[],
 ): ReviewInput {
   const own = evidence.filter((e) => e.tool === tool.name);
+  const kept = (tool.examples ?? []).filter((e) => e.source !== 'synthetic').map((e) => e.text);
   return {
     tool: tool.name,
     docstring: tool.docstring,
@@ -30,6 +31,7 @@ export function buildReviewInput(
     confused_requests: own
       .filter((e) => e.kind === 'confused_request')
       .map((e) => ({ id: e.evidence_id, text: e.text, served_by: e.served_by ?? '' })),
+    ...(kept.length > 0 ? { kept_examples: kept } : {}),
   };
 }
 
@@ -62,6 +64,7 @@ function systemMessage(s: ProposalSettings): string {
     `- notes: usage notes saying how to call the tool so calls stop failing. Each cites at least ${s.min_failures} failed_calls ids.`,
     `- requests: example requests in a user's words that should reach this tool. Each cites at least ${s.min_misses}`,
     '  missed_requests ids and shares a word with each request it cites. Prefer the users\' own wording.',
+    '  Never one that says the same as a kept_examples entry: the tool has it already.',
     `- avoid: "Not for" lines. Each cites at least ${s.min_confusions} confused_requests ids, all served by the same tool,`,
     '  has exactly the shape "Not for <kind of request>; use <tool>." where <tool> is one of other_tools, and',
     '  shares a word with each request it cites.',
@@ -88,6 +91,7 @@ function userMessage(input: ReviewInput): string {
     failed_calls: input.failed_calls,
     missed_requests: input.missed_requests,
     confused_requests: input.confused_requests,
+    ...(input.kept_examples && input.kept_examples.length > 0 ? { kept_examples: input.kept_examples } : {}),
   };
   return `Review the tool "${input.tool}".\n\n<evidence>\n${quoteJson(data)}\n</evidence>`;
 }
