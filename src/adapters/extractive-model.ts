@@ -54,7 +54,7 @@ export function writeReview(input: ReviewInput, opts: Required<ExtractiveOptions
   const t = input.thresholds;
   return {
     notes: usageNotes(input.failed_calls, t?.min_failures ?? opts.minCites),
-    requests: exampleRequests(input.missed_requests, input.kept_examples ?? [], t?.min_misses ?? opts.minCites, t?.max_new_queries ?? opts.maxRequests),
+    requests: exampleRequests(input, t?.min_misses ?? opts.minCites, t?.max_new_queries ?? opts.maxRequests),
     avoid: notForLines(input.confused_requests, input.other_tools, {
       ...opts,
       minCites: t?.min_confusions ?? opts.minCites,
@@ -102,30 +102,50 @@ function fixHint(error: string, argumentNames: readonly string[]): string | null
 }
 
 /**
- * Example requests from the missed wordings: the wordings are grouped by a word they share (the
- * word most uncovered wordings share first), and each wording of a group of at least `minCites`
- * becomes an example citing its whole group, so it shares that word with every request it cites.
- * A wording that shares no word with enough others is not proposed: it may be a new task. A wording
- * that says the same as an example the tool keeps is not proposed again (it would be refused as
- * `already_kept` and take one of the `max` places; a review re-reads calls an earlier one learned
- * from), but it still counts as evidence for the others of its group.
+ * Example requests from the missed wordings. A wording cites every missed request it shares a word
+ * with (itself too), and is a candidate when that makes at least `minCites`: a wording that shares
+ * no word with enough others is not proposed, it may be a new task. Candidates are taken greedily
+ * by what they add to the tool's text (its docstring, the examples it keeps, those chosen before):
+ * each word not yet there counts once per OTHER missed wording that has it, so the first examples
+ * carry the words the misses have in common, and a tool's few places (`max_new_queries` a review,
+ * `max_queries` in all) go to wordings that bring new words rather than repeat known ones; ties
+ * keep the log's order. A wording that says the same as a kept example (a review re-reads calls an
+ * earlier one learned from) or as one chosen before is not proposed, but still counts as evidence.
+ * On a validation carve of the ToolE training split, keeping 12 of each tool's missed wordings this
+ * way routes R@5 85.2% / R@1 61.4%, against 84.0% / 59.5% for the first 12 (README "Evaluation").
  */
-function exampleRequests(missed: ReviewInput['missed_requests'], kept: readonly string[], minCites: number, max: number): Proposed[] {
-  const items = missed
+function exampleRequests(input: ReviewInput, minCites: number, max: number): Proposed[] {
+  const kept = input.kept_examples ?? [];
+  const items = input.missed_requests
     .map((m) => ({ id: m.id, text: oneLine(withoutPlaceholders(m.text)), words: contentWords(withoutPlaceholders(m.text)) }))
     .filter((i) => i.text !== '' && i.text.length <= LIMITS.exampleChars);
+  const others = new Map<string, number>();
+  for (const item of items) for (const w of item.words) others.set(w, (others.get(w) ?? 0) + 1);
+  const candidates = items
+    .map((item) => ({ item, cites: items.filter((o) => [...o.words].some((w) => item.words.has(w))).map((o) => o.id) }))
+    .filter((c) => c.cites.length >= minCites && !kept.some((k) => saysTheSame(k, c.item.text)));
+  const covered = contentWords([input.docstring, ...kept].join('\n'));
   const out: Proposed[] = [];
-  const proposed = new Set<string>();
-  for (const group of wordGroups(items, minCites)) {
-    const cites = group.map((i) => i.id);
-    for (const item of group) {
-      const key = normalize(item.text);
-      if (out.length >= max || proposed.has(key) || kept.some((k) => saysTheSame(k, item.text))) continue;
-      proposed.add(key);
-      out.push({ text: item.text, cites });
-    }
+  while (out.length < max) {
+    const [chosen] = candidates.splice(mostNewWords(candidates.map((c) => c.item.words), covered, others), 1);
+    if (!chosen) return out;
+    if (out.some((o) => saysTheSame(o.text, chosen.item.text))) continue;
+    out.push({ text: chosen.item.text, cites: chosen.cites });
+    for (const w of chosen.item.words) covered.add(w);
   }
   return out;
+}
+
+/** Index of the word set whose words not in `covered` weigh most (weight = others having it); first on ties. */
+function mostNewWords(sets: readonly ReadonlySet<string>[], covered: ReadonlySet<string>, others: ReadonlyMap<string, number>): number {
+  let best = 0;
+  let bestGain = -1;
+  sets.forEach((words, at) => {
+    let gain = 0;
+    for (const w of words) if (!covered.has(w)) gain += (others.get(w) ?? 1) - 1;
+    if (gain > bestGain) [best, bestGain] = [at, gain];
+  });
+  return best;
 }
 
 interface Worded {

@@ -170,6 +170,24 @@ describe('createExtractiveModel', () => {
     });
   });
 
+  it('proposes first the wordings that bring the words the misses share and the tool lacks, within max_new_queries', async () => {
+    const missed = [
+      { id: 'm1', text: 'claim status please' },
+      { id: 'm2', text: 'FNOL for the storm damage' },
+      { id: 'm3', text: 'storm damage FNOL on my roof' },
+      { id: 'm4', text: 'open the claim' },
+      { id: 'm5', text: 'roof damage after the storm' },
+    ];
+    const reviewInput = input({ docstring: 'Look up a claim by its reference.', missed_requests: missed });
+    const raw = await model.complete(buildReviewTask(reviewInput, { ...DEFAULT_SETTINGS, max_new_queries: 2 }));
+    // m3 adds storm, damage, FNOL and roof (each in other misses); then m1/m4 add nothing the others share,
+    // while m2 and m5 only repeat words m3 brought: the log's order decides, m1 first.
+    expect(JSON.parse(raw ?? 'null').requests).toEqual([
+      { text: 'storm damage FNOL on my roof', cites: ['m2', 'm3', 'm5'] },
+      { text: 'claim status please', cites: ['m1', 'm4'] },
+    ]);
+  });
+
   it('keeps a note from a long error to one line of at most 220 characters', async () => {
     const error = `claim_ref is invalid:\n${'very long detail '.repeat(30)}`;
     const raw = await model.complete(
