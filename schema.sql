@@ -156,3 +156,8 @@ CREATE TABLE cron_state (
 
 -- 0004: compare-and-set guard for D1 batches (see migrations/0004_write_guards.sql).
 CREATE TABLE write_guards (ok INTEGER NOT NULL CHECK (ok = 1));
+
+-- 0005: who undid a revision, apart from who applied it.
+ALTER TABLE revisions ADD COLUMN undone_at TEXT;
+ALTER TABLE revisions ADD COLUMN undone_by TEXT;
+ALTER TABLE revisions ADD COLUMN undone_key TEXT;

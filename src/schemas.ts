@@ -331,6 +331,9 @@ export const Revision = z
     base_version: z.number().int(),
     applied_version: z.number().int().nullable(),
     dismiss_reason: z.string().nullable(),
+    /** Who took it back and when (an undo keeps who applied it in approved_by). */
+    undone_at: z.string().nullable(),
+    undone_by: z.string().nullable(),
   })
   .openapi('Revision');
 export type Revision = z.infer<typeof Revision>;

@@ -10,15 +10,17 @@ import type { Revision } from '../schemas.ts';
 type RevisionStatus = Revision['status'];
 
 /** What a review stores for one revision; the status columns start as `proposed`. */
-export type NewRevision = Omit<Revision, 'status' | 'applied_at' | 'approved_by' | 'applied_version' | 'dismiss_reason'>;
+export type NewRevision = Omit<Revision, 'status' | 'applied_at' | 'approved_by' | 'applied_version' | 'dismiss_reason' | 'undone_at' | 'undone_by'>;
 
 /** A revision with what the store keeps beside the API shape. */
 export interface RevisionRecord {
   revision: Revision;
   /** The row's learned state before apply, as JSON text (undo restores it); null until applied. */
   before_row: string | null;
-  /** The key id (or 'admin') that applied, dismissed or undid it. */
+  /** The key id (or 'admin') that applied or dismissed it. */
   approved_key: string | null;
+  /** The key id (or 'admin') that undid it. */
+  undone_key: string | null;
   review_id: string | null;
 }
 
@@ -31,12 +33,16 @@ export interface RevisionUpdate {
   reason?: string | null;
   before_row?: string | null;
   applied_version?: number | null;
+  /** Who took an applied revision back, kept apart from who applied it. */
+  undone_at?: string | null;
+  undone_by?: string | null;
+  undone_key?: string | null;
   /** The new body fields (queries_withdrawn, displaced, queries_displaced, refused …), merged over the stored body. */
   body?: Partial<RevisionBody>;
 }
 
 /** The part of a Revision kept in the `body` JSON column. */
-export type RevisionBody = Omit<Revision, 'revision_id' | 'tool' | 'status' | 'created_at' | 'applied_at' | 'approved_by' | 'applied_version' | 'dismiss_reason'>;
+export type RevisionBody = Omit<Revision, 'revision_id' | 'tool' | 'status' | 'created_at' | 'applied_at' | 'approved_by' | 'applied_version' | 'dismiss_reason' | 'undone_at' | 'undone_by'>;
 
 /** One stored review, for the dashboard and the cron's record of failures. */
 export interface ReviewRecord {
@@ -119,13 +125,14 @@ export function createD1Revisions(db: D1Database) {
       return db
         .prepare(
           `UPDATE revisions SET status = ?4, applied_at = ?5, approved_by = ?6, approved_key = ?7, reason = ?8,
-             before_row = ?9, applied_version = ?10, body = ?11
+             before_row = ?9, applied_version = ?10, body = ?11, undone_at = ?12, undone_by = ?13, undone_key = ?14
            WHERE revision_id = ?1 AND agent = ?2 AND status = ?3`,
         )
         .bind(
           id, agent, expected, update.status, keep(update.applied_at, r.applied_at), keep(update.approved_by, r.approved_by),
           keep(update.approved_key, current.approved_key), keep(update.reason, r.dismiss_reason), keep(update.before_row, current.before_row),
-          keep(update.applied_version, r.applied_version), JSON.stringify(body),
+          keep(update.applied_version, r.applied_version), JSON.stringify(body), keep(update.undone_at, r.undone_at),
+          keep(update.undone_by, r.undone_by), keep(update.undone_key, current.undone_key),
         );
     },
 
@@ -241,6 +248,9 @@ interface RevisionRow {
   before_row: string | null;
   applied_version: number | null;
   review_id: string | null;
+  undone_at: string | null;
+  undone_by: string | null;
+  undone_key: string | null;
 }
 
 function bodyOf(r: RevisionBody): RevisionBody {
@@ -284,6 +294,8 @@ export function toRevisionRecord(row: RevisionRow): RevisionRecord {
     base_version: body.base_version ?? 0,
     applied_version: row.applied_version,
     dismiss_reason: row.reason,
+    undone_at: row.undone_at,
+    undone_by: row.undone_by,
   };
-  return { revision, before_row: row.before_row, approved_key: row.approved_key, review_id: row.review_id };
+  return { revision, before_row: row.before_row, approved_key: row.approved_key, undone_key: row.undone_key, review_id: row.review_id };
 }

@@ -8,6 +8,7 @@ import { notFound } from '../errors.ts';
 import { OutcomeBody, Review, ReviewBody, Revision, RevisionStatus, ToolName } from '../schemas.ts';
 import { runReview } from '../services/review.ts';
 import { AgentParams, IdParams, actorOf, agentFor, bearer, createApi, jsonBody, nowIso, responses } from './common.ts';
+import { turnWritten } from '../services/turn-writer.ts';
 
 export const reviewsApi = createApi();
 
@@ -86,6 +87,8 @@ reviewsApi.openapi(
     const agent = agentFor(c, c.req.valid('param').agent, 'agent');
     const body = c.req.valid('json');
     const log = c.get('svc').log;
+    // A turn /route answered a moment ago may still be in this isolate's write window.
+    await turnWritten(agent, body.turn_id);
     if (!(await log.getTurn(agent, body.turn_id))) throw notFound(`turn ${body.turn_id}`);
     await log.upsertOutcome(agent, { turn_id: body.turn_id, ok: body.ok, served_by: body.served_by ?? null, at: nowIso() });
     return c.body(null, 204);

@@ -79,7 +79,7 @@ export async function undoTool(svc: Services, agent: string, tool: string, who: 
     updated_at: now,
   };
   const guard = revisionStatusGuard(svc.store.db, agent, newest.revision_id, 'applied');
-  const update = await svc.revisions.updateRevisionStatement(agent, newest.revision_id, 'applied', { status: 'undone', approved_by: who.approved_by, approved_key: who.actor });
+  const update = await svc.revisions.updateRevisionStatement(agent, newest.revision_id, 'applied', { status: 'undone', undone_at: now, undone_by: who.approved_by, undone_key: who.actor });
   if (!update) throw notFound(`revision ${newest.revision_id}`);
   await writeGuarded(svc, agent, rowWrite(row, restored, `undo:${newest.revision_id}`), now, [guard.before, update, guard.after]);
   return reread(svc, agent, newest.revision_id);

@@ -259,7 +259,7 @@ function proposalContext(t: ToolReview, evidence: readonly Evidence[]): Proposal
 }
 
 function asProposed(r: NewRevision): Revision {
-  return { ...r, status: 'proposed', applied_at: null, approved_by: null, applied_version: null, dismiss_reason: null };
+  return { ...r, status: 'proposed', applied_at: null, approved_by: null, applied_version: null, dismiss_reason: null, undone_at: null, undone_by: null };
 }
 
 /**

@@ -58,7 +58,22 @@ async function writeTurns(items: PendingTurn[]): Promise<void[]> {
 const LINGER_MS = 200;
 const turnWriter = new Batcher<PendingTurn, void>(writeTurns, { maxBatch: TURNS_PER_BATCH, lingerMs: LINGER_MS });
 
+/** Turns of this isolate not yet stored, so a request that names one can wait for it. */
+const pending = new Map<string, Promise<void>>();
+const pendingKey = (agent: string, turnId: string): string => `${agent}\u0000${turnId}`;
+
 /** Records a routed (or stable-list) turn; resolves once it is stored and counted. */
 export function recordTurn(svc: Services, agent: string, turn: NewTurn): Promise<void> {
-  return turnWriter.submit({ svc, agent, turn });
+  const key = pendingKey(agent, turn.turn_id);
+  const write = turnWriter.submit({ svc, agent, turn }).finally(() => pending.delete(key));
+  pending.set(key, write);
+  return write;
+}
+
+/**
+ * Waits until a turn this isolate answered is stored (at most one write window). An outcome or a
+ * trace may name a turn a moment after `/route` answered it, before the grouped write lands.
+ */
+export async function turnWritten(agent: string, turnId: string): Promise<void> {
+  await pending.get(pendingKey(agent, turnId))?.catch(() => undefined);
 }

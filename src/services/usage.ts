@@ -9,6 +9,7 @@ import { detectTraceFormat, readTrace, traceCallId, turnFingerprint, type ReadTr
 import type { Services } from '../env.ts';
 import { ApiError, notFound } from '../errors.ts';
 import { LIMITS, type TraceBody, type UnregisteredTool } from '../schemas.ts';
+import { turnWritten } from './turn-writer.ts';
 
 /** Unregistered names listed at most (the most failures first). */
 export const UNREGISTERED_LIMIT = 100;
@@ -25,6 +26,7 @@ export async function ingestTrace(svc: Services, agent: string, body: TraceBody,
   if (!(await svc.store.getAgent(agent))) throw notFound(`agent ${agent}`);
   const trace = checkedTrace(body);
   const turn_id = body.turn_id ?? (await fingerprintTurnId(body, trace));
+  if (body.turn_id) await turnWritten(agent, body.turn_id);
   const existing = await svc.log.getTurn(agent, turn_id);
   const request = existing?.request ?? trace.request;
   const conversation_id = existing?.conversation_id ?? body.conversation_id ?? null;

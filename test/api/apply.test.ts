@@ -154,6 +154,17 @@ describe('apply', () => {
 });
 
 describe('undo', () => {
+  it('keeps who applied a revision and records apart who undid it', async () => {
+    const agent = await setup();
+    const key = (await api('POST', `/v1/agents/${agent}/keys`, { body: { role: 'operator' } })).body;
+    const id = await propose(agent, revision('lookup_claim', { notes_added: ['A note.'] }));
+    await api('POST', `/v1/agents/${agent}/revisions/${id}/apply`, { token: key.key, body: { approved_by: 'alice' } });
+    const undone = await api('POST', `/v1/agents/${agent}/tools/lookup_claim/undo`, { body: { approved_by: 'bob' } });
+    expect(undone.body).toMatchObject({ status: 'undone', approved_by: 'alice', undone_by: 'bob', undone_at: expect.any(String) });
+    const stored = await env.DB.prepare('SELECT approved_by, approved_key, undone_by, undone_key FROM revisions WHERE revision_id = ?1').bind(id).first();
+    expect(stored).toEqual({ approved_by: 'alice', approved_key: key.key_id, undone_by: 'bob', undone_key: 'admin' });
+  });
+
   it('restores the row byte for byte: model view, examples with sources, vector', async () => {
     const agent = await setup({ max_queries: 2 });
     // A row with two synthetic examples at the cap, so the learned one displaces the oldest.

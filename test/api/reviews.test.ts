@@ -81,7 +81,7 @@ const failed = (id: string) => ({
   at: expect.any(String),
 });
 
-const proposedStatus = { status: 'proposed', applied_at: null, approved_by: null, applied_version: null, dismiss_reason: null };
+const proposedStatus = { status: 'proposed', applied_at: null, approved_by: null, applied_version: null, dismiss_reason: null, undone_at: null, undone_by: null };
 const unchanged = { queries_withdrawn: [], displaced: [], queries_displaced: [], refused: [], base_version: 1 };
 
 describe('POST …/reviews with the extractive model', () => {

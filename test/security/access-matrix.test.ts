@@ -47,9 +47,9 @@ async function proposed(a: Seeded, n: number): Promise<string> {
   return insertRevision(a.agent, noteRevision(name));
 }
 
-async function approvedKey(revisionId: string): Promise<string | null> {
-  const row = await env.DB.prepare('SELECT approved_key FROM revisions WHERE revision_id = ?1').bind(revisionId).first<{ approved_key: string | null }>();
-  return row?.approved_key ?? null;
+async function approvedKey(revisionId: string, column: 'approved_key' | 'undone_key' = 'approved_key'): Promise<string | null> {
+  const row = await env.DB.prepare(`SELECT ${column} AS k FROM revisions WHERE revision_id = ?1`).bind(revisionId).first<{ k: string | null }>();
+  return row?.k ?? null;
 }
 
 /** Who did it, as the audit column records it: a key id, or 'admin'. */
@@ -121,8 +121,9 @@ const ROUTES: Record<string, RouteCase> = {
     ok: 200,
     prepare: async (a, n) => ({ path: `${base(a)}/tools/${await appliedTool(a, n)}/undo`, body: { approved_by: 'ana' } }),
     after: async (_a, r) => {
-      expect(r.body).toMatchObject({ status: 'undone', approved_by: 'ana' });
-      expect(await approvedKey(r.body.revision_id)).toBe(actor);
+      // The undo is recorded apart: approved_by/approved_key still say who applied it.
+      expect(r.body).toMatchObject({ status: 'undone', undone_by: 'ana' });
+      expect(await approvedKey(r.body.revision_id, 'undone_key')).toBe(actor);
     },
   },
   'post /v1/agents/{agent}/mcp': {
