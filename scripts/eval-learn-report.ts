@@ -86,7 +86,8 @@ export function formatLearnReport(r: LearnReport): string {
         `${x.seconds.toFixed(0).padStart(6)}  ${Object.entries(x.refused).map(([k, v]) => `${k} ${v}`).join(', ')}`,
     ),
     '',
-    `stopped: ${r.stopped}; examples kept ${total(r, 'examples_kept')}, withdrawn by displacement ${total(r, 'examples_withdrawn')} (${total(r, 'revisions_withdrawn')} revisions); ` +
+    `stopped: ${r.stopped}; ${total(r, 'model_calls')} model calls, ${r.rounds.reduce((n, x) => n + x.applied, 0)} revisions applied; ` +
+      `examples kept ${total(r, 'examples_kept')}, withdrawn by displacement ${total(r, 'examples_withdrawn')} (${total(r, 'revisions_withdrawn')} revisions); ` +
       `rows hold ${r.final_examples.learned} learned examples on ${r.final_examples.tools_with_learned} tools (${r.final_examples.tools_at_cap} at max_queries)`,
     `target: learned R@5 ≥ ${pct(r.target.learned_at5)}: ${r.target.met ? 'MET' : 'NOT MET'}; cold R@5 ≥ bm25 R@5: ${r.target.cold_vs_bm25 ? 'yes' : 'no'}; wall time ${r.wall_seconds.toFixed(0)} s`,
   ];
