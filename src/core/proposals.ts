@@ -39,7 +39,7 @@ const RULES = {
 
 export type ProposalSettings = Pick<
   Settings,
-  'min_failures' | 'min_misses' | 'min_confusions' | 'max_notes' | 'max_avoid' | 'max_new_queries'
+  'min_failures' | 'min_misses' | 'min_confusions' | 'max_notes' | 'max_avoid' | 'max_new_queries' | 'max_queries'
 >;
 
 /** Everything a check needs to know about the tool under review. */
@@ -233,9 +233,18 @@ function duplicateFailure(kind: ProposalKind, text: string, accepted: readonly s
   return twin === undefined ? null : { reason: 'duplicate', detail: `repeats "${twin}"` };
 }
 
-/** SPEC §5 caps: notes and "Not for" lines count what the tool keeps; examples count this review. */
+/**
+ * SPEC §5 caps: notes and "Not for" lines count what the tool keeps; examples count this review
+ * (`max_new_queries`) and what the tool keeps (`max_queries`). Synthetic examples give way to learned
+ * ones at apply, so only the others fill the tool's places: an example with no place left would
+ * only be refused at apply (`no_room`).
+ */
 function capFailure(kind: ProposalKind, accepted: readonly string[], ctx: ProposalContext): Failure | null {
   const s = ctx.settings;
+  if (kind === 'request') {
+    const kept = ctx.existing.examples.filter((e) => e.source !== 'synthetic').length;
+    if (kept + accepted.length >= s.max_queries) return { reason: 'cap_reached', detail: `max_queries is ${s.max_queries}: the tool keeps ${kept} examples that are not synthetic` };
+  }
   const [count, cap, what] =
     kind === 'note'
       ? [ctx.existing.notes.length + accepted.length, s.max_notes, 'max_notes']

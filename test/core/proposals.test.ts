@@ -229,6 +229,19 @@ describe('checkProposal: what is refused, with its reason', () => {
       ['request', 'cap_reached', 'max_new_queries is 4'],
     ]);
   });
+
+  it('caps examples with the ones the tool keeps (max_queries); synthetic ones give way and take no place', () => {
+    const learned = (n: number): Example[] => Array.from({ length: n }, (_, i) => ({ text: `kept wording ${i}`, source: 'learned', revision_id: 'r1' }));
+    const synthetic: Example[] = [{ text: 'an invented wording', source: 'synthetic', revision_id: null }];
+    const requests = ['llu one', 'llu two'].map((text) => ({ text: `${text} referral`, cites: M }));
+    const ctx = context({ existing: { notes: [], avoid: [], examples: [...learned(11), ...synthetic] } });
+    const result = checkProposal(reply({ requests }), ctx);
+    expect(result.queries_added).toEqual(['llu one referral']);
+    expect(result.refused.map((r) => [r.kind, r.text, r.reason, r.detail])).toEqual([
+      ['request', 'llu two referral', 'cap_reached', 'max_queries is 12: the tool keeps 11 examples that are not synthetic'],
+    ]);
+    expect(reasons({ requests }, context({ existing: { notes: [], avoid: [], examples: learned(12) } }))).toEqual(['cap_reached', 'cap_reached']);
+  });
 });
 
 describe('parseProposalReply / checkReply', () => {
