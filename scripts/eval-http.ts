@@ -116,7 +116,7 @@ export interface RevisionSummary {
   queries_displaced: { text: string }[];
   notes_added: string[];
   avoid_added: string[];
-  refused: { kind: string; reason: string }[];
+  refused: { kind: string; text: string; reason: string }[];
 }
 
 /** The fields of a Review (SPEC §3) the evaluation counts. */

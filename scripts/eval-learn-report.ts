@@ -17,6 +17,8 @@ export interface RoundFigures {
   applied: number;
   /** Example requests the applied revisions carried: kept + withdrawn + refused at apply. */
   examples_proposed: number;
+  /** Example texts proposed for the first time this round (the stop rule: none → converged). */
+  examples_new: number;
   /** Examples that stayed on the rows. */
   examples_kept: number;
   /** Examples the displacement re-check took back (SPEC §5 `queries_withdrawn`). */
@@ -41,15 +43,19 @@ export interface LearnReport {
     model: string;
     /** True when every learning setting is SPEC §6's default (max_tools aside: a throughput setting). */
     spec_defaults: boolean;
+    /** Settings put on the learning agent (`PUT …/config`); empty = SPEC §6 defaults. */
+    agent_config: Record<string, number | boolean>;
     review_config: Record<string, number | boolean>;
     per_round: number;
+    /** Distinct training wordings the rounds draw from, and the turns routed in all. */
     traffic_wordings: number;
+    traffic_turns: number;
     measured_wordings: number;
   };
   /** cold and learned through `/route`; bm25, minisearch, minisearch+tok in process on the same wordings. */
   recall: Record<string, Recall>;
   rounds: RoundFigures[];
-  stopped: 'no_new_proposals' | 'traffic_exhausted';
+  stopped: 'no_new_proposals' | 'max_rounds';
   final_examples: { learned: number; tools_with_learned: number; tools_at_cap: number };
   target: { learned_at5: number; met: boolean; cold_vs_bm25: boolean };
   wall_seconds: number;
@@ -72,16 +78,16 @@ export function formatLearnReport(r: LearnReport): string {
     ['minisearch+tok', r.recall['minisearch+tok'], 'with our tokenizer'],
   ];
   const lines = [
-    `ToolE learning, ${r.tools} tools, measured on ${r.setup.measured_wordings} ${r.split} wordings; ${r.setup.traffic_wordings} training wordings as traffic`,
-    `settings: ${r.setup.spec_defaults ? 'SPEC §6 defaults' : 'NOT the defaults'}; review config ${JSON.stringify(r.setup.review_config)}; ${r.setup.embedder}, ${r.setup.model}`,
+    `ToolE learning, ${r.tools} tools, measured on ${r.setup.measured_wordings} ${r.split} wordings; traffic ${r.setup.traffic_turns} turns drawn from ${r.setup.traffic_wordings} training wordings, ${r.setup.per_round} per tool a round`,
+    `settings: ${r.setup.spec_defaults ? 'SPEC §6 defaults' : `NOT the defaults: ${JSON.stringify(r.setup.agent_config)}`}; each review ${JSON.stringify(r.setup.review_config)}, auto_apply; ${r.setup.embedder}, ${r.setup.model}`,
     '',
     `${'ranker'.padEnd(22)}${'R@1'.padStart(8)}${'R@5'.padStart(8)}  note`,
     ...rows.map(([label, x, note]) => `${label.padEnd(22)}${pct(x?.at1 ?? 0).padStart(8)}${pct(x?.at5 ?? 0).padStart(8)}  ${note}`),
     '',
-    `${'round'.padEnd(6)}${'routed'.padStart(7)}${'offered'.padStart(9)}${'calls'.padStart(7)}${'revs'.padStart(6)}${'kept'.padStart(6)}${'withdrawn'.padStart(11)}${'notes'.padStart(7)}${'not-for'.padStart(9)}${'s'.padStart(6)}  refused`,
+    `${'round'.padEnd(6)}${'routed'.padStart(7)}${'offered'.padStart(9)}${'calls'.padStart(7)}${'revs'.padStart(6)}${'new'.padStart(6)}${'kept'.padStart(6)}${'withdrawn'.padStart(11)}${'notes'.padStart(7)}${'not-for'.padStart(9)}${'s'.padStart(6)}  refused`,
     ...r.rounds.map(
       (x) =>
-        `${String(x.round).padEnd(6)}${String(x.routed).padStart(7)}${pct(x.offered_share).padStart(9)}${String(x.model_calls).padStart(7)}${String(x.revisions).padStart(6)}` +
+        `${String(x.round).padEnd(6)}${String(x.routed).padStart(7)}${pct(x.offered_share).padStart(9)}${String(x.model_calls).padStart(7)}${String(x.revisions).padStart(6)}${String(x.examples_new).padStart(6)}` +
         `${String(x.examples_kept).padStart(6)}${String(x.examples_withdrawn).padStart(11)}${String(x.notes_added).padStart(7)}${String(x.avoid_added).padStart(9)}` +
         `${x.seconds.toFixed(0).padStart(6)}  ${Object.entries(x.refused).map(([k, v]) => `${k} ${v}`).join(', ')}`,
     ),

@@ -1,11 +1,12 @@
 /**
  * The learning evaluation (`npm run eval`; issue #5): simulated traffic on ToolE through the real
  * Worker. The 199 tools are registered with their ToolE description (offline defaults: hash
- * embedder, extractive model, no augmentation). Each round routes fresh training wordings
+ * embedder, extractive model, no augmentation). Each round asks every tool `perRound` training
+ * wordings (eval-traffic.ts: new turns each round, the wordings drawn cyclically), routes them
  * (`/route`), logs the agent calling the right tool (`/calls`, success) — found by searching when
  * routing did not offer it, which is what makes a `not_offered` missed request — and runs reviews
  * with `auto_apply` until every tool with new calls was reviewed. Rounds go on until one proposes
- * no example request, or the training wordings run out. Held-out recall@1/@5 is measured through
+ * no example request that was never proposed before (or MAX_ROUNDS). Held-out recall@1/@5 is measured through
  * `/route` before learning (a twin agent registered the same way, so the held-out turns never
  * enter the learning agent's log) and after, beside BM25 on the same split.
  *
@@ -14,16 +15,15 @@
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { startWorker, type BenchWorker } from './bench/worker.ts';
-import { type EvalQuery, type EvalTool, loadToolE, mulberry32, splitQueries } from './eval-data.ts';
+import type { EvalQuery, EvalTool } from './eval-data.ts';
 import { api, postCalls, review, routeAll, type EvalCall, type ReviewSummary, type Routed } from './eval-http.ts';
 import { formatLearnReport, type LearnReport, type RoundFigures } from './eval-learn-report.ts';
+import { planTraffic, roundOf } from './eval-traffic.ts';
 import { createHashEmbedder } from '../src/adapters/hash-embedder.ts';
 import { buildColdIndex, measureRecall, miniSearchRanker, type Recall } from './eval.ts';
 
 /** Held-out recall@5 after learning that issue #5 asks for (best published ToolE figure ≈ 0.87). */
 export const LEARNED_TARGET = 0.85;
-/** The share of each tool's training wordings `--validate` measures on (never routed as traffic). */
-const VALIDATION_SHARE = 0.25;
 /**
  * Review passes per round stop when a pass makes no model call; SPEC §6 `max_tools` allows at most
  * 100 a pass, so 199 tools take two. A throughput setting only: a tool left for the next pass is
@@ -34,6 +34,11 @@ const MAX_TOOLS_PER_PASS = 100;
 export const DEFAULT_PER_ROUND = 12;
 /** SPEC §6 `max_queries`: a tool at this many learned examples has no room left. */
 const DEFAULT_MAX_QUERIES = 12;
+/**
+ * Rounds stop here if proposals never run dry: a wording withdrawn by the displacement re-check
+ * comes back with its next miss. Chosen with the run time in mind (about 25 s a round).
+ */
+const MAX_ROUNDS = 8;
 /** A safety stop: a round whose reviews keep making model calls after this many passes is a bug. */
 const MAX_PASSES = 10;
 
@@ -41,63 +46,12 @@ export interface LearnOptions {
   split: 'held-out' | 'validation';
   /** Wordings per tool per round: at most `max_calls_per_tool` (24), so each review reads them all. */
   perRound: number;
-  /** Learning settings sent as the review's `config` (empty: SPEC §6 defaults). */
+  /**
+   * Learning settings for the learning agent, sent with `PUT …/config` before any traffic (empty:
+   * SPEC §6 defaults). Not as a review's `config`: an auto-applied revision is capped by the agent's
+   * own settings (`max_queries` at apply), not by the review's.
+   */
   config: Record<string, number | boolean>;
-}
-
-export interface Plan {
-  tools: EvalTool[];
-  traffic: EvalQuery[][];
-  measured: EvalQuery[];
-}
-
-/** FNV-1a, as eval-data.ts seeds its split; here with a different key, so the carve is independent. */
-function seedOf(key: string): number {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < key.length; i++) h = Math.imul(h ^ key.charCodeAt(i), 0x01000193);
-  return h >>> 0;
-}
-
-function shuffled<T>(items: readonly T[], random: () => number): T[] {
-  const out = [...items];
-  for (let i = out.length - 1; i > 0; i--) {
-    const j = Math.floor(random() * (i + 1));
-    [out[i], out[j]] = [out[j] as T, out[i] as T];
-  }
-  return out;
-}
-
-function byTool(queries: readonly EvalQuery[]): Map<string, EvalQuery[]> {
-  const out = new Map<string, EvalQuery[]>();
-  for (const q of queries) out.set(q.tool, [...(out.get(q.tool) ?? []), q]);
-  return out;
-}
-
-/**
- * The traffic rounds and the measured set. Per tool, the traffic wordings in a seeded order; round
- * r takes the next `perRound` of each tool, and a round's requests arrive interleaved (seeded).
- */
-export function planTraffic(opts: Pick<LearnOptions, 'split' | 'perRound'>): Plan {
-  const data = loadToolE();
-  const halves = splitQueries(data.queries);
-  let traffic = halves.training;
-  let measured = halves.heldOut;
-  if (opts.split === 'validation') {
-    const carved = new Set<EvalQuery>();
-    for (const [tool, list] of byTool(halves.training)) {
-      const order = shuffled(list, mulberry32(seedOf(`validation:${tool}`)));
-      for (const q of order.slice(0, Math.floor(list.length * VALIDATION_SHARE))) carved.add(q);
-    }
-    measured = halves.training.filter((q) => carved.has(q));
-    traffic = halves.training.filter((q) => !carved.has(q));
-  }
-  const perTool = [...byTool(traffic)].map(([tool, list]) => shuffled(list, mulberry32(seedOf(`traffic:${tool}`))));
-  const rounds: EvalQuery[][] = [];
-  for (let start = 0; perTool.some((list) => list.length > start); start += opts.perRound) {
-    const round = perTool.flatMap((list) => list.slice(start, start + opts.perRound));
-    rounds.push(shuffled(round, mulberry32(seedOf(`round:${rounds.length}`))));
-  }
-  return { tools: data.tools, traffic: rounds, measured };
 }
 
 /** Registers the toolbox as an author would: name + ToolE description, no arguments, no augmentation. */
@@ -124,10 +78,18 @@ async function measure(w: BenchWorker, agent: string, queries: readonly EvalQuer
   return recallOf(queries, await routeAll(w, agent, queries, label, () => undefined));
 }
 
-/** Counts of one round's reviews: what was proposed, kept on the rows, withdrawn and refused. */
-function countReviews(reviews: readonly ReviewSummary[]): Omit<RoundFigures, 'round' | 'routed' | 'offered_share' | 'seconds'> {
+/**
+ * Counts of one round's reviews: what was proposed, kept on the rows, withdrawn and refused.
+ * `seen` holds every example text proposed in earlier rounds (it is updated): `examples_new` counts
+ * the ones proposed for the first time.
+ */
+function countReviews(reviews: readonly ReviewSummary[], seen: Set<string>): Omit<RoundFigures, 'round' | 'routed' | 'offered_share' | 'seconds'> {
   const revisions = reviews.flatMap((r) => r.revisions);
   const refusedAtApply = revisions.flatMap((r) => r.refused.filter((x) => x.kind === 'request' && (x.reason === 'no_room' || x.reason === 'already_kept')));
+  const proposed = revisions.flatMap((r) => [...r.queries_added, ...r.queries_withdrawn].map((text) => `${r.tool}\n${text}`));
+  proposed.push(...revisions.flatMap((r) => r.refused.filter((x) => x.kind === 'request').map((x) => `${r.tool}\n${x.text}`)));
+  const fresh = new Set(proposed.filter((key) => !seen.has(key)));
+  for (const key of proposed) seen.add(key);
   const refusedAtReview = reviews.flatMap((r) => r.refused.filter((x) => x.kind === 'request'));
   const reasons: Record<string, number> = {};
   for (const x of [...refusedAtReview, ...refusedAtApply]) reasons[x.reason] = (reasons[x.reason] ?? 0) + 1;
@@ -139,6 +101,7 @@ function countReviews(reviews: readonly ReviewSummary[]): Omit<RoundFigures, 'ro
     revisions: revisions.length,
     applied: revisions.filter((r) => r.status === 'applied').length,
     examples_proposed: kept + withdrawn + refusedAtApply.length,
+    examples_new: fresh.size,
     examples_kept: kept,
     examples_withdrawn: withdrawn,
     revisions_withdrawn: revisions.filter((r) => r.queries_withdrawn.length > 0).length,
@@ -150,10 +113,10 @@ function countReviews(reviews: readonly ReviewSummary[]): Omit<RoundFigures, 'ro
 }
 
 /** Reviews with `auto_apply` until a pass makes no model call (every tool with new calls was read). */
-async function reviewRound(w: BenchWorker, agent: string, config: Record<string, number | boolean>): Promise<ReviewSummary[]> {
+async function reviewRound(w: BenchWorker, agent: string): Promise<ReviewSummary[]> {
   const passes: ReviewSummary[] = [];
   for (let pass = 1; pass <= MAX_PASSES; pass++) {
-    const r = await review(w, agent, { max_tools: MAX_TOOLS_PER_PASS, ...config });
+    const r = await review(w, agent, { max_tools: MAX_TOOLS_PER_PASS });
     passes.push(r);
     if (r.model_calls === 0) return passes;
   }
@@ -161,7 +124,7 @@ async function reviewRound(w: BenchWorker, agent: string, config: Record<string,
 }
 
 /** One round: route fresh wordings, log the right tool's call for each, review and apply. */
-async function runRound(w: BenchWorker, agent: string, round: number, queries: readonly EvalQuery[], opts: LearnOptions): Promise<RoundFigures> {
+async function runRound(w: BenchWorker, agent: string, round: number, queries: readonly EvalQuery[], opts: LearnOptions, seen: Set<string>): Promise<RoundFigures> {
   const t0 = performance.now();
   const conversation = (i: number): string => `eval-r${round}-${i}`;
   const routed = await routeAll(w, agent, queries, `round ${round}: routing ${queries.length}`, conversation);
@@ -176,8 +139,8 @@ async function runRound(w: BenchWorker, agent: string, round: number, queries: r
   }));
   await postCalls(w, agent, calls);
   process.stderr.write(`round ${round}: reviewing…\r`);
-  const reviews = await reviewRound(w, agent, opts.config);
-  const figures = countReviews(reviews);
+  const reviews = await reviewRound(w, agent);
+  const figures = countReviews(reviews, seen);
   const offered = recallOf(queries, routed).at5;
   process.stderr.write(`round ${round}: offered ${(100 * offered).toFixed(1)}%, ${figures.model_calls} model calls, ${figures.examples_kept} examples kept, ${figures.examples_withdrawn} withdrawn\n`);
   return { round, routed: queries.length, offered_share: offered, ...figures, seconds: (performance.now() - t0) / 1000 };
@@ -210,23 +173,25 @@ async function bm25Baselines(tools: readonly EvalTool[], measured: readonly Eval
 /** Runs the whole simulation against a fresh Worker and returns the report. */
 export async function runLearn(opts: LearnOptions): Promise<LearnReport> {
   const started = performance.now();
-  const plan = planTraffic(opts);
-  const trafficCount = plan.traffic.reduce((n, r) => n + r.length, 0);
-  process.stderr.write(`${plan.tools.length} tools, ${trafficCount} training wordings in ${plan.traffic.length} rounds, ${plan.measured.length} ${opts.split} wordings measured\n`);
+  const plan = planTraffic(opts.split);
+  const trafficCount = plan.streams.reduce((n, s) => n + s.length, 0);
+  process.stderr.write(`${plan.tools.length} tools, ${trafficCount} training wordings as traffic, ${plan.measured.length} ${opts.split} wordings measured\n`);
   const baselines = await bm25Baselines(plan.tools, plan.measured);
   const w = await startWorker((line) => process.stderr.write(`${line}\n`));
   try {
     await register(w, 'eval-cold', plan.tools);
     await register(w, 'eval-learn', plan.tools);
+    if (Object.keys(opts.config).length > 0) await api(w, 'PUT', '/v1/agents/eval-learn/config', opts.config);
     const cold = await measure(w, 'eval-cold', plan.measured, `cold: ${opts.split}`);
     const rounds: RoundFigures[] = [];
-    for (const [i, queries] of plan.traffic.entries()) {
-      const figures = await runRound(w, 'eval-learn', i + 1, queries, opts);
+    const seen = new Set<string>();
+    for (let i = 0; i < MAX_ROUNDS; i++) {
+      const figures = await runRound(w, 'eval-learn', i + 1, roundOf(plan, i, opts.perRound), opts, seen);
       rounds.push(figures);
-      if (figures.examples_proposed === 0) break;
+      if (figures.examples_new === 0) break;
     }
     const learned = await measure(w, 'eval-learn', plan.measured, `learned: ${opts.split}`);
-    const stopped: LearnReport['stopped'] = rounds.at(-1)?.examples_proposed === 0 ? 'no_new_proposals' : 'traffic_exhausted';
+    const stopped: LearnReport['stopped'] = rounds.at(-1)?.examples_new === 0 ? 'no_new_proposals' : 'max_rounds';
     return {
       generated_at: new Date().toISOString(),
       split: opts.split,
@@ -235,9 +200,11 @@ export async function runLearn(opts: LearnOptions): Promise<LearnReport> {
         embedder: 'hash (offline default)',
         model: 'extractive (offline default)',
         spec_defaults: Object.keys(opts.config).length === 0,
-        review_config: { max_tools: MAX_TOOLS_PER_PASS, ...opts.config },
+        agent_config: opts.config,
+        review_config: { max_tools: MAX_TOOLS_PER_PASS },
         per_round: opts.perRound,
-        traffic_wordings: rounds.reduce((n, r) => n + r.routed, 0),
+        traffic_wordings: trafficCount,
+        traffic_turns: rounds.reduce((n, r) => n + r.routed, 0),
         measured_wordings: plan.measured.length,
       },
       recall: { cold, learned, ...baselines },
