@@ -56,7 +56,17 @@ async function writeTurns(items: PendingTurn[]): Promise<void[]> {
  * and a turn still reaches D1 a fraction of a second after its answer.
  */
 const LINGER_MS = 200;
-const turnWriter = new Batcher<PendingTurn, void>(writeTurns, { maxBatch: TURNS_PER_BATCH, lingerMs: LINGER_MS });
+/**
+ * How long a turn waits on another request's group before writing itself. A group whose leader the
+ * runtime cancelled never settles (seen under sustained load in `wrangler dev`: "the Workers
+ * runtime canceled this request because … your Worker's code had hung"); without a limit every
+ * later turn of the isolate queued behind it and none was ever written again — the learning log
+ * stopped. A turn write is idempotent (TURN_UPSERT in d1-log.ts), so writing one again is safe; a
+ * re-sent group may count its offers twice (flags only). Far above a normal group (≈ 0.1 s), under
+ * the 30 s a waitUntil may run.
+ */
+const PATIENCE_MS = 5_000;
+const turnWriter = new Batcher<PendingTurn, void>(writeTurns, { maxBatch: TURNS_PER_BATCH, lingerMs: LINGER_MS, patienceMs: PATIENCE_MS });
 
 /** Turns of this isolate not yet stored, so a request that names one can wait for it. */
 const pending = new Map<string, Promise<void>>();
