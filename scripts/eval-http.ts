@@ -7,7 +7,7 @@ import type { BenchWorker } from './bench/worker.ts';
 import type { EvalQuery } from './eval-data.ts';
 
 /** Requests to `/route` in flight at once: enough to keep workerd busy on 2 cores, few enough to stay fair to other load. */
-const ROUTE_CONCURRENCY = 8;
+const ROUTE_CONCURRENCY = Number(process.env.EVAL_ROUTE_CONCURRENCY ?? 8);
 /** SPEC §3: at most 1,000 calls per `POST …/calls`. */
 const CALLS_PER_POST = 1000;
 

@@ -30,6 +30,8 @@ export interface RoundFigures {
   avoid_added: number;
   /** Refused example requests by reason, at review (checks) and at apply (`no_room`, `already_kept`). */
   refused: Record<string, number>;
+  /** Offers `/route` answered for the most offered tools so far, and how many D1 holds (equal = no turn lost). */
+  log_check: { answered: number; stored: number };
   seconds: number;
 }
 
@@ -95,6 +97,7 @@ export function formatLearnReport(r: LearnReport): string {
     `stopped: ${r.stopped}; ${total(r, 'model_calls')} model calls, ${r.rounds.reduce((n, x) => n + x.applied, 0)} revisions applied; ` +
       `examples kept ${total(r, 'examples_kept')}, withdrawn by displacement ${total(r, 'examples_withdrawn')} (${total(r, 'revisions_withdrawn')} revisions); ` +
       `rows hold ${r.final_examples.learned} learned examples on ${r.final_examples.tools_with_learned} tools (${r.final_examples.tools_at_cap} at max_queries)`,
+    `log check: ${r.rounds.every((x) => x.log_check.stored >= x.log_check.answered) ? 'every checked turn /route answered is in the log' : 'TURNS WERE LOST (see log_check per round)'}`,
     `target: learned R@5 ≥ ${pct(r.target.learned_at5)}: ${r.target.met ? 'MET' : 'NOT MET'}; cold R@5 ≥ bm25 R@5: ${r.target.cold_vs_bm25 ? 'yes' : 'no'}; wall time ${r.wall_seconds.toFixed(0)} s`,
   ];
   return lines.join('\n');

@@ -35,10 +35,11 @@ export const DEFAULT_PER_ROUND = 12;
 /** SPEC §6 `max_queries`: a tool at this many learned examples has no room left. */
 const DEFAULT_MAX_QUERIES = 12;
 /**
- * Rounds stop here if proposals never run dry: a wording withdrawn by the displacement re-check
- * comes back with its next miss. Chosen with the run time in mind (about 25 s a round).
+ * A safety stop, should proposals never run dry (a wording withdrawn by the displacement re-check
+ * comes back with its next miss). The validation carve runs dry in 11 rounds; the held-out run
+ * draws from a third more wordings and still proposes a few new ones at 16. 10-25 s a round.
  */
-const MAX_ROUNDS = 8;
+const MAX_ROUNDS = 16;
 /** A safety stop: a round whose reviews keep making model calls after this many passes is a bug. */
 const MAX_PASSES = 10;
 
@@ -83,7 +84,7 @@ async function measure(w: BenchWorker, agent: string, queries: readonly EvalQuer
  * `seen` holds every example text proposed in earlier rounds (it is updated): `examples_new` counts
  * the ones proposed for the first time.
  */
-function countReviews(reviews: readonly ReviewSummary[], seen: Set<string>): Omit<RoundFigures, 'round' | 'routed' | 'offered_share' | 'seconds'> {
+function countReviews(reviews: readonly ReviewSummary[], seen: Set<string>): Omit<RoundFigures, 'round' | 'routed' | 'offered_share' | 'log_check' | 'seconds'> {
   const revisions = reviews.flatMap((r) => r.revisions);
   const refusedAtApply = revisions.flatMap((r) => r.refused.filter((x) => x.kind === 'request' && (x.reason === 'no_room' || x.reason === 'already_kept')));
   const proposed = revisions.flatMap((r) => [...r.queries_added, ...r.queries_withdrawn].map((text) => `${r.tool}\n${text}`));
@@ -123,8 +124,35 @@ async function reviewRound(w: BenchWorker, agent: string): Promise<ReviewSummary
   throw new Error(`reviews still made model calls after ${MAX_PASSES} passes`);
 }
 
+/** Tools whose stored offers the log check compares with what `/route` answered. */
+const CHECKED_TOOLS = 5;
+
+/**
+ * The log check: `/route` writes its turn after answering, so a lost turn would silently starve
+ * the reviews of evidence. The offers `/route` answered so far for the most offered tools are
+ * compared with the offers stored in D1 (`…/activity`), waiting out the grouped write (≤ 3 s).
+ */
+async function checkLog(w: BenchWorker, agent: string, answered: ReadonlyMap<string, number>): Promise<{ answered: number; stored: number }> {
+  const top = [...answered].sort((a, b) => b[1] - a[1]).slice(0, CHECKED_TOOLS);
+  const want = top.reduce((n, [, count]) => n + count, 0);
+  let stored = 0;
+  for (let attempt = 0; attempt < 6; attempt++) {
+    if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, 500));
+    const counts = await Promise.all(
+      top.map(async ([tool]) => {
+        const a = await api<{ buckets: { offers: number }[] }>(w, 'GET', `/v1/agents/${agent}/tools/${encodeURIComponent(tool)}/activity?bucket=day&span=2`);
+        return a.buckets.reduce((n, b) => n + b.offers, 0);
+      }),
+    );
+    stored = counts.reduce((a, b) => a + b, 0);
+    if (stored >= want) break;
+  }
+  if (stored < want) process.stderr.write(`WARNING: ${want - stored} of ${want} checked offers were not stored: turns were lost, reviews see less evidence\n`);
+  return { answered: want, stored };
+}
+
 /** One round: route fresh wordings, log the right tool's call for each, review and apply. */
-async function runRound(w: BenchWorker, agent: string, round: number, queries: readonly EvalQuery[], opts: LearnOptions, seen: Set<string>): Promise<RoundFigures> {
+async function runRound(w: BenchWorker, agent: string, round: number, queries: readonly EvalQuery[], answered: Map<string, number>, seen: Set<string>): Promise<RoundFigures> {
   const t0 = performance.now();
   const conversation = (i: number): string => `eval-r${round}-${i}`;
   const routed = await routeAll(w, agent, queries, `round ${round}: routing ${queries.length}`, conversation);
@@ -138,12 +166,14 @@ async function runRound(w: BenchWorker, agent: string, round: number, queries: r
     conversation_id: conversation(i),
   }));
   await postCalls(w, agent, calls);
+  for (const r of routed) for (const name of r.offered) answered.set(name, (answered.get(name) ?? 0) + 1);
+  const log = await checkLog(w, agent, answered);
   process.stderr.write(`round ${round}: reviewing…\r`);
   const reviews = await reviewRound(w, agent);
   const figures = countReviews(reviews, seen);
   const offered = recallOf(queries, routed).at5;
   process.stderr.write(`round ${round}: offered ${(100 * offered).toFixed(1)}%, ${figures.model_calls} model calls, ${figures.examples_kept} examples kept, ${figures.examples_withdrawn} withdrawn\n`);
-  return { round, routed: queries.length, offered_share: offered, ...figures, seconds: (performance.now() - t0) / 1000 };
+  return { round, routed: queries.length, offered_share: offered, ...figures, log_check: log, seconds: (performance.now() - t0) / 1000 };
 }
 
 /** The examples the learning agent's rows hold at the end, by source; `cap` is `max_queries`. */
@@ -185,8 +215,9 @@ export async function runLearn(opts: LearnOptions): Promise<LearnReport> {
     const cold = await measure(w, 'eval-cold', plan.measured, `cold: ${opts.split}`);
     const rounds: RoundFigures[] = [];
     const seen = new Set<string>();
+    const answered = new Map<string, number>();
     for (let i = 0; i < MAX_ROUNDS; i++) {
-      const figures = await runRound(w, 'eval-learn', i + 1, roundOf(plan, i, opts.perRound), opts, seen);
+      const figures = await runRound(w, 'eval-learn', i + 1, roundOf(plan, i, opts.perRound), answered, seen);
       rounds.push(figures);
       if (figures.examples_new === 0) break;
     }
