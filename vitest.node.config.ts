@@ -7,6 +7,9 @@ export default defineConfig({
   test: {
     include: ['test/node/**/*.test.ts'],
     globalSetup: ['./test/node/global-setup.ts'],
+    // One file at a time: they share one `wrangler dev`, and on a loaded 2-core machine a browser test
+    // beside the CLI and example runs starved each other into timeouts.
+    fileParallelism: false,
     testTimeout: 60_000,
     hookTimeout: 180_000,
   },

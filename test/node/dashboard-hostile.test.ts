@@ -1,16 +1,16 @@
 /**
- * HTML in every kind of stored text the dashboard shows (issue #9), in headless Chromium against
+ * HTML in every kind of stored text the dashboard shows, in headless Chromium against
  * `wrangler dev`: a tool description, call errors (evidence, and a usage note built from them that
  * reaches the model view and the diff), requests, argument names of an unregistered tool's
  * inferred draft. Each must show as text: no element is created from it and no script runs.
  * (test/node/dashboard.test.ts covers the dashboard itself; this file only feeds it markup.)
  */
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
+import { launchChromium } from './browser.ts';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 
 const url = inject('workerUrl');
 const token = inject('adminToken');
-const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 
 /** Each sets `window.__pwned` if it ever runs. */
 const IMG = '<img src=x onerror="window.__pwned = 1">';
@@ -60,7 +60,7 @@ let page: Page;
 const problems: string[] = [];
 
 beforeAll(async () => {
-  browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS });
+  browser = await launchChromium();
   page = await browser.newPage({ viewport: { width: 1280, height: 860 } });
   page.setDefaultTimeout(10_000);
   page.on('console', (m) => {

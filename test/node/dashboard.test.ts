@@ -1,19 +1,17 @@
 /**
- * The dashboard in a real browser (issue #7): headless Debian Chromium driven by playwright-core
+ * The dashboard in a real browser: headless Debian Chromium driven by playwright-core
  * against the Worker under `wrangler dev` (test/node/global-setup.ts). A review over a seeded log
  * proposes a revision; the page signs in, shows it with its evidence and diff, applies it, undoes
  * it; a wrong token is an error; a `<script>` in a description renders as text. Screenshots of the
- * inbox and of a revision go to docs/screenshots/ (the README shows one).
+ * inbox and of a revision go to test-output/screenshots/, or to docs/screenshots/ (the README shows
+ * one) with UPDATE_SCREENSHOTS=1.
  */
-import { mkdirSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
+import { launchChromium, screenshotDir } from './browser.ts';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 
 const url = inject('workerUrl');
 const token = inject('adminToken');
-const shots = fileURLToPath(new URL('../../docs/screenshots/', import.meta.url));
-const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 
 const ORDER_DESCRIPTION = 'Look up an order by its id: status, items and delivery date.';
 const HOSTILE_DESCRIPTION = '<script>window.__pwned = 1</script><img src=x onerror="window.__pwned = 2"> Renders a page.';
@@ -56,12 +54,13 @@ async function seed(agent: string): Promise<void> {
 }
 
 let browser: Browser;
+let shots: string;
 let page: Page;
 const problems: string[] = [];
 
 beforeAll(async () => {
-  mkdirSync(shots, { recursive: true });
-  browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS });
+  shots = screenshotDir();
+  browser = await launchChromium();
   page = await browser.newPage({ viewport: { width: 1280, height: 860 } });
   // A CSP violation or a script error shows up here; the page must produce none.
   page.on('console', (m) => { if (m.type() === 'error') problems.push(m.text()); });

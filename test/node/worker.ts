@@ -5,7 +5,7 @@
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
@@ -29,7 +29,9 @@ export async function startWorker(timeoutMs = 120_000): Promise<RunningWorker> {
     encoding: 'utf8',
   });
   if (migrate.status !== 0) throw new Error(`migrations failed:\n${migrate.stdout}\n${migrate.stderr}`);
-  const [port, inspector] = [await freePort(), await freePort()];
+  // Both ports are held open together while chosen: picked one after the other, the second could be
+  // the port the first just released.
+  const [port, inspector] = await freePorts(2);
   const token = `test_${randomBytes(16).toString('hex')}`;
   const args = ['dev', '--ip', '127.0.0.1', '--port', String(port), '--inspector-port', String(inspector), '--persist-to', persist];
   const child = spawn(process.execPath, [wrangler, ...args, '--var', `ADMIN_TOKEN:${token}`, '--show-interactive-dev-session=false'], {
@@ -71,14 +73,19 @@ async function waitForHealth(url: string, timeoutMs: number, dead: () => boolean
   throw new Error(`no answer from ${url}/healthz in ${timeoutMs} ms`);
 }
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      server.close(() => resolve(port));
-    });
+/** `n` distinct free loopback ports, all held open until every one is chosen. */
+async function freePorts(n: number): Promise<number[]> {
+  const servers = await Promise.all(
+    Array.from({ length: n }, () => new Promise<Server>((resolve, reject) => {
+      const server = createServer();
+      server.once('error', reject);
+      server.listen(0, '127.0.0.1', () => resolve(server));
+    })),
+  );
+  const ports = servers.map((server) => {
+    const address = server.address();
+    return typeof address === 'object' && address ? address.port : 0;
   });
+  await Promise.all(servers.map((server) => new Promise<void>((resolve) => server.close(() => resolve()))));
+  return ports;
 }
