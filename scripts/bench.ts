@@ -1,5 +1,5 @@
 /**
- * `npm run bench` (issue #8): starts the Worker with `wrangler dev` on a free loopback port, registers
+ * `npm run bench`: starts the Worker with `wrangler dev` on a free loopback port, registers
  * toolboxes of 200, 2,000 and 10,000 tools, and measures in one run: `/route` at each size against
  * `/healthz` (requests/s, p50, p99, each as a ratio to `/healthz`), `/calls` ingestion, one review
  * over 1,000 and 100,000 logged calls, and the routing snapshot's memory at each size. Prints a
@@ -27,7 +27,7 @@ const REVIEW_LOGS = [1_000, 100_000];
 /** The review logs' calls go to this many tools: 1,000 calls already give each more than max_calls_per_tool. */
 const REVIEW_LOG_TOOLS = 20;
 const REVIEW_RUNS = 5;
-/** SPEC §3 limits: 1,000 tools or calls per request, 1 MiB per body (the bench's chunks stay under both). */
+/** docs/api.md limits: 1,000 tools or calls per request, 1 MiB per body (the bench's chunks stay under both). */
 const CHUNK = 1_000;
 const INGEST_IN_FLIGHT = 2;
 const ROUTE_REQUESTS = 256;

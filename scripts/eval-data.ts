@@ -1,13 +1,15 @@
 /**
- * Loads the shared ToolE data set (../shared/data/toole, beside the repo checkout) and makes the
+ * Loads the ToolE data set (`TOOLE_DIR`, by default shared/data/toole beside the repo checkout) and makes the
  * FIXED training / held-out split every evaluation uses. The split lives in code, seeded from each
  * tool's name, so every run and every engineer sees the same halves (README of the data set: "use a
  * split you fix in code and report held-out figures only").
  */
 import { readFileSync } from 'node:fs';
 
-/** The data folder: `shared/` is a sibling of the repo checkout. */
-export const TOOLE_DIR = new URL('../../shared/data/toole/', import.meta.url);
+/** The data folder: `TOOLE_DIR` when set, else `shared/data/toole` beside the repo checkout. */
+export const TOOLE_DIR = process.env.TOOLE_DIR
+  ? new URL(`file://${process.env.TOOLE_DIR.replace(/\/?$/, '/')}`)
+  : new URL('../../shared/data/toole/', import.meta.url);
 
 /** One ToolE tool, its name made valid for Whetstone. */
 export interface EvalTool {
@@ -35,7 +37,7 @@ export interface Split {
 }
 
 /**
- * Maps a ToolE name to a valid tool name (SPEC §1: `^[A-Za-z0-9_.\-/]{1,128}$`): every other
+ * Maps a ToolE name to a valid tool name (docs/learning.md: `^[A-Za-z0-9_.\-/]{1,128}$`): every other
  * character becomes `_` ("PDF&URLTool" → "PDF_URLTool"). Applied to tools and labels alike.
  */
 export function validToolName(name: string): string {

@@ -8,7 +8,7 @@ import type { EvalQuery } from './eval-data.ts';
 
 /** Requests to `/route` in flight at once: enough to keep workerd busy on 2 cores, few enough to stay fair to other load. */
 const ROUTE_CONCURRENCY = Number(process.env.EVAL_ROUTE_CONCURRENCY ?? 8);
-/** SPEC §3: at most 1,000 calls per `POST …/calls`. */
+/** docs/api.md: at most 1,000 calls per `POST …/calls`. */
 const CALLS_PER_POST = 1000;
 
 /** A `\r`-redrawn bar on stderr: `label [#####-----] 50% 5000/10000`. */
@@ -87,7 +87,7 @@ export async function routeAll(
   return out;
 }
 
-/** A call as `POST …/calls` takes it (SPEC §3 Call). */
+/** A call as `POST …/calls` takes it (docs/api.md Call). */
 export interface EvalCall {
   id: string;
   tool: string;
@@ -98,14 +98,14 @@ export interface EvalCall {
   conversation_id: string;
 }
 
-/** Logs calls in batches of 1,000 (SPEC §3 limit), in order, so `seq` follows the traffic. */
+/** Logs calls in batches of 1,000 (docs/api.md limit), in order, so `seq` follows the traffic. */
 export async function postCalls(w: BenchWorker, agent: string, calls: readonly EvalCall[]): Promise<void> {
   for (let i = 0; i < calls.length; i += CALLS_PER_POST) {
     await api(w, 'POST', `/v1/agents/${agent}/calls`, { calls: calls.slice(i, i + CALLS_PER_POST) });
   }
 }
 
-/** The fields of a Revision (SPEC §3) the evaluation counts. */
+/** The fields of a Revision (docs/api.md) the evaluation counts. */
 export interface RevisionSummary {
   revision_id: string;
   tool: string;
@@ -119,7 +119,7 @@ export interface RevisionSummary {
   refused: { kind: string; text: string; reason: string }[];
 }
 
-/** The fields of a Review (SPEC §3) the evaluation counts. */
+/** The fields of a Review (docs/api.md) the evaluation counts. */
 export interface ReviewSummary {
   revisions: RevisionSummary[];
   refused: { kind: string; reason: string }[];

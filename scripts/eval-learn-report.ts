@@ -21,7 +21,7 @@ export interface RoundFigures {
   examples_new: number;
   /** Examples that stayed on the rows. */
   examples_kept: number;
-  /** Examples the displacement re-check took back (SPEC §5 `queries_withdrawn`). */
+  /** Examples the displacement re-check took back (docs/learning.md `queries_withdrawn`). */
   examples_withdrawn: number;
   revisions_withdrawn: number;
   /** Synthetic examples that gave way to learned ones (none here: ToolE tools are not augmented). */
@@ -43,9 +43,9 @@ export interface LearnReport {
   setup: {
     embedder: string;
     model: string;
-    /** True when every learning setting is SPEC §6's default (max_tools aside: a throughput setting). */
+    /** True when every learning setting is docs/configuration.md's default (max_tools aside: a throughput setting). */
     spec_defaults: boolean;
-    /** Settings put on the learning agent (`PUT …/config`); empty = SPEC §6 defaults. */
+    /** Settings put on the learning agent (`PUT …/config`); empty = docs/configuration.md defaults. */
     agent_config: Record<string, number | boolean>;
     review_config: Record<string, number | boolean>;
     per_round: number;
@@ -81,7 +81,7 @@ export function formatLearnReport(r: LearnReport): string {
   ];
   const lines = [
     `ToolE learning, ${r.tools} tools, measured on ${r.setup.measured_wordings} ${r.split} wordings; traffic ${r.setup.traffic_turns} turns drawn from ${r.setup.traffic_wordings} training wordings, ${r.setup.per_round} per tool a round`,
-    `settings: ${r.setup.spec_defaults ? 'SPEC §6 defaults' : `NOT the defaults: ${JSON.stringify(r.setup.agent_config)}`}; each review ${JSON.stringify(r.setup.review_config)}, auto_apply; ${r.setup.embedder}, ${r.setup.model}`,
+    `settings: ${r.setup.spec_defaults ? 'docs/configuration.md defaults' : `NOT the defaults: ${JSON.stringify(r.setup.agent_config)}`}; each review ${JSON.stringify(r.setup.review_config)}, auto_apply; ${r.setup.embedder}, ${r.setup.model}`,
     '',
     `${'ranker'.padEnd(22)}${'R@1'.padStart(8)}${'R@5'.padStart(8)}  note`,
     ...rows.map(([label, x, note]) => `${label.padEnd(22)}${pct(x?.at1 ?? 0).padStart(8)}${pct(x?.at5 ?? 0).padStart(8)}  ${note}`),

@@ -1,5 +1,5 @@
 /**
- * The learning evaluation (`npm run eval`; issue #5): simulated traffic on ToolE through the real
+ * The learning evaluation (`npm run eval`;): simulated traffic on ToolE through the real
  * Worker. The 199 tools are registered with their ToolE description (offline defaults: hash
  * embedder, extractive model, no augmentation). Each round asks every tool `perRound` training
  * wordings (eval-traffic.ts: new turns each round, the wordings drawn cyclically), routes them
@@ -22,17 +22,17 @@ import { planTraffic, roundOf } from './eval-traffic.ts';
 import { createHashEmbedder } from '../src/adapters/hash-embedder.ts';
 import { buildColdIndex, measureRecall, miniSearchRanker, type Recall } from './eval.ts';
 
-/** Held-out recall@5 after learning that issue #5 asks for (best published ToolE figure ≈ 0.87). */
+/** Held-out recall@5 after learning that we aim for (best published ToolE figure ≈ 0.87). */
 export const LEARNED_TARGET = 0.85;
 /**
- * Review passes per round stop when a pass makes no model call; SPEC §6 `max_tools` allows at most
+ * Review passes per round stop when a pass makes no model call; docs/configuration.md `max_tools` allows at most
  * 100 a pass, so 199 tools take two. A throughput setting only: a tool left for the next pass is
  * reviewed on the same log.
  */
 const MAX_TOOLS_PER_PASS = 100;
 /** Wordings per tool per round (see LearnOptions.perRound). */
 export const DEFAULT_PER_ROUND = 12;
-/** SPEC §6 `max_queries`: a tool at this many learned examples has no room left. */
+/** docs/configuration.md `max_queries`: a tool at this many learned examples has no room left. */
 const DEFAULT_MAX_QUERIES = 12;
 /**
  * A safety stop, should proposals never run dry (a wording withdrawn by the displacement re-check
@@ -49,7 +49,7 @@ export interface LearnOptions {
   perRound: number;
   /**
    * Learning settings for the learning agent, sent with `PUT …/config` before any traffic (empty:
-   * SPEC §6 defaults). Not as a review's `config`: an auto-applied revision is capped by the agent's
+   * docs/configuration.md defaults). Not as a review's `config`: an auto-applied revision is capped by the agent's
    * own settings (`max_queries` at apply), not by the review's.
    */
   config: Record<string, number | boolean>;

@@ -23,7 +23,7 @@ import { tokenize } from '../src/core/text.ts';
 import { DEFAULT_FUSION, buildRoutingIndex, embeddingText, rankTools, type RoutingIndex } from '../src/core/routing.ts';
 import { type EvalQuery, type EvalTool, firstWordings, loadToolE, splitQueries } from './eval-data.ts';
 
-/** How many tools a routed turn offers (SPEC §6 `top_k` default): recall@5 is the figure that matters. */
+/** How many tools a routed turn offers (docs/configuration.md `top_k` default): recall@5 is the figure that matters. */
 const TOP_K = 5;
 /** Issue-2 acceptance: the first wording of each tool ranks it in the top 5 for at least this share. */
 const FIRST_WORDING_TARGET = 0.4;

@@ -1,5 +1,5 @@
 /**
- * `npm run soak` (issue #9): `/route`, `/calls` and reviews (each followed by applying what it
+ * `npm run soak`: `/route`, `/calls` and reviews (each followed by applying what it
  * proposed) running together against `wrangler dev` for a minute, then checks that nothing was
  * lost or doubled: no error answer, the Durable Object's routed-turn and offer counts equal what
  * the routes answered, D1's turns and calls per tool equal what was sent, and every call id sent

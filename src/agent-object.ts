@@ -1,6 +1,6 @@
 /**
  * The per-agent Durable Object (one per agent, `idFromName(agent)`): offer counts for the usage
- * flags (SPEC §4, §7) and the review lease that serialises reviews of one agent (SPEC §8).
+ * flags (docs/learning.md, §7) and the review lease that serialises reviews of one agent (docs/learning.md).
  * Its SQLite storage survives restarts; each RPC runs alone (input gate), so counts are exact
  * under any concurrency.
  */
@@ -31,7 +31,7 @@ export class AgentObject extends DurableObject<Bindings> {
 
   /**
    * Several routed turns in one RPC and one transaction, counted exactly as that many countOffers
-   * calls in order (issue #8: /route sends the turns an isolate gathered together). One write per
+   * calls in order (/route sends the turns an isolate gathered together). One write per
    * distinct tool: a tool first seen here starts its window at the turn that first offered it.
    */
   countTurns(turns: readonly (readonly string[])[]): void {
@@ -97,7 +97,7 @@ export class AgentObject extends DurableObject<Bindings> {
   }
 
   /**
-   * One request of a key under `RATE_LIMIT_PER_MINUTE` (issue #9): 0 when it may go on, else the
+   * One request of a key under `RATE_LIMIT_PER_MINUTE`: 0 when it may go on, else the
    * milliseconds until it may. The bucket math is src/core/rate-limit.ts; this only keeps buckets.
    */
   takeRequest(principal: string, perMinute: number, nowMs: number): number {

@@ -1,5 +1,5 @@
 /**
- * The Hono app: middleware, the API modules, the OpenAPI document, and one error path (SPEC §3):
+ * The Hono app: middleware, the API modules, the OpenAPI document, and one error path (docs/api.md):
  * every failure answers `{"error": {code, message, details}}`; an unknown error is logged and
  * becomes a generic 500 with no internal detail.
  */
@@ -55,17 +55,17 @@ app.use('/v1/*', jsonDepthLimit());
 
 app.get('/healthz', (c) => c.json({ ok: true }));
 
-// SPEC §3 `GET /`: the dashboard and its static files, public (the page asks for a token; issue #7).
+// docs/api.md `GET /`: the dashboard and its static files, public (the page asks for a token;).
 app.route('/', dashboardApp);
 
 for (const api of [toolsApi, routeApi, agentsApi, usageApi, revisionsApi, activityApi, previewApi, reviewsApi]) app.route('/', api);
-// Not an OpenAPI route: MCP speaks JSON-RPC over Streamable HTTP (issue #10).
+// Not an OpenAPI route: MCP speaks JSON-RPC over Streamable HTTP.
 app.route('/', mcpApi);
 
 app.openAPIRegistry.registerComponent('securitySchemes', 'bearer', { type: 'http', scheme: 'bearer' });
 app.doc31('/openapi.json', {
   openapi: '3.1.0',
-  info: { title: 'Whetstone', version: '1.0.0', description: 'Tool routing and tool learning for AI agents (SPEC §3).' },
+  info: { title: 'Whetstone', version: '1.0.0', description: 'Tool routing and tool learning for AI agents (docs/api.md).' },
 });
 
 app.notFound((c) => {

@@ -1,5 +1,5 @@
 /**
- * Augmentation at registration (issue #3, reference "Augmentation at registration"): exactly one
+ * Augmentation at registration: exactly one
  * model call per tool, its reply checked by `parseAugmentReply`, run over a bounded pool. Nothing
  * here writes: the caller stores the description and the `synthetic` examples of the tools that
  * came back `ok`, and registers the others with their plain docstring, reporting the reason.

@@ -1,5 +1,5 @@
 /**
- * Bearer tokens (SPEC §3): the ADMIN_TOKEN has every right; agent keys (`wsk_<key_id>_<secret>`)
+ * Bearer tokens (docs/api.md): the ADMIN_TOKEN has every right; agent keys (`wsk_<key_id>_<secret>`)
  * reach one agent with role `agent` or `operator`. Keys are stored as salted SHA-256 and compared
  * in constant time; a key is never logged. Another agent's rows answer 404, so ids are not probed.
  */
@@ -27,7 +27,7 @@ export async function authenticate(header: string | undefined, adminToken: strin
   return { kind: 'key', id: key.key_id, agent: key.agent, role: key.role };
 }
 
-/** SPEC §3 rights: the admin everything; a key only its agent, and `agent` keys only agent routes. */
+/** docs/api.md rights: the admin everything; a key only its agent, and `agent` keys only agent routes. */
 export function authorize(p: Principal, agent: string | null, need: 'agent' | 'operator' | 'admin'): void {
   if (p.kind === 'admin') return;
   if (need === 'admin') throw new ApiError('forbidden', 'this route needs the admin token');
@@ -49,7 +49,7 @@ async function hashSecret(salt: string, secret: string): Promise<string> {
 }
 
 /**
- * The ADMIN_TOKEN's digest, kept per isolate (issue #8: one SHA-256 per request instead of two on
+ * The ADMIN_TOKEN's digest, kept per isolate (one SHA-256 per request instead of two on
  * the hot path). Keyed by the token, so a changed secret is digested again. The digest, not the
  * promise, is kept: a promise belongs to the request that made it.
  */

@@ -1,5 +1,5 @@
 /**
- * The scheduled review pass (SPEC §8). Each tick reviews agents with calls since their last review
+ * The scheduled review pass (docs/learning.md). Each tick reviews agents with calls since their last review
  * whose `review_schedule` is due, at most AGENTS_PER_TICK of them, one after another, starting after
  * the agent where the previous tick stopped (cron_state.cursor) and wrapping round. Each review
  * takes the agent's Durable Object lease (src/services/review.ts), so a manual review and a cron

@@ -1,5 +1,5 @@
 /**
- * The one reader of `env` (STYLE §3): turns bindings and variables (SPEC §2) into adapters.
+ * The one reader of `env` (STYLE §3): turns bindings and variables (docs/configuration.md) into adapters.
  * Adapters that keep per-isolate state (the exact index) are built once per isolate.
  */
 import type { AgentObject } from './agent-object.ts';
@@ -20,7 +20,7 @@ import type { ChatModel, Embedder, OfferCounter, RateLimiter, VectorIndex } from
 import { parsePerMinute } from './core/rate-limit.ts';
 import { ApiError } from './errors.ts';
 
-/** Bindings and variables of wrangler.toml / .dev.vars (SPEC §2). */
+/** Bindings and variables of wrangler.toml / .dev.vars (docs/configuration.md). */
 export interface Bindings {
   DB: D1Database;
   AGENTS: DurableObjectNamespace<AgentObject>;
@@ -35,20 +35,20 @@ export interface Bindings {
   /** Milliseconds one model HTTP attempt may take (default 30,000). */
   LLM_TIMEOUT_MS?: string;
   ADMIN_TOKEN?: string;
-  /** Requests per minute per key; absent or 0 = off (issue #9). */
+  /** Requests per minute per key; absent or 0 = off. */
   RATE_LIMIT_PER_MINUTE?: string;
 }
 
 export interface Services {
   store: ReturnType<typeof createD1Store>;
   log: ReturnType<typeof createD1Log>;
-  /** Revisions, reviews and the cron cursor (issue #4). */
+  /** Revisions, reviews and the cron cursor. */
   revisions: ReturnType<typeof createD1Revisions>;
-  /** The bounded log reads of a review (issue #4). */
+  /** The bounded log reads of a review. */
   reviewLog: ReturnType<typeof createD1ReviewLog>;
-  /** Usage reads and trace_tools writes (SPEC §7). */
+  /** Usage reads and trace_tools writes (docs/learning.md). */
   usage: ReturnType<typeof createD1Usage>;
-  /** Time-bucketed counts for the dashboard's charts (issue #7). */
+  /** Time-bucketed counts for the dashboard's charts. */
   activity: ReturnType<typeof createD1Activity>;
   embedder: Embedder;
   /** null: the exact in-process ranking of src/core/routing.ts is the index. */
@@ -56,7 +56,7 @@ export interface Services {
   model: ChatModel;
   offers: OfferCounter;
   agents: DurableObjectNamespace<AgentObject>;
-  /** Per-key limit of RATE_LIMIT_PER_MINUTE; null when off (issue #9). */
+  /** Per-key limit of RATE_LIMIT_PER_MINUTE; null when off. */
   rateLimiter: RateLimiter | null;
 }
 

@@ -1,5 +1,5 @@
 /**
- * The one error type thrown at the HTTP edge (SPEC §3). Its code knows its status; `app.onError`
+ * The one error type thrown at the HTTP edge (docs/api.md). Its code knows its status; `app.onError`
  * turns it into `{"error": {code, message, details}}`.
  */
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
@@ -20,7 +20,7 @@ export const ERROR_STATUS = {
 export type ErrorCode = keyof typeof ERROR_STATUS;
 
 /**
- * Issues an error answer lists at most (issue #9): 1,000 bad elements would otherwise answer a
+ * Issues an error answer lists at most: 1,000 bad elements would otherwise answer a
  * 3 KB request with over a megabyte of zod issues. The message says how many there were.
  */
 export const MAX_ERROR_DETAILS = 100;
@@ -54,5 +54,5 @@ export class ApiError extends Error {
   }
 }
 
-/** 404 for anything another agent's key asks about: ids are not probed (SPEC §3). */
+/** 404 for anything another agent's key asks about: ids are not probed (docs/api.md). */
 export const notFound = (what: string): ApiError => new ApiError('not_found', `${what} not found`);

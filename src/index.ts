@@ -7,7 +7,7 @@ export { AgentObject } from './agent-object.ts';
 
 export default {
   fetch: app.fetch,
-  /** SPEC §8: the review pass; the tick's scheduled time is its `now` (each agent's schedule is checked against it). */
+  /** docs/learning.md: the review pass; the tick's scheduled time is its `now` (each agent's schedule is checked against it). */
   async scheduled(controller, env) {
     await runScheduledReviews(services(env), new Date(controller.scheduledTime).toISOString());
   },

@@ -1,10 +1,10 @@
 /**
- * The zod schemas of the v1 API (SPEC §3). They validate requests, validate model replies, produce
+ * The zod schemas of the v1 API (docs/api.md). They validate requests, validate model replies, produce
  * the OpenAPI document and type the client: types come from `z.infer`, never hand-written twins.
  */
 import { z } from '@hono/zod-openapi';
 
-/** SPEC §3 limits; each one past it is a 400 (or 413 for the body). */
+/** docs/api.md limits; each one past it is a 400 (or 413 for the body). */
 export const LIMITS = {
   bodyBytes: 1024 * 1024,
   toolsPerPut: 1000,
@@ -17,7 +17,7 @@ export const LIMITS = {
   traceMessages: 1000,
   schemaBytes: 64 * 1024,
   idChars: 128,
-  /** Nesting of arrays and objects in a JSON body, or in a trace's arguments text (issue #9). */
+  /** Nesting of arrays and objects in a JSON body, or in a trace's arguments text. */
   jsonDepth: 64,
 } as const;
 
@@ -80,7 +80,7 @@ const AnthropicDef = z.object({
   examples: HandExamples.optional(),
 });
 
-/** Any of the four common tool shapes (SPEC §3 ToolDef). */
+/** Any of the four common tool shapes (docs/api.md ToolDef). */
 export const ToolDef = z
   .union([OpenAIDef, McpDef, AnthropicDef, PlainDef])
   .openapi('ToolDef', { description: 'plain, OpenAI, MCP or Anthropic tool definition' });
@@ -204,7 +204,7 @@ export const ErrorBody = z
   })
   .openapi('Error');
 
-/** SPEC §6 tool-learning settings, with their ranges. `review_schedule` is "off" or "*\/N" minutes. */
+/** docs/configuration.md tool-learning settings, with their ranges. `review_schedule` is "off" or "*\/N" minutes. */
 export const Settings = z
   .object({
     min_calls: z.number().int().min(1).max(10_000),
@@ -375,7 +375,7 @@ const ApprovedBy = z.string().min(1).max(200);
 export const ApplyBody = z.object({ approved_by: ApprovedBy }).strict();
 export const DismissBody = z.object({ approved_by: ApprovedBy, reason: z.string().max(1000).optional() }).strict();
 
-// ── Usage flags, traces and unregistered tools (SPEC §3, §7; issue #6) ──────────────────────────
+// ── Usage flags, traces and unregistered tools (docs/api.md, §7;) ──────────────────────────
 // Trace messages are lenient on the extra fields real SDKs send (looseObject) and strict on what
 // Whetstone reads: roles, tool call ids and names, arguments, results and `is_error`.
 
@@ -452,7 +452,7 @@ export const TraceBody = z
 export type TraceBody = z.infer<typeof TraceBody>;
 export const TraceAnswer = z.object({ turn_id: z.string(), calls: z.number().int() });
 
-/** A drafted definition for an unregistered tool, ready for `PUT …/tools` (SPEC §7). */
+/** A drafted definition for an unregistered tool, ready for `PUT …/tools` (docs/learning.md). */
 export const ToolDraft = z.object({
   name: z.string(),
   description: z.string(),

@@ -1,5 +1,5 @@
 /**
- * The scheduled review pass (SPEC §8) through the Worker's own `scheduled` handler, against real
+ * The scheduled review pass (docs/learning.md) through the Worker's own `scheduled` handler, against real
  * local D1 and the real per-agent Durable Objects, with the offline extractive model. Tests in this
  * file share one database (and the cron cursor), so each starts the cursor from the beginning and
  * leaves no agent with unreviewed calls behind.

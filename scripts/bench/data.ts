@@ -5,7 +5,7 @@
  */
 import { loadToolE, mulberry32, type EvalQuery } from '../eval-data.ts';
 
-/** A plain ToolDef (SPEC §3) as the bench registers it. */
+/** A plain ToolDef (docs/api.md) as the bench registers it. */
 export interface BenchTool {
   name: string;
   description: string;
@@ -83,7 +83,7 @@ export function routeRequests(count: number): EvalQuery[] {
  * A call log of `count` calls in the shape agents report them: one call per turn, three turns per
  * conversation, requests and tools from ToolE's labelled rows, one call in eight failing with a
  * recurring error. The calls go to the first `toolCount` ToolE tools, so a small log already fills
- * a review's per-tool bounds (SPEC §5 max_calls_per_tool) and a large one differs only in size.
+ * a review's per-tool bounds (docs/learning.md max_calls_per_tool) and a large one differs only in size.
  * `prefix` keeps ids unique per agent.
  */
 export function callLog(count: number, prefix: string, toolCount: number): BenchCall[] {

@@ -1,5 +1,5 @@
 /**
- * The D1 reads behind the dashboard's activity chart (issue #7). Both are bounded by a time window
+ * The D1 reads behind the dashboard's activity chart. Both are bounded by a time window
  * and served by the indexes of migrations/0002_activity_indexes.sql: calls by (agent, tool, at),
  * turns by (agent, created_at). Times are stored as UTC ISO strings, so a bucket is a prefix.
  */
@@ -21,7 +21,7 @@ export function createD1Activity(db: D1Database) {
       return new Map(results.map((r) => [r.bucket, { calls: r.calls, failures: r.failures }]));
     },
 
-    /** Routed turns that offered `tool` (SPEC §4: an unrouted turn offered nothing). */
+    /** Routed turns that offered `tool` (docs/learning.md: an unrouted turn offered nothing). */
     async offerCounts(agent: string, tool: string, from: string, keyChars: number): Promise<Map<string, number>> {
       const { results } = await db
         .prepare(

@@ -1,5 +1,5 @@
 /**
- * The D1 adapter for the log: turns, calls and outcomes (SPEC §1, §5). Reads are bounded and served
+ * The D1 adapter for the log: turns, calls and outcomes (docs/learning.md, §5). Reads are bounded and served
  * by the indexes of migrations/0001 (agent, tool, seq) / (agent, turn_id) / (agent, conversation_id, seq).
  */
 import type { CallRecord, OfferedTool, OutcomeRecord, TurnRecord } from '../core/records.ts';
@@ -45,7 +45,7 @@ export function createD1Log(db: D1Database) {
 
     /**
      * The same as insertTurn for many turns in ONE statement: the rows travel as one JSON array
-     * parameter read back with json_each (issue #8: `/route` writes the turns an isolate gathered
+     * parameter read back with json_each (`/route` writes the turns an isolate gathered
      * together; D1's cost is mostly per statement and per bound value, and it binds ≤ 100 values).
      */
     insertTurns(agent: string, turns: readonly NewTurn[]): D1PreparedStatement {
@@ -85,7 +85,7 @@ export function createD1Log(db: D1Database) {
 
     /**
      * The newest successful calls with the request they served (the call's own, else its turn's):
-     * the displacement re-check of an apply (SPEC §5). Bounded, on calls_agent_seq.
+     * the displacement re-check of an apply (docs/learning.md). Bounded, on calls_agent_seq.
      */
     async recentServingCalls(agent: string, limit: number) {
       const { results } = await db

@@ -1,5 +1,5 @@
 /**
- * The bounded log reads of a tool-learning review (SPEC §5 "it reads at most max_calls_per_tool
+ * The bounded log reads of a tool-learning review (docs/learning.md "it reads at most max_calls_per_tool
  * recent calls per tool"). Every statement is an index seek or a short index range with a LIMIT,
  * driven by a list of names or ids passed as one JSON parameter (`json_each`: D1 binds at most 100
  * parameters), so a review costs the same with 1,000 or 100,000 calls in the log.

@@ -1,5 +1,5 @@
 /**
- * The D1 adapter for revisions, reviews and the cron cursor (SPEC §3 Revision/Review, §5, §8).
+ * The D1 adapter for revisions, reviews and the cron cursor (docs/api.md Revision/Review, §5, §8).
  * A revision row keeps its status columns (status, applied_at, approved_by, approved_key, reason,
  * applied_version) as columns, so they can be updated under a status guard, and everything else of
  * the `Revision` schema as one JSON `body`. `before_row` is the row's learned state before apply
@@ -52,7 +52,7 @@ export interface ReviewRecord {
   summary: Record<string, unknown>;
 }
 
-/** Revisions listed at most per request (SPEC §3 has no paging; a review adds at most `max_tools`). */
+/** Revisions listed at most per request (docs/api.md has no paging; a review adds at most `max_tools`). */
 export const MAX_LISTED_REVISIONS = 1000;
 
 /** D1-backed revisions and reviews. Strongly consistent (one primary); multi-row writes are one batch. */
@@ -97,7 +97,7 @@ export function createD1Revisions(db: D1Database) {
       return results.map((r) => toRevisionRecord(r).revision);
     },
 
-    /** tool → the id of its newest revision waiting (`proposed`): such a tool is not reviewed again (SPEC §5). */
+    /** tool → the id of its newest revision waiting (`proposed`): such a tool is not reviewed again (docs/learning.md). */
     async waitingRevisions(agent: string): Promise<Map<string, string>> {
       // On revisions_agent_status (0002); the newest per tool is picked here, not by an ORDER BY that would leave that index.
       const { results } = await db
@@ -161,7 +161,7 @@ export function createD1Revisions(db: D1Database) {
     markToolReviewed: (agent: string, tool: string, seq: number) =>
       db.prepare('UPDATE tools SET reviewed_seq = MAX(reviewed_seq, ?3) WHERE agent = ?1 AND name = ?2').bind(agent, tool, seq),
 
-    /** Records a finished review on the agent row (SPEC §8 "calls since its last review"). */
+    /** Records a finished review on the agent row (docs/learning.md "calls since its last review"). */
     markAgentReviewed: (agent: string, now: string, seq: number) =>
       db
         .prepare('UPDATE agents SET last_review_at = ?2, last_review_seq = MAX(last_review_seq, ?3) WHERE agent = ?1')

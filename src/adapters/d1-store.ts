@@ -50,7 +50,7 @@ export type AgentWriteListener = (db: D1Database, agent: string) => void;
 const agentWriteListeners = new Set<AgentWriteListener>();
 
 /**
- * Subscribes to this isolate's writes of agent rows (issue #8): `/route` keeps the agent row per
+ * Subscribes to this isolate's writes of agent rows: `/route` keeps the agent row per
  * isolate, and drops it the moment a write made through this isolate has landed, so the next
  * route in this isolate sees the write.
  */

@@ -1,5 +1,5 @@
 /**
- * The D1 adapter for usage (SPEC §7): call counts of registered tools, unregistered names seen in
+ * The D1 adapter for usage (docs/learning.md): call counts of registered tools, unregistered names seen in
  * calls or traces, and the `tools=[…]` definitions traces send (trace_tools). Every read is bounded
  * and served by an index of migrations/0001: calls (agent, tool, seq), tools and trace_tools by
  * their (agent, name) primary keys.

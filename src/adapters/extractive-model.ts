@@ -1,5 +1,5 @@
 /**
- * The extractive model (SPEC §2): the offline background model. It writes a review reply from the
+ * The extractive model (docs/configuration.md): the offline background model. It writes a review reply from the
  * evidence itself — the missed wordings, the repeated error, the words the confused requests
  * share — as the JSON a real model would send, and that reply goes through exactly the same
  * parsing and checks (proposals.ts). Augmentation with it returns no reply, so tools register with
@@ -13,11 +13,11 @@ import { contentWords, isStopword, normalize, stem } from '../core/text.ts';
 import { DEFAULT_SETTINGS, LIMITS } from '../schemas.ts';
 
 export interface ExtractiveOptions {
-  /** Fewest cites a proposed line rests on; ReviewInput carries no settings, so SPEC §6's default. */
+  /** Fewest cites a proposed line rests on; ReviewInput carries no settings, so docs/configuration.md's default. */
   minCites?: number;
-  /** Most example requests one reply proposes (SPEC §6 `max_new_queries`). */
+  /** Most example requests one reply proposes (docs/configuration.md `max_new_queries`). */
   maxRequests?: number;
-  /** Most "Not for" lines one reply proposes (SPEC §6 `max_avoid`). */
+  /** Most "Not for" lines one reply proposes (docs/configuration.md `max_avoid`). */
   maxAvoid?: number;
 }
 
@@ -48,7 +48,7 @@ export function createExtractiveModel(options: ExtractiveOptions = {}): ChatMode
 
 /**
  * The reply the extractive model writes for one tool's evidence. The agent's thresholds, when the
- * task carries them, decide how much evidence a line needs (SPEC §6); else the options do.
+ * task carries them, decide how much evidence a line needs (docs/configuration.md); else the options do.
  */
 export function writeReview(input: ReviewInput, opts: Required<ExtractiveOptions>): ProposalReply {
   const t = input.thresholds;

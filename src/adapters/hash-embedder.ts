@@ -1,5 +1,5 @@
 /**
- * The offline hash embedder (SPEC §2): feature hashing of word unigrams, word bigrams and character
+ * The offline hash embedder (docs/configuration.md): feature hashing of word unigrams, word bigrams and character
  * n-grams into a fixed dimension, signed, sublinear tf, L2-normalised.
  *
  * Why these features: unigrams carry topic, bigrams carry phrases ("air quality"), and character
@@ -180,7 +180,7 @@ export function hashEmbed(text: string, dimensions: number, cfg: HashFeatureConf
 }
 
 /**
- * The built-in offline embedder (SPEC §2 `EMBEDDER=hash`). Cost: CPU only, ≈ 40-70 µs for a
+ * The built-in offline embedder (docs/configuration.md `EMBEDDER=hash`). Cost: CPU only, ≈ 40-70 µs for a
  * 120-character request on the shared 2-core dev box; no I/O, so `embed` resolves at once.
  * Deterministic: the same text gives the same vector in every isolate and every version with this id.
  */

@@ -1,5 +1,5 @@
 /**
- * `LLM=openai:<model>` and `EMBEDDER=openai:<model>` (SPEC §2): any OpenAI-compatible endpoint —
+ * `LLM=openai:<model>` and `EMBEDDER=openai:<model>` (docs/configuration.md): any OpenAI-compatible endpoint —
  * OpenAI, Azure OpenAI (v1 API), vLLM, Ollama, Cloudflare AI Gateway — through the `openai`
  * package. The SDK's own retries are off (`maxRetries: 0`); `withRetry` times, bounds and counts
  * every HTTP attempt and turns the last failure into `upstream_error`.

@@ -1,5 +1,5 @@
 /**
- * Timeouts and bounded retries for every provider call (issue #3: "Timeouts, bounded retries on
+ * Timeouts and bounded retries for every provider call ("Timeouts, bounded retries on
  * 429/5xx with backoff, and a clear `upstream_error` when a provider fails").
  *
  * Retries happen here, never inside a provider SDK, so every HTTP attempt is counted and bounded

@@ -8,8 +8,8 @@ const VECTORIZE_MAX_TOP_K = 100;
 const VECTORIZE_ID_BYTES = 64;
 
 /**
- * Cloudflare Vectorize, one namespace per agent (SPEC §2). Eventually consistent: an upsert is
- * visible to queries after a few seconds, so re-checks read the vectors kept in D1 instead (SPEC §5).
+ * Cloudflare Vectorize, one namespace per agent (docs/configuration.md). Eventually consistent: an upsert is
+ * visible to queries after a few seconds, so re-checks read the vectors kept in D1 instead (docs/learning.md).
  * Ids are tool names; a name over 64 bytes is stored under a hash and resolved back on query.
  */
 export function createVectorizeIndex(index: VectorizeIndex): VectorIndex {

@@ -1,5 +1,5 @@
 /**
- * `LLM=workers-ai:<model>` and `EMBEDDER=workers-ai:<model>` (SPEC §2) through the `AI` binding.
+ * `LLM=workers-ai:<model>` and `EMBEDDER=workers-ai:<model>` (docs/configuration.md) through the `AI` binding.
  * Same timeout and retry policy as the OpenAI adapter (`withRetry`). The binding throws
  * `InferenceUpstreamError` with a message `"<internal code>: <description>"` (Workers AI
  * "Errors" table); 3040 (out of capacity, HTTP 429), 3007 (timeout) and 3008 (aborted) are

@@ -1,5 +1,5 @@
 /**
- * `GET /v1/agents/:agent/tools/:tool/activity` (issue #7): calls, failed calls and routing offers of
+ * `GET /v1/agents/:agent/tools/:tool/activity`: calls, failed calls and routing offers of
  * one tool per UTC day or hour, for the dashboard's chart. A read (role `agent`); the tool need not
  * be registered, so an unregistered tool's calls can be charted too.
  */

@@ -1,4 +1,4 @@
-/** Agents, keys and settings (SPEC §3, §6). Keys and the agent list are the admin's. */
+/** Agents, keys and settings (docs/api.md, §6). Keys and the agent list are the admin's. */
 import { createRoute, z } from '@hono/zod-openapi';
 import { authorize, mintKey } from '../auth.ts';
 import { notFound } from '../errors.ts';
@@ -45,7 +45,7 @@ agentsApi.openapi(
     await store.ensureAgent(agent, now);
     const minted = await mintKey();
     await store.insertKey({ key_id: minted.key_id, agent, role, salt: minted.salt, hash: minted.hash, revoked_at: null }, now);
-    // The only answer that carries a secret: no cache (browser, proxy) may keep it (issue #9).
+    // The only answer that carries a secret: no cache (browser, proxy) may keep it.
     c.header('cache-control', 'no-store');
     return c.json({ key_id: minted.key_id, key: minted.key, role }, 200);
   },
@@ -72,7 +72,7 @@ agentsApi.openapi(
   createRoute({
     method: 'get',
     path: '/v1/agents/{agent}/config',
-    summary: 'The tool-learning settings (SPEC §6)',
+    summary: 'The tool-learning settings (docs/configuration.md)',
     security: bearer,
     request: { params: AgentParams },
     responses: responses(Settings, 'settings with defaults filled in'),

@@ -16,7 +16,7 @@ export interface AppEnv {
 
 export type AppContext = Context<AppEnv>;
 
-/** A sub-app whose validation failures answer 400 `invalid_request` with the zod issues (SPEC §3). */
+/** A sub-app whose validation failures answer 400 `invalid_request` with the zod issues (docs/api.md). */
 export function createApi(): OpenAPIHono<AppEnv> {
   return new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
 }
@@ -35,7 +35,7 @@ export const bearer = [{ bearer: [] }];
 
 /**
  * OpenAPI responses: the success shape plus every error the route can answer; 429 on every route,
- * since RATE_LIMIT_PER_MINUTE limits every request of a key (issue #9).
+ * since RATE_LIMIT_PER_MINUTE limits every request of a key.
  */
 export function responses<T extends z.ZodType>(schema: T, description: string, errors: number[] = [400, 401, 403, 404]) {
   const out: Record<number, { description: string; content?: Record<string, { schema: z.ZodType }> }> = {

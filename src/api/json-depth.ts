@@ -1,5 +1,5 @@
 /**
- * Refuses a JSON body nested deeper than `LIMITS.jsonDepth` (issue #9) with 400 `invalid_request`,
+ * Refuses a JSON body nested deeper than `LIMITS.jsonDepth` with 400 `invalid_request`,
  * before any validator or the MCP transport reads it. It reads a clone, so the body stays unread
  * for them; the body limit has already capped its size.
  */

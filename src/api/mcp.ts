@@ -1,7 +1,7 @@
 /**
- * `POST /v1/agents/:agent/mcp`: Whetstone as an MCP server (Streamable HTTP, issue #10), so any MCP
+ * `POST /v1/agents/:agent/mcp`: Whetstone as an MCP server (Streamable HTTP), so any MCP
  * client can use it as its learning tool-search tool. Two tools: `search_tools` routes a request
- * (SPEC §4) and `report_tool_call` records one call (SPEC §3 Call). Stateless: every POST gets a
+ * (docs/learning.md) and `report_tool_call` records one call (docs/api.md Call). Stateless: every POST gets a
  * fresh server and transport and a JSON answer, which is what a Worker can serve without sessions.
  * GET (a server-to-client SSE stream) is answered 405, as the transport spec allows.
  * Authentication, the body limit and non-MCP failures (401, 403, 404, 400 for a bad agent id) go

@@ -1,5 +1,5 @@
 /**
- * `POST /v1/agents/:agent/tools/:tool/preview` (issue #7): the tool's model view now and with a
+ * `POST /v1/agents/:agent/tools/:tool/preview`: the tool's model view now and with a
  * revision's additions, rendered by the same code as every model view (src/core/preview.ts). The
  * dashboard sends a proposed revision's fields and shows the two as a diff. It writes nothing, so
  * it is a read (role `agent`).
@@ -14,7 +14,7 @@ import { ToolParams, agentFor, bearer, createApi, jsonBody, responses } from './
 export const previewApi = createApi();
 
 const Line = z.string().max(1000);
-/** The Revision fields that change the model view (SPEC §3), so a Revision can be sent as it is. */
+/** The Revision fields that change the model view (docs/api.md), so a Revision can be sent as it is. */
 export const PreviewBody = z
   .object({
     notes_added: z.array(Line).max(50).default([]),

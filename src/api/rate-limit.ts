@@ -1,5 +1,5 @@
 /**
- * The per-key rate limit of every `/v1` route (SPEC §3 429 `rate_limited`; issue #9), after
+ * The per-key rate limit of every `/v1` route (docs/api.md 429 `rate_limited`;), after
  * authentication. Only agent keys are limited: the ADMIN_TOKEN is the deployer's own secret, and
  * a request with no valid token was already refused (401) without touching any agent's object.
  */

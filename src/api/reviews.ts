@@ -1,5 +1,5 @@
 /**
- * Tool learning over HTTP (SPEC §3, §5): `POST …/reviews` (operator), the revisions it stored
+ * Tool learning over HTTP (docs/api.md, §5): `POST …/reviews` (operator), the revisions it stored
  * (`GET …/revisions`, `GET …/revisions/:id`) and `POST …/outcomes`, the application's word on which
  * tool should have served a turn (`verified` evidence).
  */
@@ -77,7 +77,7 @@ reviewsApi.openapi(
   createRoute({
     method: 'post',
     path: '/v1/agents/{agent}/outcomes',
-    summary: 'Report how a turn ended and which tool should have served it (SPEC §5 `verified`)',
+    summary: 'Report how a turn ended and which tool should have served it (docs/learning.md `verified`)',
     description: 'The turn must have been routed (or traced) for this agent: 404 otherwise. A later report for the same turn replaces the earlier one.',
     security: bearer,
     request: { params: AgentParams, ...jsonBody(OutcomeBody) },

@@ -1,4 +1,4 @@
-/** `POST …/route` (SPEC §3–§4) and `POST …/calls` (the call log). */
+/** `POST …/route` (docs/api.md–§4) and `POST …/calls` (the call log). */
 import { createRoute } from '@hono/zod-openapi';
 import { PostCallsAnswer, PostCallsBody, RouteBody, RouteResult } from '../schemas.ts';
 import { recordCalls } from '../services/calls.ts';

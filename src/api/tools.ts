@@ -1,4 +1,4 @@
-/** The tool registry routes (SPEC §3): PUT/GET/DELETE tools, versions, examples. */
+/** The tool registry routes (docs/api.md): PUT/GET/DELETE tools, versions, examples. */
 import { createRoute, z } from '@hono/zod-openapi';
 import type { StoredTool } from '../core/records.ts';
 import { modelView } from '../core/render.ts';
@@ -10,7 +10,7 @@ import { AgentParams, ToolParams, agentFor, bearer, createApi, jsonBody, nowIso,
 
 export const toolsApi = createApi();
 
-/** The API shape of a stored row: the stored fields plus the model view (SPEC §3 ToolRow). */
+/** The API shape of a stored row: the stored fields plus the model view (docs/api.md ToolRow). */
 export function toToolRow(t: StoredTool, showLearnedExamples: boolean): ToolRow {
   return {
     name: t.name,

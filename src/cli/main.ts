@@ -1,5 +1,5 @@
 /**
- * `whetstone` CLI (issue #10), run by bin/whetstone.mjs. Every command is one client call; the
+ * `whetstone` CLI, run by bin/whetstone.mjs. Every command is one client call; the
  * answer prints as a table, or as the API's JSON with `--json`. Exit codes scripts can trust:
  * 0 done, 1 refused by the API (or the API could not be reached), 2 usage (unknown command,
  * missing argument or setting, unreadable file).

@@ -1,7 +1,7 @@
 /**
- * `whetstone/client`: a typed client of the v1 HTTP API (SPEC §3) for one agent. Every method sends
- * one request and resolves to the answer body the SPEC names; any non-2xx answer rejects with a
- * `WhetstoneError` carrying the SPEC error shape. No runtime dependency: it needs only `fetch`.
+ * `whetstone/client`: a typed client of the v1 HTTP API (docs/api.md) for one agent. Every method sends
+ * one request and resolves to the answer body documented in docs/api.md; any non-2xx answer rejects with a
+ * `WhetstoneError` carrying the error shape of docs/api.md. No runtime dependency: it needs only `fetch`.
  */
 import type {
   ApplyInput,
@@ -44,7 +44,7 @@ export interface ClientOptions {
   fetch?: FetchLike;
 }
 
-/** A refused request: the HTTP status and the SPEC §3 error body (`code`, `message`, `details`). */
+/** A refused request: the HTTP status and the docs/api.md error body (`code`, `message`, `details`). */
 export class WhetstoneError extends Error {
   readonly status: number;
   readonly code: string;
@@ -94,11 +94,11 @@ export function createClient(options: ClientOptions) {
     dismiss: (id: string, input: DismissInput) => send<Revision>('POST', `${revisionPath(id)}/dismiss`, input),
     /** `POST …/tools/:tool/undo`: takes back the tool's newest applied revision. */
     undo: (tool: string, input: ApplyInput) => send<Revision>('POST', `${toolPath(tool)}/undo`, input),
-    /** `GET …/flags`: usage flags (SPEC §7). */
+    /** `GET …/flags`: usage flags (docs/learning.md). */
     flags: () => send<FlagsAnswer>('GET', `${agentPath}/flags`),
     /** `GET …/unregistered`: names seen in calls or traces that are not registered. */
     unregistered: () => send<UnregisteredAnswer>('GET', `${agentPath}/unregistered`),
-    /** `GET …/config`: the settings in force (SPEC §6). */
+    /** `GET …/config`: the settings in force (docs/configuration.md). */
     config: () => send<Settings>('GET', `${agentPath}/config`),
     /** `PUT …/config`: changes some settings; the answer is every setting now in force. */
     setConfig: (patch: SettingsPatch) => send<Settings>('PUT', `${agentPath}/config`, patch),
@@ -125,7 +125,7 @@ function transport(options: ClientOptions): Send {
   };
 }
 
-/** The SPEC §3 error body when the answer has one; else the status and the first of the text. */
+/** The docs/api.md error body when the answer has one; else the status and the first of the text. */
 function errorOf(status: number, text: string): WhetstoneError {
   const parsed = parseJson(text) as Partial<ErrorBody> | undefined;
   const e = parsed?.error;

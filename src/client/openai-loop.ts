@@ -1,6 +1,6 @@
 /**
  * `withWhetstone`: an OpenAI chat-completions tool loop that routes every turn through Whetstone
- * and reports every tool call it executes (SPEC §3 `/route`, `/calls`). The OpenAI client is typed
+ * and reports every tool call it executes (docs/api.md `/route`, `/calls`). The OpenAI client is typed
  * structurally, so neither this module nor a bundle of the client imports the `openai` package; an
  * `OpenAI` instance (or any OpenAI-compatible client with the same shape) fits.
  */
@@ -45,7 +45,7 @@ export interface LoopWhetstone {
 }
 
 /**
- * Runs one tool. A throw, or a result object with a non-null `error`, is a failed call (SPEC §5
+ * Runs one tool. A throw, or a result object with a non-null `error`, is a failed call (docs/learning.md
  * evidence); anything else is a success. The result is sent to the model as JSON.
  */
 export type ToolHandler = (args: Record<string, unknown>) => unknown;
@@ -86,7 +86,7 @@ export interface WhetstoneLoop {
   run(request: string, opts?: { conversation_id?: string; messages?: ChatMessage[] }): Promise<LoopRun>;
 }
 
-/** SPEC §3 limits the loop respects rather than have a long message refused. */
+/** docs/api.md limits the loop respects rather than have a long message refused. */
 const REQUEST_CHARS = 4000;
 const ERROR_CHARS = 4000;
 const ID_CHARS = 128;

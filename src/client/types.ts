@@ -6,7 +6,7 @@
 import type { z } from '@hono/zod-openapi';
 import type * as S from '../schemas.ts';
 
-/** A tool definition in any of the four accepted shapes (SPEC §3 ToolDef). */
+/** A tool definition in any of the four accepted shapes (docs/api.md ToolDef). */
 export type ToolDef = z.input<typeof S.ToolDef>;
 export type ToolRow = z.output<typeof S.ToolRow>;
 export type ModelTool = z.output<typeof S.ModelTool>;
@@ -14,7 +14,7 @@ export type RegisterToolsAnswer = z.output<typeof S.PutToolsAnswer>;
 export type ToolVersion = z.output<typeof S.ToolVersion>;
 export type RouteInput = z.input<typeof S.RouteBody>;
 export type RouteResult = z.output<typeof S.RouteResult>;
-/** One call to report (SPEC §3 Call). */
+/** One call to report (docs/api.md Call). */
 export type Call = z.input<typeof S.CallIn>;
 export type RecordCallsAnswer = z.output<typeof S.PostCallsAnswer>;
 export type TraceInput = z.input<typeof S.TraceBody>;
@@ -34,7 +34,7 @@ export type Settings = z.output<typeof S.Settings>;
 export type SettingsPatch = z.input<typeof S.SettingsPatch>;
 export type ErrorBody = z.output<typeof S.ErrorBody>;
 
-/** `GET …/revisions` filters (SPEC §3). */
+/** `GET …/revisions` filters (docs/api.md). */
 export interface RevisionsQuery {
   tool?: string;
   status?: RevisionStatus;

@@ -1,5 +1,5 @@
 /**
- * Time buckets for the dashboard's per-tool chart (issue #7): calls, failed calls and routing offers
+ * Time buckets for the dashboard's per-tool chart: calls, failed calls and routing offers
  * per UTC day or hour. Pure: the window is computed from `now`, and missing buckets are zero-filled
  * so a chart's x axis is even.
  */

@@ -1,8 +1,8 @@
 /**
  * Augmentation at registration, the pure part (reference "Augmentation at registration" and
- * "Changed behaviour"; issue #3): one model call per tool asking for a description in the words
+ * "Changed behaviour";): one model call per tool asking for a description in the words
  * people use and six example requests, and the checks its reply must pass before anything of it
- * is stored. A reply is data (SPEC §2): it is parsed with zod and screened by `aimedAtModel`.
+ * is stored. A reply is data (docs/configuration.md): it is parsed with zod and screened by `aimedAtModel`.
  *
  * Refusal policy: a reply is taken whole or not at all. One request aimed at the model (or one too
  * long, repeated, or multi-line) refuses the whole reply, and the tool registers with its plain
@@ -16,7 +16,7 @@ import type { AugmentInput, ModelTask } from './ports.ts';
 import { jsonObjectsIn } from './json-in-text.ts';
 import { aimedAtModel } from './safety.ts';
 
-/** Bounds on what augmentation may store (issue #3: "bounded length, 1–12 short distinct requests"). */
+/** Bounds on what augmentation may store ("bounded length, 1–12 short distinct requests"). */
 export const AUGMENT_LIMITS = {
   descriptionChars: 1000,
   requestChars: 200,

@@ -1,5 +1,5 @@
 /**
- * Example merging at apply time (SPEC §5 "Apply", reference "Where an example came from"): real
+ * Example merging at apply time (docs/learning.md "Apply", reference "Where an example came from"): real
  * wording displaces invented wording.
  * - a learned example that says the same as a synthetic one replaces it, in its place;
  * - at the cap (`max_queries`) a new learned example takes the place of the oldest synthetic one

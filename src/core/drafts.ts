@@ -1,5 +1,5 @@
 /**
- * Draft definitions for unregistered tools (SPEC §7): verbatim from a trace's `tools=[…]` when one
+ * Draft definitions for unregistered tools (docs/learning.md): verbatim from a trace's `tools=[…]` when one
  * was sent, else inferred from the arguments the model formed — the argument names, their JSON
  * types across the logged calls, and the names every call sent as `required`.
  */

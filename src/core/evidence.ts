@@ -1,5 +1,5 @@
 /**
- * The evidence of SPEC §5, all found by code from the call log, the turns and the reported
+ * The evidence of docs/learning.md, all found by code from the call log, the turns and the reported
  * outcomes: failed calls, missed requests and confused requests.
  *
  * Evidence ids are stable, derived from the log, so a proposal can cite them and a later review
@@ -24,7 +24,7 @@ export interface EvidenceInput {
   turns: readonly TurnRecord[];
   calls: readonly CallRecord[];
   outcomes: readonly OutcomeRecord[];
-  /** Registered tool names: only a registered tool has evidence (SPEC §7: registering one makes its past failures evidence). */
+  /** Registered tool names: only a registered tool has evidence (docs/learning.md: registering one makes its past failures evidence). */
   registered: ReadonlySet<string>;
 }
 
@@ -35,7 +35,7 @@ export interface ToolEvidence {
   confused: Evidence[];
 }
 
-/** Every failed call, missed request and confused request in the log (SPEC §5 "Evidence"). */
+/** Every failed call, missed request and confused request in the log (docs/learning.md "Evidence"). */
 export function findEvidence(input: EvidenceInput): Evidence[] {
   const runs = groupRuns(input.turns, input.calls);
   const found = [
@@ -89,7 +89,7 @@ function callEvidence(call: CallRecord, kind: Evidence['kind'], id: string, text
 }
 
 /**
- * Missed requests for X (SPEC §5): (a) `not_offered` — X served a routed turn it was not offered
+ * Missed requests for X (docs/learning.md): (a) `not_offered` — X served a routed turn it was not offered
  * for; (b) `next_request` — the turn was not served by X and the next turn of the same conversation
  * was: the first wording is the missed one.
  */
@@ -113,7 +113,7 @@ export function findMissedRequests(runs: readonly Run[], registered: ReadonlySet
 }
 
 /**
- * Confused requests for Y, served by X (SPEC §5): `re_asked`, `ranked_first` and `verified`.
+ * Confused requests for Y, served by X (docs/learning.md): `re_asked`, `ranked_first` and `verified`.
  * Both tools must be registered: a "Not for" line can only name a registered tool.
  */
 export function findConfusedRequests(
@@ -134,7 +134,7 @@ export function findConfusedRequests(
     const y = rankedFirst(run);
     const x = run.serving?.tool;
     if (y === null || x === undefined || !both(y, x) || !run.turn) continue;
-    // A Y the run called on the way (a lookup before a change) does not count (SPEC §5 (b)).
+    // A Y the run called on the way (a lookup before a change) does not count (docs/learning.md (b)).
     const offeredX = run.turn.offered.some((o) => o.name === x);
     if (!offeredX && !run.calls.some((c) => c.tool === y)) {
       out.push(requestEvidence(run, 'confused_request', 'ranked_first', y, x, run.serving, [run]));

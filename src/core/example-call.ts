@@ -1,8 +1,8 @@
 /**
- * The example call of SPEC §5, built by code from the calls that worked, with no model:
+ * The example call of docs/learning.md, built by code from the calls that worked, with no model:
  * `Example call: {"claim_ref": "CW-######", "file_mb": "<number>"}`. No argument value is kept.
  *
- * The rule for showing a string's format, which SPEC leaves as "little of it is fixed (a short
+ * The rule for showing a string's format, which the contract leaves as "little of it is fixed (a short
  * prefix or separators)": every successful call that passed the argument has the same
  * digit-masked form, and that form
  * - has at least 2 masked digits, making up at least half its characters;
@@ -38,7 +38,7 @@ export function buildExampleCall(successfulCalls: readonly CallRecord[]): string
   return `${EXAMPLE_CALL_PREFIX}{${entries.join(', ')}}`;
 }
 
-/** Digits masked as `#` (SPEC §5). */
+/** Digits masked as `#` (docs/learning.md). */
 export function maskDigits(text: string): string {
   return text.replace(/\d/g, '#');
 }

@@ -1,5 +1,5 @@
 /**
- * Usage flags (SPEC §7): tools routing keeps offering that the model never calls, and tools routing
+ * Usage flags (docs/learning.md): tools routing keeps offering that the model never calls, and tools routing
  * never offers. Plain data in: the offer counts of the agent's Durable Object and the call counts
  * of the log. Flags are for a person; nothing is proposed from them.
  */
@@ -19,7 +19,7 @@ export interface UsageInput {
  * `retrieved_never_called`: offered in ≥ `min_offers` routed turns, never called.
  * `never_retrieved`: never offered and never called over ≥ `min_turns` routed turns, counted from
  * the tool's registration (`observed`), or over all routed turns when the counter never saw it.
- * Routed turns only: the stable-list rule counts nothing (SPEC §4), so it raises no flag either.
+ * Routed turns only: the stable-list rule counts nothing (docs/learning.md), so it raises no flag either.
  * Sorted by tool name.
  */
 export function usageFlags(input: UsageInput): Flag[] {

@@ -1,5 +1,5 @@
 /**
- * How deeply a JSON text nests (issue #9). Every later reader of stored JSON (canonical hashing,
+ * How deeply a JSON text nests. Every later reader of stored JSON (canonical hashing,
  * argument scrubbing, draft inference, example calls) walks it recursively, so a body nested
  * thousands of levels deep would overflow the stack there — a 500, or a review that fails every
  * time. The edge refuses such bodies; this counts without recursion and without parsing.

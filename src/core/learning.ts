@@ -1,5 +1,5 @@
 /**
- * Apply and undo, as pure plans (SPEC §5 "Apply", "Undo"; reference "Review, apply, undo").
+ * Apply and undo, as pure plans (docs/learning.md "Apply", "Undo"; reference "Review, apply, undo").
  * The service reads the row and the log, asks these functions what the row becomes, and writes it
  * in one guarded batch.
  */
@@ -98,7 +98,7 @@ export interface ServedRequest {
 }
 
 /**
- * SPEC §5: routing is checked again for requests other tools served; a request whose serving tool
+ * docs/learning.md: routing is checked again for requests other tools served; a request whose serving tool
  * was offered before the change and is pushed out after it is a displacement.
  */
 export function findDisplaced(before: RoutingIndex, after: RoutingIndex, requests: readonly ServedRequest[], k: number): Displacement[] {
@@ -121,7 +121,7 @@ export interface ServingCandidate {
 
 /**
  * From recent successful calls (newest first), the requests served by tools other than `tool`:
- * the serving tool of a run is its last successful call (SPEC §1), so only the newest successful
+ * the serving tool of a run is its last successful call (docs/learning.md), so only the newest successful
  * call of each turn counts. Distinct request texts, at most `limit`.
  */
 export function requestsServedByOthers(candidates: readonly ServingCandidate[], tool: string, limit: number): { text: string; served_by: string }[] {

@@ -1,5 +1,5 @@
 /**
- * Bounded concurrency for fan-out work such as augmenting tools (issue #3: "Tools are augmented
+ * Bounded concurrency for fan-out work such as augmenting tools ("Tools are augmented
  * concurrently with a bounded pool"). A Worker may hold at most six outgoing connections open at
  * once per invocation, so callers keep `concurrency` at or under that.
  */

@@ -32,9 +32,9 @@ export interface ChatMessage {
 }
 
 /**
- * The background model (SPEC §2). `complete` returns the model's raw text reply, or null when the
+ * The background model (docs/configuration.md). `complete` returns the model's raw text reply, or null when the
  * model has nothing to say (the extractive model for augmentation). A reply is data: callers parse
- * it with zod and run the checks of SPEC §5 before anything reaches the store.
+ * it with zod and run the checks of docs/learning.md before anything reaches the store.
  */
 export interface ChatModel {
   readonly id: string;
@@ -69,11 +69,11 @@ export interface ReviewInput {
    * (`already_kept`), and would take one of the review's `max_new_queries` places. Absent = none.
    */
   kept_examples?: string[];
-  /** How much evidence each kind of line must cite (SPEC §6), for models that write from evidence. */
+  /** How much evidence each kind of line must cite (docs/configuration.md), for models that write from evidence. */
   thresholds?: { min_failures: number; min_misses: number; min_confusions: number; max_new_queries: number; max_avoid: number };
 }
 
-/** Per-agent offer counts (SPEC §4, §7), kept in the agent's Durable Object. */
+/** Per-agent offer counts (docs/learning.md, §7), kept in the agent's Durable Object. */
 export interface OfferCounter {
   /** Adds one offered turn to each tool and one routed turn to the agent. */
   countOffers(agent: string, tools: readonly string[]): Promise<void>;
@@ -92,7 +92,7 @@ export interface OfferCounts {
   observed: Record<string, number>;
 }
 
-/** Per-key request limits (SPEC §3 429; issue #9), kept per agent in its Durable Object. */
+/** Per-key request limits (docs/api.md 429;), kept per agent in its Durable Object. */
 export interface RateLimiter {
   /** Requests a key may make per minute (a burst of that many, then one every 60 s / limit). */
   readonly perMinute: number;

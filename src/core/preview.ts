@@ -1,14 +1,14 @@
 /**
- * What a revision would make the model see (issue #7: the dashboard's before/after diff). Pure and
+ * What a revision would make the model see (the dashboard's before/after diff). Pure and
  * built on the one renderer (src/core/render.ts) so the preview can never drift from the model view:
  * the revision's notes, "Not for" lines and example call go under `Learned from use`, its example
- * requests are learned examples (shown only with `show_learned_examples`, SPEC §4). Lines the row
+ * requests are learned examples (shown only with `show_learned_examples`, docs/learning.md). Lines the row
  * already has are not repeated, so previewing an applied revision shows no change.
  */
 import type { ModelTool } from '../schemas.ts';
 import { modelView, type RenderableTool } from './render.ts';
 
-/** The parts of a revision that change what the model is shown (SPEC §3 Revision). */
+/** The parts of a revision that change what the model is shown (docs/api.md Revision). */
 export interface RevisionAdditions {
   notes_added: readonly string[];
   avoid_added: readonly string[];

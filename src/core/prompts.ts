@@ -1,5 +1,5 @@
 /**
- * The review task a background model is given (SPEC §5): one call per tool, asking for usage notes,
+ * The review task a background model is given (docs/learning.md): one call per tool, asking for usage notes,
  * example requests and "Not for" lines, each citing the evidence it rests on. The evidence is quoted
  * as a JSON block and the system message says it is data: requests come from users and errors from
  * services, so anything in them that reads like an instruction is content, never a command. The

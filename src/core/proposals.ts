@@ -1,5 +1,5 @@
 /**
- * The code that decides what a model's proposal may write (SPEC §5 "Checks"). A reply is data: it
+ * The code that decides what a model's proposal may write (docs/learning.md "Checks"). A reply is data: it
  * is parsed with zod, and every proposed line passes every check or is refused with its reason.
  * The same checks apply to the extractive model and to a real one.
  */
@@ -21,7 +21,7 @@ export const ProposalReply = z.object({
 });
 export type ProposalReply = z.infer<typeof ProposalReply>;
 
-/** SPEC §5: a note or "Not for" line is one line of at most 220 characters. */
+/** docs/learning.md: a note or "Not for" line is one line of at most 220 characters. */
 export const MAX_LINE_CHARS = 220;
 /** A refused text is kept for a person to read, cut to this length. */
 const REFUSED_TEXT_CHARS = 500;
@@ -30,7 +30,7 @@ const MAX_REPLY_CHARS = 200_000;
 
 type ProposalKind = 'note' | 'request' | 'avoid';
 
-/** What each kind must rest on and how long it may be (SPEC §5 table). */
+/** What each kind must rest on and how long it may be (docs/learning.md table). */
 const RULES = {
   note: { evidence: 'failed_call', min: 'min_failures', maxChars: MAX_LINE_CHARS },
   request: { evidence: 'missed_request', min: 'min_misses', maxChars: LIMITS.exampleChars },
@@ -95,7 +95,7 @@ export function checkReply(raw: string | null, ctx: ProposalContext): ProposalCh
   return checkProposal(parsed.reply, ctx);
 }
 
-/** Applies every check of SPEC §5 to a parsed reply (see `refusalOf` for the order). */
+/** Applies every check of docs/learning.md to a parsed reply (see `refusalOf` for the order). */
 export function checkProposal(reply: ProposalReply, ctx: ProposalContext): ProposalCheck {
   const out: ProposalCheck = { notes_added: [], queries_added: [], avoid_added: [], refused: [], cited: [] };
   const groups: [ProposalKind, ProposalReply['notes'], string[]][] = [
@@ -166,7 +166,7 @@ interface NotForLine {
   target: string | null;
 }
 
-/** SPEC §5: `Not for <kind of request>; use <tool>`, naming a registered tool other than its own. */
+/** docs/learning.md: `Not for <kind of request>; use <tool>`, naming a registered tool other than its own. */
 function notForLine(text: string, ctx: ProposalContext): NotForLine | Failure {
   if (!text.startsWith('Not for ')) return { reason: 'bad_shape', detail: 'a "Not for" line starts with "Not for"' };
   const m = /^Not for (.+); use (\S+?)\.?$/.exec(text);
@@ -221,7 +221,7 @@ function basisFailure(basis: readonly Evidence[], line: NotForLine, ctx: Proposa
 function duplicateFailure(kind: ProposalKind, text: string, accepted: readonly string[], ctx: ProposalContext): Failure | null {
   if (kind === 'request') {
     if (accepted.some((a) => saysTheSame(a, text))) return { reason: 'duplicate', detail: 'repeats an example proposed above' };
-    // A synthetic twin is no duplicate: the learned wording replaces it at apply (SPEC §5 "Apply").
+    // A synthetic twin is no duplicate: the learned wording replaces it at apply (docs/learning.md "Apply").
     const kept = ctx.existing.examples.find((e) => e.source !== 'synthetic' && saysTheSame(e.text, text));
     if (kept?.source === 'learned') return { reason: 'already_kept', detail: `says the same as "${kept.text}"` };
     if (kept) return { reason: 'duplicate', detail: `says the same as "${kept.text}"` };
@@ -234,7 +234,7 @@ function duplicateFailure(kind: ProposalKind, text: string, accepted: readonly s
 }
 
 /**
- * SPEC §5 caps: notes and "Not for" lines count what the tool keeps; examples count this review
+ * docs/learning.md caps: notes and "Not for" lines count what the tool keeps; examples count this review
  * (`max_new_queries`) and what the tool keeps (`max_queries`). Synthetic examples give way to learned
  * ones at apply, so only the others fill the tool's places: an example with no place left would
  * only be refused at apply (`no_room`).

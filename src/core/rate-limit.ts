@@ -1,5 +1,5 @@
 /**
- * Per-key rate limiting (SPEC §3 429 `rate_limited`; issue #9) as a token bucket: a key may burst
+ * Per-key rate limiting (docs/api.md 429 `rate_limited`;) as a token bucket: a key may burst
  * up to a minute's allowance at once and then gets one request per `60 000 / perMinute` ms. Pure:
  * the bucket is plain data and `nowMs` is passed in; the agent's Durable Object keeps the buckets.
  */

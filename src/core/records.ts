@@ -1,5 +1,5 @@
 /**
- * Plain records the core reads: the call log and turns as the store hands them over (SPEC §1).
+ * Plain records the core reads: the call log and turns as the store hands them over (docs/learning.md).
  * Times are ISO strings; `seq` orders rows as they were written.
  */
 
@@ -35,7 +35,7 @@ export interface CallRecord {
   at: string;
 }
 
-/** An outcome the application reported (SPEC §5 "verified"). */
+/** An outcome the application reported (docs/learning.md "verified"). */
 export interface OutcomeRecord {
   turn_id: string;
   ok: boolean;

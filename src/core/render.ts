@@ -1,5 +1,5 @@
 /**
- * What the model is shown (SPEC §4): the description (or docstring), then, when there is any,
+ * What the model is shown (docs/learning.md): the description (or docstring), then, when there is any,
  * a `Learned from use` section with usage notes, "Not for" lines and the example call. Learned
  * example requests only with `show_learned_examples`; synthetic ones never.
  */
@@ -39,7 +39,7 @@ function modelDescription(tool: RenderableTool, showLearnedExamples: boolean): s
   return `${base}\n\n${LEARNED_HEADING}\n${learned.join('\n')}`;
 }
 
-/** SPEC §4 stable-list rule: the toolbox's size in tokens, ≈ characters / 4 of the model views. */
+/** docs/learning.md stable-list rule: the toolbox's size in tokens, ≈ characters / 4 of the model views. */
 export function toolboxTokens(views: readonly ModelTool[]): number {
   let chars = 0;
   for (const v of views) chars += JSON.stringify(v).length;

@@ -1,5 +1,5 @@
 /**
- * The pure ranking behind `/route` (SPEC §4): cosine similarity of hash (or model) vectors fused
+ * The pure ranking behind `/route` (docs/learning.md): cosine similarity of hash (or model) vectors fused
  * with BM25 over the same embedding texts. Vectors catch spelling variants and shared sub-words;
  * BM25 knows which words are rare in this toolbox. On the ToolE training split the fusion beats
  * either alone (scripts/eval.ts --cold prints the held-out figures).
@@ -78,7 +78,7 @@ export function vectorScores(index: RoutingIndex, vector: Float32Array): Float64
 }
 
 /**
- * Query dimensions summed per pass over the scores (issue #8): one read-modify-write of a score
+ * Query dimensions summed per pass over the scores: one read-modify-write of a score
  * per eight column reads instead of per one, about 1.5× faster at 10,000 tools. The sum is
  * grouped differently from one column at a time, which moves a score by ~1e-16 at most.
  */
@@ -192,7 +192,7 @@ function argumentNames(parameters: Record<string, unknown>): string[] {
 }
 
 /**
- * A tool row's embedding text (SPEC §4): name + description (the augmented one, else the docstring)
+ * A tool row's embedding text (docs/learning.md): name + description (the augmented one, else the docstring)
  * + argument names + every example request. Names and argument names are split into words
  * (`get_weather` → "get weather") so they meet the words of a request. Notes, "Not for" lines and
  * the example call are never part of it: text that says what a tool is not for attracts exactly
@@ -203,7 +203,7 @@ export function embeddingText(tool: EmbeddedTool): string {
   return examples === null ? head : `${head}\n${examples}`;
 }
 
-/** What a row's embedding text is made of (SPEC §4). */
+/** What a row's embedding text is made of (docs/learning.md). */
 export interface EmbeddedTool {
   name: string;
   description: string | null;

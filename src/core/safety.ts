@@ -1,5 +1,5 @@
 /**
- * Text that must never reach a model view or the store as if it were ours (SPEC §5: "no text aimed
+ * Text that must never reach a model view or the store as if it were ours (docs/learning.md: "no text aimed
  * at the model (instructions, role markers, prompt-injection phrases)").
  */
 

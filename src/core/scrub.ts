@@ -1,11 +1,11 @@
 /**
- * Argument values out of text (SPEC §3 Revision.evidence: "never argument values"; SPEC §5: a
+ * Argument values out of text (docs/api.md Revision.evidence: "never argument values"; docs/learning.md: a
  * proposal "contains no argument value from the calls (an id, a name, an amount)").
  *
  * One matcher serves both uses: `scrubValues` hides values in evidence text before a model reads
  * it, and `findArgumentValue` refuses a proposal that still contains one.
  *
- * What counts as a value, and how it matches (choices written down here, SPEC is silent):
+ * What counts as a value, and how it matches (choices written down here, the contract is silent):
  * - every leaf of the arguments: strings and finite numbers, nested objects and arrays flattened;
  *   booleans and null carry no identity and are skipped, and so are texts shorter than 2
  *   characters (a single digit or letter is no id, name or amount worth hiding);

@@ -1,5 +1,5 @@
 /**
- * Runs and their serving tool (SPEC §1): a run is the calls an agent made for one turn; the serving
+ * Runs and their serving tool (docs/learning.md): a run is the calls an agent made for one turn; the serving
  * tool is the tool of the run's last successful call. Earlier calls are "on the way" (a lookup
  * before a change) and count for nothing but the call log.
  */
@@ -23,7 +23,7 @@ export interface Run {
   at: string;
 }
 
-/** The last successful call of a run, or null (SPEC §1 "serving tool"). */
+/** The last successful call of a run, or null (docs/learning.md "serving tool"). */
 export function servingCall(calls: readonly CallRecord[]): CallRecord | null {
   let last: CallRecord | null = null;
   for (const call of calls) {
@@ -48,7 +48,7 @@ export function onTheWay(calls: readonly CallRecord[]): CallRecord[] {
  * Groups the log into runs: every turn (with its calls, possibly none), calls naming a turn that
  * has no record (grouped by that turn_id), and each call without a turn_id that carries a request,
  * which forms its own single-call run. A call with neither turn nor request belongs to no run: it
- * can teach usage notes and example calls, never requests (SPEC §3 Call).
+ * can teach usage notes and example calls, never requests (docs/api.md Call).
  */
 export function groupRuns(turns: readonly TurnRecord[], calls: readonly CallRecord[]): Run[] {
   const byTurn = new Map<string, CallRecord[]>();
@@ -88,7 +88,7 @@ function makeRun(key: string, turnId: string | null, turn: TurnRecord | null, ca
 }
 
 /**
- * The runs of each conversation in order (SPEC §1: turns of one conversation are ordered by
+ * The runs of each conversation in order (docs/learning.md: turns of one conversation are ordered by
  * creation). When every run has a turn record they come in turn seq order; when some were logged
  * as calls with no turn, turn and call seqs are different sequences, so the conversation is
  * ordered by time (the turn's creation, else the first call's `at`), seq breaking ties.

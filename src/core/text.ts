@@ -1,12 +1,12 @@
 /**
- * Text normalisation shared by the hash embedder, BM25 and the "shares a word" checks of SPEC §5.
+ * Text normalisation shared by the hash embedder, BM25 and the "shares a word" checks of docs/learning.md.
  * One tokenizer for all three, so a word that counts as shared for a proposal check is also a word
  * that retrieval matches on. Pure, no dependencies.
  */
 
 /**
  * English function words and request filler. Removed because they carry no tool meaning and, in the
- * SPEC §5 checks, would make any two requests "share a word".
+ * docs/learning.md checks, would make any two requests "share a word".
  */
 const STOPWORDS: ReadonlySet<string> = new Set(
   (
@@ -120,7 +120,7 @@ export function tokenize(text: string): string[] {
 }
 
 /**
- * The words two texts must share for SPEC §5 ("an example shares a word with each request it
+ * The words two texts must share for docs/learning.md ("an example shares a word with each request it
  * cites"): stemmed, stopwords out, stems of three characters or more, so "a"/"of"/"to" and
  * two-letter fragments never make a match.
  */

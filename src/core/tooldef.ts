@@ -1,5 +1,5 @@
 /**
- * One shape for the four ToolDef shapes of SPEC §3 (plain, OpenAI, MCP, Anthropic). The parameter
+ * One shape for the four ToolDef shapes of docs/api.md (plain, OpenAI, MCP, Anthropic). The parameter
  * schema is always the author's, kept verbatim.
  */
 import type { ToolDef } from '../schemas.ts';
@@ -43,7 +43,7 @@ export function argumentNames(parameters: Record<string, unknown>): string[] {
 
 /**
  * A canonical JSON text of a value (object keys sorted), so that re-registering the same definition
- * with keys in another order is recognised as identical (a no-op, issue #2).
+ * with keys in another order is recognised as identical (a no-op).
  */
 export function canonicalJson(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;

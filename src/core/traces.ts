@@ -1,5 +1,5 @@
 /**
- * Reading one agent run as the model saw it (SPEC §3 `POST …/traces`): OpenAI Chat Completions
+ * Reading one agent run as the model saw it (docs/api.md `POST …/traces`): OpenAI Chat Completions
  * messages or Anthropic Messages, into the request and the tool calls with their outcome.
  *
  * Both formats become one list of events (request, call, result) tagged with their message index;
@@ -136,7 +136,7 @@ function textOf(content: unknown): string {
 
 /**
  * Arguments as sent: a JSON object text (OpenAI) or an object; anything else reads as `{}`, and so
- * does a text nested deeper than LIMITS.jsonDepth (issue #9: later readers walk it recursively).
+ * does a text nested deeper than LIMITS.jsonDepth (later readers walk it recursively).
  */
 export function argumentsOf(raw: string | Record<string, unknown>): Record<string, unknown> {
   if (typeof raw !== 'string') return raw;
@@ -172,7 +172,7 @@ function runOf(events: readonly TraceEvent[]): Omit<ReadTrace, 'format'> {
   return { request: last?.text ?? null, request_index: start, calls, unanswered };
 }
 
-/** SPEC §3: an `is_error` result or an `{"error": …}` envelope is a failure; anything else a success. */
+/** docs/api.md: an `is_error` result or an `{"error": …}` envelope is a failure; anything else a success. */
 export function outcomeOf(result: { text: string; is_error: boolean }): { success: boolean; error: string | null } {
   if (result.is_error) return { success: false, error: clip(result.text.trim() || NO_ERROR_TEXT) };
   const envelope = errorEnvelope(result.text);

@@ -19,7 +19,7 @@ export const session = {
   set approvedBy(v) { localStorage.setItem('ws.approved_by', v); },
 };
 
-/** An API error answer (SPEC §3 error shape), with the HTTP status. */
+/** An API error answer (docs/api.md error shape), with the HTTP status. */
 export class ApiFailure extends Error {
   constructor(status, body) {
     const e = (body && body.error) || {};

@@ -1,8 +1,8 @@
 /**
- * /dashboard/inbox.js: the agent's inbox (issue #7). Proposed revisions with their evidence, ranks
+ * /dashboard/inbox.js: the agent's inbox. Proposed revisions with their evidence, ranks
  * before/after, what the code refused and why, and the model view before → after as a diff
  * (rendered by the server's own renderer through `POST …/tools/:tool/preview`); Apply and Dismiss
- * with `approved_by`; applied revisions with Undo; "Run review now" with a dry-run toggle (SPEC §3, §5).
+ * with `approved_by`; applied revisions with Undo; "Run review now" with a dry-run toggle (docs/api.md, §5).
  */
 export const INBOX_JS = String.raw`
 import { session, api, agentPath, el, fill, uid, announce, alertError, describeFailure, act, when, count, diffView } from './core.js';
@@ -21,7 +21,7 @@ export async function renderInbox(ctx, panel) {
     api('GET', revisionsPath + '?status=proposed'),
     api('GET', revisionsPath + '?status=applied'),
   ]);
-  // Undo takes back the newest applied revision of a tool (SPEC §5): only that one gets the button.
+  // Undo takes back the newest applied revision of a tool (docs/learning.md): only that one gets the button.
   const undoable = new Set();
   const seen = new Set();
   for (const r of applied.revisions) if (!seen.has(r.tool)) { seen.add(r.tool); undoable.add(r.revision_id); }

@@ -1,7 +1,7 @@
 /**
  * /dashboard/main.js: sign-in, the agent picker and the agent's tabs. A token is checked with
  * `GET /v1/agents`: 200 is the admin (who may list agents), 403 an agent key (which reaches one
- * agent, so the user types its id), 401 a wrong token, shown as an error (SPEC §3 rights).
+ * agent, so the user types its id), 401 a wrong token, shown as an error (docs/api.md rights).
  */
 export const MAIN_JS = String.raw`
 import { session, api, agentPath, el, fill, uid, announce, alertError, describeFailure, ApiFailure } from './core.js';

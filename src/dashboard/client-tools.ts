@@ -1,8 +1,8 @@
 /**
  * /dashboard/tools.js: the Tools tab (each tool's model view, examples with their sources, notes,
  * "Not for" lines, example call, versions, full revision history, activity chart), the Usage tab
- * (SPEC §7 flags, unregistered tools with their drafts and a Register button) and the Settings tab
- * (SPEC §6, with the API's 400 details shown next to the fields they name).
+ * (docs/learning.md flags, unregistered tools with their drafts and a Register button) and the Settings tab
+ * (docs/configuration.md, with the API's 400 details shown next to the fields they name).
  */
 export const TOOLS_JS = String.raw`
 import { api, agentPath, el, fill, uid, announce, alertError, describeFailure, act, when, count, activityChart } from './core.js';

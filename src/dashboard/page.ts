@@ -1,5 +1,5 @@
 /**
- * The dashboard (SPEC §3 `GET /`, issue #7): one HTML page whose ES-module script calls the JSON
+ * The dashboard (docs/api.md `GET /`): one HTML page whose ES-module script calls the JSON
  * API with the token the user types, so the API stays the one source of truth and the page needs no
  * auth of its own. Everything is served by this Worker (no CDN: it works offline) under a strict
  * Content-Security-Policy: scripts and styles only from this origin, no inline code, no frames.

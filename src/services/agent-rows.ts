@@ -1,5 +1,5 @@
 /**
- * The agent row as `/route` reads it (issue #8): its tools_gen keys the routing snapshot and its
+ * The agent row as `/route` reads it: its tools_gen keys the routing snapshot and its
  * settings give top_k and the stable-list rule. A D1 round trip per route would cost more than
  * the whole rest of the route, so the row is kept per isolate:
  *

@@ -1,5 +1,5 @@
 /**
- * Apply, undo and dismiss (SPEC §5; issue #5). Each reads the row and the revision, asks the pure
+ * Apply, undo and dismiss (docs/learning.md;). Each reads the row and the revision, asks the pure
  * plan in src/core/learning.ts what the row becomes, and writes row + vector + version entry +
  * revision status in ONE D1 batch guarded twice: the tool_versions primary key (nobody else wrote
  * the row) and a write guard on the revision's status (nobody else applied or dismissed it).
@@ -123,7 +123,7 @@ async function withState(svc: Services, row: StoredTool, state: LearnedState, no
 }
 
 /**
- * SPEC §5 re-check: routing again, from stored vectors, for the recent requests other tools served.
+ * docs/learning.md re-check: routing again, from stored vectors, for the recent requests other tools served.
  * Returns the requests whose serving tool the changed row pushes out of the offered set.
  */
 async function displacedBy(svc: Services, agent: string, tools: StoredTool[], changed: StoredTool, settings: Settings): Promise<Displacement[]> {

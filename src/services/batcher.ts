@@ -1,5 +1,5 @@
 /**
- * Group commit for one isolate (issue #8): concurrent callers queue items, and whoever finds no
+ * Group commit for one isolate: concurrent callers queue items, and whoever finds no
  * batch in flight runs the queue as one batch, in its own request context, while the others wait.
  * Under load N requests cost one D1 round trip instead of N. Without `lingerMs` a lone request
  * runs its batch at once; with it (writes after the answer) the leader first waits that long for

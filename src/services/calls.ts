@@ -1,4 +1,4 @@
-/** The call log (SPEC §3 `POST …/calls`): one atomic batch, idempotent by call id. */
+/** The call log (docs/api.md `POST …/calls`): one atomic batch, idempotent by call id. */
 import type { NewCall } from '../adapters/d1-log.ts';
 import type { Services } from '../env.ts';
 import { notFound } from '../errors.ts';

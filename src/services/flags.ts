@@ -1,5 +1,5 @@
 /**
- * Usage flags of one agent (SPEC §7): the offer counts of its Durable Object joined with the call
+ * Usage flags of one agent (docs/learning.md): the offer counts of its Durable Object joined with the call
  * counts of the log. `GET …/flags` and reviews (which carry the same list) both call this.
  */
 import { usageFlags as flagsFrom } from '../core/flags.ts';

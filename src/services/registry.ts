@@ -1,5 +1,5 @@
 /**
- * Tool registration (SPEC §3 `PUT …/tools`, issue #2/#3): normalise, version, augment, embed,
+ * Tool registration (docs/api.md `PUT …/tools`): normalise, version, augment, embed,
  * write row + vector + version entry in one batch, then tell the index and the offer counter.
  */
 import { augmentTools } from '../augmentation.ts';

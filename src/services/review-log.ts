@@ -1,5 +1,5 @@
 /**
- * What one review reads from the log (SPEC §5): for each tool read, its newest `max_calls_per_tool`
+ * What one review reads from the log (docs/learning.md): for each tool read, its newest `max_calls_per_tool`
  * calls and the turns where routing ranked it first; the turns of those calls with their previous
  * and next turn in the same conversation (`next_request`, `re_asked`); every call of every turn read
  * (a run's serving tool is its last successful call); the outcomes reported for those turns. All

@@ -1,9 +1,9 @@
 /**
- * A tool-learning review (SPEC §5; issue #4): choose the tools, read their bounded log, make ONE
+ * A tool-learning review (docs/learning.md;): choose the tools, read their bounded log, make ONE
  * background-model call per reviewed tool with its evidence, run every proposal through the checks
  * (src/core/proposals.ts), add the example call by code, and store what passed as `proposed`
  * revisions. A model failure for one tool is a skip; the others go on. A non-dry review holds the
- * agent's Durable Object lease (SPEC §8): a second one for the same agent answers 409 `conflict`.
+ * agent's Durable Object lease (docs/learning.md): a second one for the same agent answers 409 `conflict`.
  */
 import type { NewRevision } from '../adapters/d1-revisions.ts';
 import type { ToolActivity } from '../adapters/d1-review-log.ts';
@@ -24,11 +24,11 @@ import { rankChanges, toolboxOf, type Toolbox } from './review-ranks.ts';
 import { routingDocs, settingsOf } from './routing.ts';
 
 export interface ReviewOptions {
-  /** Propose and answer, store nothing (SPEC §5). */
+  /** Propose and answer, store nothing (docs/learning.md). */
   dry_run: boolean;
   /** Apply each stored revision at once; absent = the agent's `auto_apply` setting. */
   auto_apply?: boolean | undefined;
-  /** Settings for this review only (SPEC §6: `config` on a review overrides them once). */
+  /** Settings for this review only (docs/configuration.md: `config` on a review overrides them once). */
   config?: SettingsPatch | undefined;
   /** Who asked (key id, 'admin' or 'cron'): the audit column of an auto-applied revision. */
   actor?: string | undefined;
@@ -37,7 +37,7 @@ export interface ReviewOptions {
 /** What started a review: `POST …/reviews` or the Cron Trigger (stored on the review row). */
 export type ReviewTrigger = 'api' | 'cron';
 
-/** `approved_by` of a revision applied by `auto_apply` (SPEC §5). */
+/** `approved_by` of a revision applied by `auto_apply` (docs/learning.md). */
 export const AUTO_APPLY_BY = 'whetstone:tool_learning';
 /** The review lease outlives the longest review (8 tools × 3 attempts × 30 s, 4 at a time) with room. */
 export const REVIEW_LEASE_MS = 15 * 60_000;
@@ -61,7 +61,7 @@ export async function runReview(svc: Services, agent: string, opts: ReviewOption
   });
 }
 
-/** Runs `fn` holding the agent's review lease (SPEC §8); 409 when another review holds it. */
+/** Runs `fn` holding the agent's review lease (docs/learning.md); 409 when another review holds it. */
 export async function withReviewLease<T>(svc: Services, agent: string, holder: string, now: string, fn: () => Promise<T>): Promise<T> {
   const stub = svc.agents.get(svc.agents.idFromName(agent));
   if (!(await stub.acquireReviewLease(holder, Date.parse(now), REVIEW_LEASE_MS))) {
@@ -137,7 +137,7 @@ function newestSeq(a: ToolActivity): number {
 }
 
 /**
- * Which tools to read (SPEC §5 review rules): not one with a revision waiting, not one with no new
+ * Which tools to read (docs/learning.md review rules): not one with a revision waiting, not one with no new
  * calls since its last review (no model call), not one that cannot reach `min_calls` calls or
  * `min_confusions` confused requests. A tool with no calls at all is not mentioned.
  */
@@ -176,7 +176,7 @@ function chooseTools(read: readonly ToolActivity[], log: ReviewLog, evidence: Re
   for (const a of read) {
     const own = new Set((log.own.get(a.name) ?? []).map((c) => c.call_id));
     const found = evidence.get(a.name) ?? { failed: [], missed: [], confused: [] };
-    // Failed calls count only among the tool's own newest calls (SPEC §5 max_calls_per_tool).
+    // Failed calls count only among the tool's own newest calls (docs/learning.md max_calls_per_tool).
     const ev: ToolEvidence = { ...found, failed: found.failed.filter((e) => e.call_id !== null && own.has(e.call_id)) };
     if (a.recent_calls < s.min_calls && ev.confused.length < s.min_confusions) {
       skipped.push({ tool: a.name, reason: belowThreshold(a.recent_calls, ev.confused.length, s) });
@@ -252,7 +252,7 @@ async function reviewTool(svc: Services, t: ToolReview): Promise<ToolResult> {
   return { revision, refused: check.refused, error: null };
 }
 
-/** What the checks of SPEC §5 need about the tool under review. */
+/** What the checks of docs/learning.md need about the tool under review. */
 function proposalContext(t: ToolReview, evidence: readonly Evidence[]): ProposalContext {
   const existing = { notes: t.tool.notes, avoid: t.tool.avoid, examples: t.tool.examples };
   return { tool: t.tool.name, evidence, registered: t.registered, values: t.values, existing, settings: t.settings };

@@ -1,5 +1,5 @@
 /**
- * `/route` (SPEC §4). The hot path: the agent row (its tools_gen and settings, kept per isolate:
+ * `/route` (docs/learning.md). The hot path: the agent row (its tools_gen and settings, kept per isolate:
  * src/services/agent-rows.ts), the routing index cached per isolate and rebuilt only when
  * tools_gen moves (one build however many routes ask at once), the request embedded and ranked in
  * memory. The turn and the offer counts are written after the answer (`waitUntil`, grouped:
@@ -31,7 +31,7 @@ export interface RoutingSnapshot {
 const SNAPSHOTS_PER_ISOLATE = 32;
 const snapshots = new Map<string, RoutingSnapshot>();
 
-/** Merged settings of an agent row (SPEC §6 defaults under the agent's own). */
+/** Merged settings of an agent row (docs/configuration.md defaults under the agent's own). */
 export function settingsOf(stored: Partial<Settings>): Settings {
   return { ...DEFAULT_SETTINGS, ...stored };
 }

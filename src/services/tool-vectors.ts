@@ -1,5 +1,5 @@
 /**
- * Embeds tool rows (SPEC §4): each row's head and, when it has any, its example requests are two
+ * Embeds tool rows (docs/learning.md): each row's head and, when it has any, its example requests are two
  * texts of ONE embedder call for all rows, combined by `toolVector` (src/core/routing.ts). Every
  * place that writes or re-checks a row's vector goes through here — registration, apply, the
  * displacement re-check, review ranks, a snapshot's re-embedding of stale rows — so `/route` and

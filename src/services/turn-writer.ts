@@ -1,6 +1,6 @@
 /**
- * The writes `/route` makes after answering (SPEC §4): the turn row and the offer counts. They run
- * in `waitUntil` and are group-committed per isolate (issue #8): the turns of a short window go
+ * The writes `/route` makes after answering (docs/learning.md): the turn row and the offer counts. They run
+ * in `waitUntil` and are group-committed per isolate: the turns of a short window go
  * out as one D1 batch (one INSERT per agent) with one offer-count RPC per agent, so under load a
  * turn costs a small share of a round trip instead of two round trips of its own. The window only
  * delays the writes (a review reads them later); the answer has already gone.
@@ -42,7 +42,7 @@ async function writeTurns(items: PendingTurn[]): Promise<void[]> {
     const groups = [...agents.values()];
     writes.push(store.db.batch(groups.map((g) => g.svc.log.insertTurns(g.agent, g.turns))));
     for (const g of groups) {
-      // SPEC §4: nothing is counted when the stable-list rule sent every tool.
+      // docs/learning.md: nothing is counted when the stable-list rule sent every tool.
       const routed = g.turns.filter((t) => t.routed).map((t) => t.offered.map((o) => o.name));
       if (routed.length > 0) writes.push(g.svc.offers.countTurns(g.agent, routed));
     }

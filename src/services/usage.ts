@@ -1,5 +1,5 @@
 /**
- * Traces and unregistered tools (SPEC §3 `POST …/traces`, §7): one trace becomes a turn and its
+ * Traces and unregistered tools (docs/api.md `POST …/traces`, §7): one trace becomes a turn and its
  * calls in one atomic D1 batch; unregistered names come back with a draft ready for `PUT …/tools`.
  */
 import type { NewCall } from '../adapters/d1-log.ts';
@@ -81,7 +81,7 @@ function traceDefinitions(body: TraceBody): AuthorDefinition[] {
 }
 
 /**
- * Names seen in calls or traces that are not registered (SPEC §7), most failures first, each with
+ * Names seen in calls or traces that are not registered (docs/learning.md), most failures first, each with
  * a draft: the trace's definition (`metadata`), else inferred from its most recent calls.
  */
 export async function unregisteredTools(svc: Services, agent: string): Promise<UnregisteredTool[]> {

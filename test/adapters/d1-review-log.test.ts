@@ -1,5 +1,5 @@
 /**
- * The review's log reads stay bounded (SPEC §5 max_calls_per_tool): every statement of
+ * The review's log reads stay bounded (docs/learning.md max_calls_per_tool): every statement of
  * REVIEW_SQL is planned as index seeks on the local D1 — no table scan, and no index range on the
  * agent alone (that would read the agent's whole log).
  */

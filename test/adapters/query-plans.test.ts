@@ -126,7 +126,7 @@ describe('the plan check itself', () => {
   });
 });
 
-describe('query plans of the route, the call log, reviews and the cron pass (issue #8)', () => {
+describe('query plans of the route, the call log, reviews and the cron pass', () => {
   beforeAll(runFlows, 60_000);
 
   it('recorded the statements of every flow, the log reads among them', () => {

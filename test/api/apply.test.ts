@@ -1,5 +1,5 @@
 /**
- * Apply, undo, dismiss (SPEC §5; issue #5) through HTTP against real D1 and the real Durable Object.
+ * Apply, undo, dismiss (docs/learning.md;) through HTTP against real D1 and the real Durable Object.
  * Revisions are stored through the revisions adapter (what a review stores) so each case controls
  * exactly what is proposed; test/api/reviews.test.ts covers the review that writes them.
  */

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { agentId, api } from '../helpers.ts';
 
-describe('error shape (SPEC §3)', () => {
+describe('error shape (docs/api.md)', () => {
   it('answers unknown routes with a 404 JSON error', async () => {
     expect(await api('GET', '/v1/nothing-here')).toMatchObject({
       status: 404,

@@ -87,7 +87,7 @@ describe('MCP endpoint /v1/agents/:agent/mcp', () => {
     await client.close();
   });
 
-  it('accepts an agent key of the agent and refuses others with the SPEC error shape', async () => {
+  it('accepts an agent key of the agent and refuses others with the error shape', async () => {
     const agent = await setup();
     const key = (await api('POST', `/v1/agents/${agent}/keys`, { body: { role: 'agent' } })).body.key as string;
     const client = await connect(agent, key);

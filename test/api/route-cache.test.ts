@@ -9,7 +9,7 @@ const flights = tool('book_flight', 'Search and book airline flights between air
 const route = (agent: string, request: string) => api('POST', `/v1/agents/${agent}/route`, { body: { request, k: 2 } });
 const names = (res: { body: { tools: { name: string }[] } }) => res.body.tools.map((t) => t.name);
 
-describe('/route caching and batched writes (issue #8)', () => {
+describe('/route caching and batched writes', () => {
   it('sees a tools write in the very next route, though the snapshot is cached per isolate', async () => {
     const agent = agentId();
     await api('PUT', `/v1/agents/${agent}/tools`, { body: { tools: [weather, email] } });

@@ -31,7 +31,7 @@ async function routeTimes(agent: string, n: number, k: number, counted = true) {
 
 const flagsOf = async (agent: string) => api('GET', `/v1/agents/${agent}/flags`);
 
-describe('GET /v1/agents/:agent/flags (SPEC §7)', () => {
+describe('GET /v1/agents/:agent/flags (docs/learning.md)', () => {
   it('flags retrieved_never_called at exactly min_offers routed turns (4: none, 5: flag), and a call clears it', async () => {
     const agent = await setup();
     await routeTimes(agent, 4, 3);
@@ -97,7 +97,7 @@ const callRows = (agent: string) =>
     .all<Record<string, unknown>>()
     .then((r) => r.results.map((c): Record<string, unknown> => ({ ...c, arguments: JSON.parse(String(c.arguments)) })));
 
-describe('POST /v1/agents/:agent/traces (SPEC §3)', () => {
+describe('POST /v1/agents/:agent/traces (docs/api.md)', () => {
   it('records an OpenAI trace: the turn, the run\'s calls with failures, the tools; re-posting adds nothing', async () => {
     const agent = await setup();
     const body = { messages: openAITrace, conversation_id: 'conv-1' };
@@ -165,7 +165,7 @@ describe('POST /v1/agents/:agent/traces (SPEC §3)', () => {
   });
 });
 
-describe('GET /v1/agents/:agent/unregistered (SPEC §7)', () => {
+describe('GET /v1/agents/:agent/unregistered (docs/learning.md)', () => {
   const uploadDef = {
     type: 'function',
     function: {
@@ -252,7 +252,7 @@ describe('GET /v1/agents/:agent/unregistered (SPEC §7)', () => {
   });
 });
 
-describe('registering an unregistered tool makes its logged failures evidence at once (SPEC §7)', () => {
+describe('registering an unregistered tool makes its logged failures evidence at once (docs/learning.md)', () => {
   it('a review of the drafted tool cites the failures a trace recorded before it was registered', async () => {
     const agent = await setup();
     const failing = (id: string, days: number) => [

@@ -83,7 +83,7 @@ describe('whetstone/client against the Worker', () => {
     expect(await ws.flags()).toEqual((await api('GET', `/v1/agents/${agent}/flags`)).body);
   });
 
-  it('rejects with a WhetstoneError carrying the SPEC error body', async () => {
+  it('rejects with a WhetstoneError carrying the error body', async () => {
     const agent = agentId();
     const ws = clientFor(agent);
     await ws.registerTools(tools);
@@ -236,7 +236,7 @@ describe('withWhetstone', () => {
   });
 });
 
-/** get_order failed twice with the same error, then succeeded: enough for one revision (SPEC §5). */
+/** get_order failed twice with the same error, then succeeded: enough for one revision (docs/learning.md). */
 async function seedFailures(ws: ReturnType<typeof clientFor>): Promise<string[]> {
   await ws.registerTools([
     tool('get_order', 'Look up an order by its id: status, items and delivery date.', { order_id: { type: 'string' } }),

@@ -6,7 +6,7 @@ const synthetic = (text: string): Example => ({ text, source: 'synthetic', revis
 const learned = (text: string, revision_id = 'rev-old'): Example => ({ text, source: 'learned', revision_id });
 const unknown = (text: string): Example => ({ text, source: 'unknown', revision_id: null });
 
-describe('mergeExamples (SPEC §5 "Apply": real wording displaces invented wording)', () => {
+describe('mergeExamples (docs/learning.md "Apply": real wording displaces invented wording)', () => {
   it('a learned example that says the same as a synthetic one replaces it in place', () => {
     const current = [synthetic('look up my claim'), synthetic('Refer a large loss to LLU'), synthetic('check my claim status')];
     const merged = mergeExamples(current, [{ text: 'refer large losses to the LLU', revision_id: 'rev-1' }], 12);

@@ -41,7 +41,7 @@ function find(turns: TurnRecord[], calls: CallRecord[], outcomes: OutcomeRecord[
   return findEvidence({ turns, calls, outcomes, registered: REGISTERED });
 }
 
-describe('serving tool (SPEC §1)', () => {
+describe('serving tool (docs/learning.md)', () => {
   it('is the tool of the last successful call; earlier calls are on the way', () => {
     const calls = [
       call('c1', 'lookup_claim', { turn_id: 't1' }),

@@ -19,7 +19,7 @@ function ok(args: Record<string, unknown>, success = true): CallRecord {
   };
 }
 
-describe('buildExampleCall (SPEC §5 "Example call")', () => {
+describe('buildExampleCall (docs/learning.md "Example call")', () => {
   it('builds the reference line from the calls that worked', () => {
     const line = buildExampleCall([
       ok({ claim_ref: 'CW-123456', file_mb: 12 }),

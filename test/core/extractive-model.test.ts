@@ -43,7 +43,7 @@ function call(tool: string, args: Record<string, unknown>, extra: Partial<CallRe
   };
 }
 
-/** The whole review path for one tool: evidence → task → extractive reply → the checks of SPEC §5. */
+/** The whole review path for one tool: evidence → task → extractive reply → the checks of docs/learning.md. */
 async function review(tool: string, turns: TurnRecord[], calls: CallRecord[]): Promise<ProposalCheck> {
   const evidence = findEvidence({ turns, calls, outcomes: [], registered: REGISTERED });
   const input = buildReviewInput({ name: tool, docstring: `The ${tool} tool.` }, TOOLS, evidence);

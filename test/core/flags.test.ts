@@ -8,7 +8,7 @@ function offers(routed: number, offered: Record<string, number>, observed: Recor
   return { routed_turns: routed, offered, observed };
 }
 
-describe('usageFlags (SPEC §7)', () => {
+describe('usageFlags (docs/learning.md)', () => {
   it('flags retrieved_never_called at min_offers offers and not one below', () => {
     const flags = usageFlags({
       tools: ['a', 'b'],

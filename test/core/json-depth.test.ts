@@ -5,7 +5,7 @@ import { LIMITS } from '../../src/schemas.ts';
 
 const deep = (n: number) => `${'['.repeat(n)}${']'.repeat(n)}`;
 
-describe('jsonDepth (issue #9)', () => {
+describe('jsonDepth', () => {
   it('counts arrays and objects, not brackets inside strings or escaped quotes', () => {
     expect([jsonDepth('1'), jsonDepth('"[{"'), jsonDepth('{}'), jsonDepth('{"a": [1, {"b": []}]}')]).toEqual([0, 0, 1, 4]);
     expect(jsonDepth('{"a": "\\"[[[", "b": [[]]}')).toBe(3);

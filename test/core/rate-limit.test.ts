@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { parsePerMinute, takeToken } from '../../src/core/rate-limit.ts';
 
-describe('takeToken (token bucket, issue #9)', () => {
+describe('takeToken (token bucket)', () => {
   it('starts full, allows a burst of perMinute, then refuses with the wait for one token', () => {
     let bucket = null;
     for (let i = 0; i < 3; i++) {

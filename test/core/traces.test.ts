@@ -3,7 +3,7 @@ import { draftFor, inferParameters, jsonTypeOf } from '../../src/core/drafts.ts'
 import { argumentsOf, detectTraceFormat, errorEnvelope, outcomeOf, readTrace, traceCallId, turnFingerprint } from '../../src/core/traces.ts';
 import { anthropicTrace, openAITrace } from '../fixtures/traces.ts';
 
-describe('readTrace: OpenAI Chat Completions (SPEC §3 traces)', () => {
+describe('readTrace: OpenAI Chat Completions (docs/api.md traces)', () => {
   it('reads the last user text as the request and the calls after it with their outcome', () => {
     const reading = readTrace(openAITrace);
     expect(reading).toEqual({
@@ -139,7 +139,7 @@ describe('trace helpers', () => {
   });
 });
 
-describe('drafts for unregistered tools (SPEC §7)', () => {
+describe('drafts for unregistered tools (docs/learning.md)', () => {
   it('infers JSON types, unions when mixed, and required = present in every call', () => {
     expect(
       inferParameters([

@@ -61,7 +61,7 @@ async function registered(): Promise<string> {
 }
 
 
-/** get_order failed twice with the same error, then succeeded: enough for one revision (SPEC §5). */
+/** get_order failed twice with the same error, then succeeded: enough for one revision (docs/learning.md). */
 async function seedFailures(): Promise<string> {
   const agent = agentId();
   const ws = createClient({ url, token, agent });
@@ -169,7 +169,7 @@ describe('whetstone CLI', () => {
     expect(unregistered.stdout).toMatch(/^NAME\s+CALLS\s+FAILURES\s+LAST SEEN\s+DRAFT FROM\nlookup_order\s+1\s+1\s+\S+\s+inferred\n$/);
   });
 
-  it('exits 1 with the SPEC error when the API refuses', async () => {
+  it('exits 1 with the error body when the API refuses', async () => {
     const agent = await registered();
     const invalid = await cli(['tools', 'import', file('invalid.json', [{ name: 'bad name!' }])], agent);
     expect(invalid.code).toBe(1);

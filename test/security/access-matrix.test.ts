@@ -1,5 +1,5 @@
 /**
- * The access matrix (SPEC §3, issue #9): every route of /openapi.json × every kind of caller →
+ * The access matrix (docs/api.md): every route of /openapi.json × every kind of caller →
  * the documented status and exact error body, no byte of another agent's data in any answer, and
  * nothing written by a refused request. Rights: `agent` keys route, report and read; `operator`
  * keys do everything for their one agent; keys and the agent list are the admin's; another agent's

@@ -1,5 +1,5 @@
 /**
- * Faults (issue #9): the background model times out, fails or answers garbage; the embedder fails
+ * Faults: the background model times out, fails or answers garbage; the embedder fails
  * while tools are registered or a request is routed; a D1 batch fails half way (the real local D1,
  * with a statement that violates a constraint put in the middle of the batch, so the rollback is
  * D1's own); retried and concurrent `/calls` batches. Each ends in a clear error or a recorded skip,
@@ -73,7 +73,7 @@ afterEach(() => {
 
 const INTERNAL = { error: { code: 'internal', message: 'internal error', details: [] } };
 
-/** Every tool row has a vector, written by `embedder`, equal to the embedding of its embedding text (head and examples, SPEC §4). */
+/** Every tool row has a vector, written by `embedder`, equal to the embedding of its embedding text (head and examples, docs/learning.md). */
 async function expectVectorsAgree(agent: string, embedder: Embedder): Promise<void> {
   const rows = await createD1Store(env.DB).listTools(agent);
   const expected = await embedTools(embedder, rows);

@@ -1,5 +1,5 @@
 /**
- * Shared by the security tests (issue #9): the whole state of one agent as data (every table's rows
+ * Shared by the security tests: the whole state of one agent as data (every table's rows
  * and the Durable Object's counts), a seeded agent carrying a distinctive marker in every kind of
  * stored text, revisions inserted for apply/undo/dismiss, and requests through `app.fetch` with a
  * per-test env (a fake model or embedder, a failing database).

@@ -1,5 +1,5 @@
 /**
- * Hostile input, property-based (issue #9, fast-check): for every write route, bodies with wrong
+ * Hostile input, property-based: for every write route, bodies with wrong
  * types, huge strings, deep nesting, 10,000-element arrays, prototype-pollution keys, invalid UTF-8
  * and SQL/HTML in every string field. Never a 5xx; a rejected request leaves every table of the
  * agent (and its Durable Object counts) exactly as they were; an accepted one stores the hostile

@@ -1,5 +1,5 @@
 /**
- * Keys (SPEC §3, issue #9): stored as salted SHA-256 only, revocable at once, never logged — not on
+ * Keys (docs/api.md): stored as salted SHA-256 only, revocable at once, never logged — not on
  * creation, not on any authentication failure, not when a request with a key fails inside.
  */
 import { env } from 'cloudflare:workers';

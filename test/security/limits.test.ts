@@ -1,5 +1,5 @@
 /**
- * The documented limits (SPEC §3, README "Limits", issue #9): the README table says what
+ * The documented limits (docs/api.md, README "Limits"): the README table says what
  * src/schemas.ts LIMITS enforce, and each limit holds at its edge: at the limit accepted, one past
  * it refused with its documented status, nothing written.
  */

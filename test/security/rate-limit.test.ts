@@ -1,5 +1,5 @@
 /**
- * Per-key rate limiting (issue #9): RATE_LIMIT_PER_MINUTE set in a per-test env, through the whole
+ * Per-key rate limiting: RATE_LIMIT_PER_MINUTE set in a per-test env, through the whole
  * app with the real agent Durable Object. 429 `rate_limited` with Retry-After; per key; the admin
  * token is not limited; off by default, with no Durable Object round trip at all.
  */

@@ -19,7 +19,7 @@ async function newAgent(store: ReturnType<typeof createD1Store>): Promise<string
   return agent;
 }
 
-describe('agent rows kept per isolate for /route (issue #8)', () => {
+describe('agent rows kept per isolate for /route', () => {
   it('reads D1 once within the TTL, refreshes in waitUntil past half of it, and reads again past it', async () => {
     const { svc, store, counter } = countingServices();
     const agent = await newAgent(store);

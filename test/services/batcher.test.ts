@@ -19,7 +19,7 @@ function gatedRunner() {
   return { batches, run, releaseAll };
 }
 
-describe('Batcher (group commit, issue #8)', () => {
+describe('Batcher (group commit)', () => {
   it('runs a lone item at once and answers it', async () => {
     const b = new Batcher(async (items: number[]) => items.map((i) => i * 2));
     expect(await b.submit(21)).toBe(42);

@@ -4,7 +4,7 @@ import { agentId } from '../helpers.ts';
 
 const stub = (name: string) => env.AGENTS.get(env.AGENTS.idFromName(name));
 
-describe('AgentObject.countTurns (issue #8: /route counts a group of turns in one call)', () => {
+describe('AgentObject.countTurns (/route counts a group of turns in one call)', () => {
   it('counts exactly as the same turns sent one countOffers call at a time', async () => {
     const one = stub(agentId('offers-one'));
     const many = stub(agentId('offers-many'));
