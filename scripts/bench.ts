@@ -33,7 +33,7 @@ const INGEST_IN_FLIGHT = 2;
 const ROUTE_REQUESTS = 256;
 
 const OUT = new URL('../bench/', import.meta.url);
-const README = new URL('../README.md', import.meta.url);
+const README = new URL('../docs/performance.md', import.meta.url);
 const started = Date.now();
 const progress = (line: string): void => console.error(`[${((Date.now() - started) / 1000).toFixed(0).padStart(4)}s] ${line}`);
 
@@ -245,7 +245,7 @@ async function main(): Promise<void> {
   writeFileSync(new URL('chart.svg', OUT), chartSvg(results));
   const readme = updateReadme(fileURLToPath(README), results);
   console.log(`\n${markdownTables(results)}\n`);
-  progress(`wrote bench/results.json, bench/chart.svg${readme ? ' and the README Performance block' : ' (README has no bench markers: not updated)'}`);
+  progress(`wrote bench/results.json, bench/chart.svg${readme ? ' and the docs/performance.md block' : ' (docs/performance.md has no bench markers: not updated)'}`);
 }
 
 main().catch((err: unknown) => {

@@ -1,4 +1,4 @@
-/** examples/agent-loop.ts runs end to end against the Worker, as README "Client" tells a user to run it. */
+/** examples/agent-loop.ts runs end to end against the Worker, as docs/integrations.md tells a user to run it. */
 import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { expect, inject, it } from 'vitest';

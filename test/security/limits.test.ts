@@ -7,14 +7,14 @@ import { createExecutionContext, waitOnExecutionContext } from 'cloudflare:test'
 import { env } from 'cloudflare:workers';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { app } from '../../src/app.ts';
-import readme from '../../README.md?raw';
+import readme from '../../docs/api.md?raw';
 import { LIMITS } from '../../src/schemas.ts';
 import { ADMIN, agentId, api, eventually, tool } from '../helpers.ts';
 import { agentState } from './fixtures.ts';
 
 const n = (x: number) => x.toLocaleString('en-US');
 
-/** Each README row as it must read, from the numbers in the code. */
+/** Each docs/api.md row as it must read, from the numbers in the code. */
 const ROWS = [
   `| request body | ${LIMITS.bodyBytes / 1024 / 1024} MiB | 413 |`,
   `| tools per \`PUT …/tools\` | ${n(LIMITS.toolsPerPut)} | 400 |`,
@@ -29,9 +29,9 @@ const ROWS = [
   `| JSON nesting of a body (and of a trace's argument text) | ${LIMITS.jsonDepth} levels | 400 (a deeper argument text reads as \`{}\`) |`,
 ];
 
-describe('README "Limits"', () => {
+describe('docs/api.md "Limits"', () => {
   it('states every limit the code enforces, with the number in src/schemas.ts', () => {
-    const table = readme.split('### Limits')[1]?.split('\n## ')[0] ?? '';
+    const table = readme.split('## Limits')[1]?.split('\n## ')[0] ?? '';
     for (const row of ROWS) expect(table).toContain(row);
     expect(table.split('\n').filter((l) => l.startsWith('| ') && !l.startsWith('| what') && !l.startsWith('|---'))).toHaveLength(ROWS.length);
   });
