@@ -4,6 +4,8 @@
  * becomes a generic 500 with no internal detail.
  */
 import { OpenAPIHono } from '@hono/zod-openapi';
+import { nameOperations } from './api/openapi-names.ts';
+import { VERSION } from './version.ts';
 import { bodyLimit } from 'hono/body-limit';
 import { HTTPException } from 'hono/http-exception';
 import { activityApi } from './api/activity.ts';
@@ -63,10 +65,22 @@ for (const api of [toolsApi, routeApi, agentsApi, usageApi, revisionsApi, activi
 app.route('/', mcpApi);
 
 app.openAPIRegistry.registerComponent('securitySchemes', 'bearer', { type: 'http', scheme: 'bearer' });
-app.doc31('/openapi.json', {
-  openapi: '3.1.0',
-  info: { title: 'Whetstone', version: '1.0.0', description: 'Tool routing and tool learning for AI agents (docs/api.md).' },
+// The OpenAPI document, built once per isolate: operationId and tags named from each route's method
+// and path (src/api/openapi-names.ts), the package version, and this deployment as its server.
+let openApiDocument: ReturnType<typeof app.getOpenAPI31Document> | undefined;
+app.get('/openapi.json', (c) => {
+  openApiDocument ??= buildOpenApiDocument();
+  return c.json({ ...openApiDocument, servers: [{ url: new URL(c.req.url).origin }] });
 });
+
+function buildOpenApiDocument(): ReturnType<typeof app.getOpenAPI31Document> {
+  const doc = app.getOpenAPI31Document({
+    openapi: '3.1.0',
+    info: { title: 'Whetstone', version: VERSION, description: 'Tool routing and tool learning for AI agents (docs/api.md).' },
+  });
+  nameOperations((doc.paths ?? {}) as Parameters<typeof nameOperations>[0]);
+  return doc;
+}
 
 app.notFound((c) => {
   const allowed = allowedMethods(new URL(c.req.url).pathname);

@@ -11,6 +11,7 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import { CfWorkerJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/cfworker';
 import { z } from '@hono/zod-openapi';
+import { VERSION } from '../version.ts';
 import type { Services } from '../env.ts';
 import { ApiError, notFound } from '../errors.ts';
 import { AgentId, CallIn, ErrorBody, RouteBody } from '../schemas.ts';
@@ -64,7 +65,7 @@ const REPORT_DESCRIPTION =
 /** The MCP server of one agent for one request; its tools call the same services as the HTTP API. */
 export function createMcpServer(svc: Services, agent: string, waitUntil: (p: Promise<unknown>) => void): McpServer {
   // The SDK's default validator compiles schemas with `new Function`, which workerd forbids.
-  const server = new McpServer({ name: 'whetstone', version: '1.0.0' }, { capabilities: { tools: {} }, jsonSchemaValidator: new CfWorkerJsonSchemaValidator() });
+  const server = new McpServer({ name: 'whetstone', version: VERSION }, { capabilities: { tools: {} }, jsonSchemaValidator: new CfWorkerJsonSchemaValidator() });
   server.registerTool('search_tools', { description: SEARCH_DESCRIPTION, inputSchema: RouteBody, annotations: { readOnlyHint: false, openWorldHint: false } }, async (input) => {
     const result = await route(svc, agent, input, nowIso(), waitUntil);
     return jsonResult({ turn_id: result.turn_id, routed: result.routed, tools: result.model_tools });

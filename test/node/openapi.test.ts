@@ -1,0 +1,20 @@
+/**
+ * The served `/openapi.json` is a valid OpenAPI 3.1 document by a maintained parser
+ * (@readme/openapi-parser: the OpenAPI schema plus checks it does not cover, such as duplicate
+ * operationIds and parameters), so generated clients can rely on it.
+ */
+import { compileErrors, validate } from '@readme/openapi-parser';
+import { describe, expect, inject, it } from 'vitest';
+
+const url = inject('workerUrl');
+
+describe('/openapi.json', () => {
+  it('validates as OpenAPI 3.1', async () => {
+    const res = await fetch(`${url}/openapi.json`);
+    expect(res.status).toBe(200);
+    const doc = (await res.json()) as Exclude<Parameters<typeof validate>[0], string>;
+    const result = await validate(structuredClone(doc));
+    expect(result.valid ? '' : compileErrors(result)).toBe('');
+    expect((doc as { servers?: unknown }).servers).toEqual([{ url }]);
+  });
+});
