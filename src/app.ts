@@ -16,6 +16,7 @@ import { previewApi } from './api/preview.ts';
 import { rateLimit } from './api/rate-limit.ts';
 import { reviewsApi } from './api/reviews.ts';
 import { revisionsApi } from './api/revisions.ts';
+import { pinsApi } from './api/pins.ts';
 import { routeApi } from './api/route.ts';
 import { toolsApi } from './api/tools.ts';
 import { usageApi } from './api/usage.ts';
@@ -58,7 +59,7 @@ app.get('/healthz', (c) => c.json({ ok: true }));
 // SPEC §3 `GET /`: the dashboard and its static files, public (the page asks for a token; issue #7).
 app.route('/', dashboardApp);
 
-for (const api of [toolsApi, routeApi, agentsApi, usageApi, revisionsApi, activityApi, previewApi, reviewsApi]) app.route('/', api);
+for (const api of [toolsApi, routeApi, agentsApi, usageApi, revisionsApi, activityApi, previewApi, reviewsApi, pinsApi]) app.route('/', api);
 // Not an OpenAPI route: MCP speaks JSON-RPC over Streamable HTTP (issue #10).
 app.route('/', mcpApi);
 
