@@ -161,3 +161,12 @@ CREATE TABLE write_guards (ok INTEGER NOT NULL CHECK (ok = 1));
 ALTER TABLE revisions ADD COLUMN undone_at TEXT;
 ALTER TABLE revisions ADD COLUMN undone_by TEXT;
 ALTER TABLE revisions ADD COLUMN undone_key TEXT;
+
+-- 0006: pinned tools (always loaded, never deferred in the stable list).
+CREATE TABLE pins (
+  agent TEXT NOT NULL,
+  tool TEXT NOT NULL,
+  pinned_at TEXT NOT NULL,
+  pinned_by TEXT NOT NULL,
+  PRIMARY KEY (agent, tool)
+);

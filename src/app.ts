@@ -18,6 +18,7 @@ import { previewApi } from './api/preview.ts';
 import { rateLimit } from './api/rate-limit.ts';
 import { reviewsApi } from './api/reviews.ts';
 import { revisionsApi } from './api/revisions.ts';
+import { pinsApi } from './api/pins.ts';
 import { routeApi } from './api/route.ts';
 import { toolsApi } from './api/tools.ts';
 import { usageApi } from './api/usage.ts';
@@ -60,7 +61,7 @@ app.get('/healthz', (c) => c.json({ ok: true }));
 // docs/api.md `GET /`: the dashboard and its static files, public (the page asks for a token;).
 app.route('/', dashboardApp);
 
-for (const api of [toolsApi, routeApi, agentsApi, usageApi, revisionsApi, activityApi, previewApi, reviewsApi]) app.route('/', api);
+for (const api of [toolsApi, routeApi, agentsApi, usageApi, revisionsApi, activityApi, previewApi, reviewsApi, pinsApi]) app.route('/', api);
 // Not an OpenAPI route: MCP speaks JSON-RPC over Streamable HTTP.
 app.route('/', mcpApi);
 

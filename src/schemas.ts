@@ -153,8 +153,15 @@ export const RouteBody = z
     request: RequestText,
     conversation_id: Id.optional(),
     k: z.number().int().min(1).max(50).optional(),
+    format: z.enum(['openai', 'anthropic', 'mcp']).optional(),
   })
   .strict();
+/** A model view in one of the three formats (src/core/render.ts `inFormat`). */
+export const FormattedTool = z.union([
+  ModelTool.extend({ defer_loading: z.literal(true).optional() }),
+  z.object({ name: z.string(), description: z.string(), input_schema: z.record(z.string(), z.unknown()), defer_loading: z.literal(true).optional() }),
+  z.object({ name: z.string(), description: z.string(), inputSchema: z.record(z.string(), z.unknown()), _meta: z.object({ defer_loading: z.literal(true) }).optional() }),
+]);
 export const RoutedTool = z.object({ name: z.string(), rank: z.number().int(), score: z.number() });
 export type RoutedTool = z.infer<typeof RoutedTool>;
 export const RouteResult = z
@@ -162,7 +169,7 @@ export const RouteResult = z
     turn_id: z.string(),
     routed: z.boolean(),
     tools: z.array(RoutedTool),
-    model_tools: z.array(ModelTool),
+    model_tools: z.array(FormattedTool),
   })
   .openapi('RouteResult');
 export type RouteResult = z.infer<typeof RouteResult>;

@@ -1,5 +1,6 @@
 import type { TestProject } from 'vitest/node';
 import { startFakeOpenAI } from './fake-openai-server.ts';
+import { startFakeProviders } from './fake-provider-server.ts';
 
 /**
  * Runs in Node before the suite: starts the fake OpenAI-compatible server (the only fake we keep:
@@ -8,13 +9,17 @@ import { startFakeOpenAI } from './fake-openai-server.ts';
 export default async function setup(project: TestProject) {
   const server = await startFakeOpenAI();
   project.provide('fakeOpenAI', server.url);
+  const providers = await startFakeProviders();
+  project.provide('fakeProviders', providers.url);
   return async () => {
     await server.close();
+    await providers.close();
   };
 }
 
 declare module 'vitest' {
   export interface ProvidedContext {
     fakeOpenAI: string;
+    fakeProviders: string;
   }
 }

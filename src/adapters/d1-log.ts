@@ -118,7 +118,7 @@ export function createD1Log(db: D1Database) {
 
 export type D1Log = ReturnType<typeof createD1Log>;
 
-interface TurnRow {
+export interface TurnRow {
   seq: number;
   turn_id: string;
   request: string | null;
@@ -140,7 +140,7 @@ export function toTurn(r: TurnRow): TurnRecord {
   };
 }
 
-interface CallRow {
+export interface CallRow {
   seq: number;
   call_id: string;
   tool: string;

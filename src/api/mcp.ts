@@ -66,7 +66,7 @@ const REPORT_DESCRIPTION =
 export function createMcpServer(svc: Services, agent: string, waitUntil: (p: Promise<unknown>) => void): McpServer {
   // The SDK's default validator compiles schemas with `new Function`, which workerd forbids.
   const server = new McpServer({ name: 'whetstone', version: VERSION }, { capabilities: { tools: {} }, jsonSchemaValidator: new CfWorkerJsonSchemaValidator() });
-  server.registerTool('search_tools', { description: SEARCH_DESCRIPTION, inputSchema: RouteBody, annotations: { readOnlyHint: false, openWorldHint: false } }, async (input) => {
+  server.registerTool('search_tools', { description: SEARCH_DESCRIPTION, inputSchema: RouteBody.omit({ format: true }), annotations: { readOnlyHint: false, openWorldHint: false } }, async (input) => {
     const result = await route(svc, agent, input, nowIso(), waitUntil);
     return jsonResult({ turn_id: result.turn_id, routed: result.routed, tools: result.model_tools });
   });

@@ -1,5 +1,6 @@
 /** `POST …/route` (docs/api.md–§4) and `POST …/calls` (the call log). */
 import { createRoute } from '@hono/zod-openapi';
+import { inFormat, type ToolFormat } from '../core/render.ts';
 import { PostCallsAnswer, PostCallsBody, RouteBody, RouteResult } from '../schemas.ts';
 import { recordCalls } from '../services/calls.ts';
 import { route } from '../services/routing.ts';
@@ -18,8 +19,9 @@ routeApi.openapi(
   }),
   async (c) => {
     const agent = agentFor(c, c.req.valid('param').agent, 'agent');
-    const result = await route(c.get('svc'), agent, c.req.valid('json'), nowIso(), (p) => c.executionCtx.waitUntil(p));
-    return c.json(result, 200);
+    const { format = 'openai', ...body } = c.req.valid('json');
+    const result = await route(c.get('svc'), agent, body, nowIso(), (p) => c.executionCtx.waitUntil(p));
+    return c.json(withFormat(result, format), 200);
   },
 );
 
@@ -37,3 +39,9 @@ routeApi.openapi(
     return c.json(await recordCalls(c.get('svc'), agent, c.req.valid('json').calls, nowIso()), 200);
   },
 );
+
+/** The routed model views in the asked format (the OpenAI Chat shape unless told). */
+function withFormat(result: RouteResult, format: ToolFormat): RouteResult {
+  if (format === 'openai') return result;
+  return { ...result, model_tools: result.model_tools.map((v) => ('function' in v ? inFormat(v, format) : v)) };
+}

@@ -1,14 +1,19 @@
 /** The tool registry routes (docs/api.md): PUT/GET/DELETE tools, versions, examples. */
 import { createRoute, z } from '@hono/zod-openapi';
 import type { StoredTool } from '../core/records.ts';
-import { modelView } from '../core/render.ts';
+import { TOOL_FORMATS, modelView, stableList } from '../core/render.ts';
 import { notFound } from '../errors.ts';
-import { Example, PutToolsAnswer, PutToolsBody, ToolRow, ToolVersion } from '../schemas.ts';
+import { Example, FormattedTool, PutToolsAnswer, PutToolsBody, ToolRow, ToolVersion } from '../schemas.ts';
 import { registerTools } from '../services/registry.ts';
 import { settingsOf } from '../services/routing.ts';
+import { pinnedTools } from './pins.ts';
 import { AgentParams, ToolParams, agentFor, bearer, createApi, jsonBody, nowIso, responses, type AppContext } from './common.ts';
 
 export const toolsApi = createApi();
+
+const ListToolsQuery = z
+  .object({ format: z.enum(TOOL_FORMATS).optional(), defer: z.enum(['true', 'false']).optional() })
+  .strict();
 
 /** The API shape of a stored row: the stored fields plus the model view (docs/api.md ToolRow). */
 export function toToolRow(t: StoredTool, showLearnedExamples: boolean): ToolRow {
@@ -58,16 +63,23 @@ toolsApi.openapi(
   createRoute({
     method: 'get',
     path: '/v1/agents/{agent}/tools',
-    summary: 'List tool rows',
+    summary: 'List tool rows; with `format` (or `defer`), the whole list as the model sees it, sorted by name',
     security: bearer,
-    request: { params: AgentParams },
-    responses: responses(z.object({ tools: z.array(ToolRow) }), 'every tool row of the agent'),
+    request: { params: AgentParams, query: ListToolsQuery },
+    responses: responses(
+      z.object({ tools: z.union([z.array(ToolRow), z.array(FormattedTool)]) }),
+      'every tool row of the agent; with `format`, every model view, byte-stable while no tool changes',
+    ),
   }),
   async (c) => {
     const agent = agentFor(c, c.req.valid('param').agent, 'agent');
+    const query = c.req.valid('query');
     const show = await showLearned(c, agent);
     const tools = await c.get('svc').store.listTools(agent);
-    return c.json({ tools: tools.map((t) => toToolRow(t, show)) }, 200);
+    if (query.format === undefined && query.defer === undefined) return c.json({ tools: tools.map((t) => toToolRow(t, show)) }, 200);
+    const pinned = query.defer === 'true' ? await pinnedTools(c.get('svc').store.db, agent) : new Set<string>();
+    const views = tools.map((t) => modelView(t, show));
+    return c.json({ tools: stableList(views, query.format ?? 'openai', query.defer === 'true', pinned) }, 200);
   },
 );
 

@@ -29,6 +29,7 @@ import type {
 
 export type * from './types.ts';
 export { withWhetstone } from './openai-loop.ts';
+export { SEARCH_TOOL_NAME, anthropicToolSearch, responsesToolSearch, type ReportedCall } from './tool-search.ts';
 export type { ChatClient, ChatCompletionLike, ChatMessage, ChatRequest, ExecutedCall, LoopOptions, LoopRun, LoopWhetstone, ToolCallLike, ToolHandler, WhetstoneLoop } from './openai-loop.ts';
 
 /** Any fetch that takes a Request: the global one, a Worker's `exports.default.fetch`, a service binding. */
@@ -72,6 +73,9 @@ export function createClient(options: ClientOptions) {
       send<RegisterToolsAnswer>('PUT', `${agentPath}/tools`, { tools, ...opts }),
     /** `GET …/tools`: every tool row with its model view. */
     tools: () => send<{ tools: ToolRow[] }>('GET', `${agentPath}/tools`),
+    /** `GET …/tools?format=…&defer=…`: the whole list as the model sees it, sorted by name, byte-stable. */
+    modelTools: (format: 'openai' | 'anthropic' | 'mcp', defer = false) =>
+      send<{ tools: Record<string, unknown>[] }>('GET', `${agentPath}/tools?format=${format}&defer=${defer}`),
     /** `GET …/tools/:tool`: one tool row. */
     tool: (name: string) => send<ToolRow>('GET', toolPath(name)),
     /** `POST …/route`: the tools to offer the model for one request (a string is `{request}`). */

@@ -45,3 +45,49 @@ export function toolboxTokens(views: readonly ModelTool[]): number {
   for (const v of views) chars += JSON.stringify(v).length;
   return Math.ceil(chars / 4);
 }
+
+/** The tool shapes `/route` and `GET …/tools` answer in (docs/tool-delivery.md). */
+export const TOOL_FORMATS = ['openai', 'anthropic', 'mcp'] as const;
+export type ToolFormat = (typeof TOOL_FORMATS)[number];
+
+/** OpenAI Chat function tool; `defer_loading` sits beside `function` when the tool is deferred. */
+export interface OpenAiView extends ModelTool {
+  defer_loading?: true;
+}
+/** Anthropic Messages tool definition; `defer_loading: true` keeps it out of the prompt until referenced. */
+export interface AnthropicView {
+  name: string;
+  description: string;
+  input_schema: Record<string, unknown>;
+  defer_loading?: true;
+}
+/** MCP `tools/list` entry; MCP has no deferral field, so `_meta` carries the same mark. */
+export interface McpView {
+  name: string;
+  description: string;
+  inputSchema: Record<string, unknown>;
+  _meta?: { defer_loading: true };
+}
+export type FormattedTool = OpenAiView | AnthropicView | McpView;
+
+/** One model view (the OpenAI Chat shape) in the asked format, marked deferred when `deferred`. */
+export function inFormat(view: ModelTool, format: ToolFormat, deferred = false): FormattedTool {
+  const { name, description, parameters } = view.function;
+  if (format === 'anthropic') {
+    return deferred ? { name, description, input_schema: parameters, defer_loading: true } : { name, description, input_schema: parameters };
+  }
+  if (format === 'mcp') {
+    return deferred ? { name, description, inputSchema: parameters, _meta: { defer_loading: true } } : { name, description, inputSchema: parameters };
+  }
+  return deferred ? { type: 'function', function: { name, description, parameters }, defer_loading: true } : { type: 'function', function: { name, description, parameters } };
+}
+
+/**
+ * The whole list as the model sees it: sorted by name (code-unit order, not locale) so the bytes are
+ * the same call after call while no tool changes; with `defer`, every tool but the pinned ones deferred.
+ */
+export function stableList(views: readonly ModelTool[], format: ToolFormat, defer: boolean, pinned: ReadonlySet<string>): FormattedTool[] {
+  return [...views]
+    .sort((a, b) => (a.function.name < b.function.name ? -1 : a.function.name > b.function.name ? 1 : 0))
+    .map((v) => inFormat(v, format, defer && !pinned.has(v.function.name)));
+}

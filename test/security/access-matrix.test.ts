@@ -70,6 +70,17 @@ const ROUTES: Record<string, RouteCase> = {
   },
   'get /v1/agents/{agent}/tools/{tool}/versions': { need: 'agent', ok: 200, prepare: async (a) => ({ path: `${base(a)}/tools/lookup_order/versions` }) },
   'get /v1/agents/{agent}/tools/{tool}/examples': { need: 'agent', ok: 200, prepare: async (a) => ({ path: `${base(a)}/tools/lookup_order/examples` }) },
+  'get /v1/agents/{agent}/pins': { need: 'agent', ok: 200, prepare: async (a) => ({ path: `${base(a)}/pins` }) },
+  'get /v1/agents/{agent}/pins/suggested': { need: 'agent', ok: 200, prepare: async (a) => ({ path: `${base(a)}/pins/suggested` }) },
+  'put /v1/agents/{agent}/tools/{tool}/pin': { need: 'operator', ok: 200, prepare: async (a) => ({ path: `${base(a)}/tools/lookup_order/pin` }) },
+  'delete /v1/agents/{agent}/tools/{tool}/pin': {
+    need: 'operator',
+    ok: 204,
+    prepare: async (a) => {
+      expect((await api('PUT', `${base(a)}/tools/lookup_order/pin`)).status).toBe(200);
+      return { path: `${base(a)}/tools/lookup_order/pin` };
+    },
+  },
   'get /v1/agents/{agent}/tools/{tool}/activity': { need: 'agent', ok: 200, prepare: async (a) => ({ path: `${base(a)}/tools/lookup_order/activity` }) },
   'post /v1/agents/{agent}/tools/{tool}/preview': { need: 'agent', ok: 200, prepare: async (a) => ({ path: `${base(a)}/tools/lookup_order/preview`, body: { notes_added: ['Use the ORD- prefix.'] } }) },
   'post /v1/agents/{agent}/route': {

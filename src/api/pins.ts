@@ -1,0 +1,129 @@
+/** Pinned tools (docs/tool-delivery.md): pin, unpin, list, and the suggestion read from the log. */
+import { createRoute, z } from '@hono/zod-openapi';
+import { toCall, toTurn, type CallRow, type TurnRow } from '../adapters/d1-log.ts';
+import { attributeRuns } from '../core/attribution.ts';
+import { suggestPins } from '../core/pins.ts';
+import { groupRuns } from '../core/serving.ts';
+import { notFound } from '../errors.ts';
+import { AgentParams, ToolParams, actorOf, agentFor, bearer, createApi, nowIso, responses, type AppContext } from './common.ts';
+
+export const pinsApi = createApi();
+
+/** At most this many turns and calls of the window are read for a suggestion, newest first. */
+const WINDOW_ROWS = 20000;
+
+const Pin = z.object({ tool: z.string(), pinned_at: z.string(), pinned_by: z.string() });
+const PinSuggestion = z.object({
+  share: z.number(),
+  days: z.number().int(),
+  served_runs: z.number().int(),
+  covered_runs: z.number().int(),
+  covered_share: z.number(),
+  tools: z.array(z.object({ name: z.string(), served_runs: z.number().int(), share: z.number(), pinned: z.boolean() })),
+});
+const SuggestQuery = z
+  .object({
+    share: z.coerce.number().gt(0).max(1).default(0.8),
+    days: z.coerce.number().int().min(1).max(365).default(14),
+  })
+  .strict();
+
+/** The names pinned for an agent. */
+export async function pinnedTools(db: D1Database, agent: string): Promise<Set<string>> {
+  const rows = await db.prepare('SELECT tool FROM pins WHERE agent = ?').bind(agent).all<{ tool: string }>();
+  return new Set(rows.results.map((r) => r.tool));
+}
+
+async function listPins(c: AppContext, agent: string) {
+  const rows = await c.get('svc').store.db.prepare('SELECT tool, pinned_at, pinned_by FROM pins WHERE agent = ? ORDER BY tool').bind(agent).all<z.infer<typeof Pin>>();
+  return rows.results;
+}
+
+async function requireAgent(c: AppContext, agent: string): Promise<void> {
+  if (!(await c.get('svc').store.getAgent(agent))) throw notFound(`agent ${agent}`);
+}
+
+pinsApi.openapi(
+  createRoute({
+    method: 'get',
+    path: '/v1/agents/{agent}/pins',
+    summary: 'Pinned tools (always loaded, never deferred)',
+    security: bearer,
+    request: { params: AgentParams },
+    responses: responses(z.object({ pins: z.array(Pin) }), 'pinned tools by name'),
+  }),
+  async (c) => {
+    const agent = agentFor(c, c.req.valid('param').agent, 'agent');
+    await requireAgent(c, agent);
+    return c.json({ pins: await listPins(c, agent) }, 200);
+  },
+);
+
+pinsApi.openapi(
+  createRoute({
+    method: 'put',
+    path: '/v1/agents/{agent}/tools/{tool}/pin',
+    summary: 'Pin a tool (an operator decision); pinning a pinned tool changes nothing',
+    security: bearer,
+    request: { params: ToolParams },
+    responses: responses(z.object({ pins: z.array(Pin) }), 'every pin of the agent'),
+  }),
+  async (c) => {
+    const { agent, tool } = c.req.valid('param');
+    agentFor(c, agent, 'operator');
+    const svc = c.get('svc');
+    if (!(await svc.store.getTool(agent, tool))) throw notFound(`tool ${tool}`);
+    await svc.store.db
+      .prepare('INSERT INTO pins (agent, tool, pinned_at, pinned_by) VALUES (?, ?, ?, ?) ON CONFLICT (agent, tool) DO NOTHING')
+      .bind(agent, tool, nowIso(), actorOf(c))
+      .run();
+    return c.json({ pins: await listPins(c, agent) }, 200);
+  },
+);
+
+pinsApi.openapi(
+  createRoute({
+    method: 'delete',
+    path: '/v1/agents/{agent}/tools/{tool}/pin',
+    summary: 'Unpin a tool',
+    security: bearer,
+    request: { params: ToolParams },
+    responses: { 204: { description: 'unpinned' }, ...responses(z.object({}), 'unused') },
+  }),
+  async (c) => {
+    const { agent, tool } = c.req.valid('param');
+    agentFor(c, agent, 'operator');
+    const res = await c.get('svc').store.db.prepare('DELETE FROM pins WHERE agent = ? AND tool = ?').bind(agent, tool).run();
+    if (res.meta.changes === 0) throw notFound(`pin of ${tool}`);
+    return c.body(null, 204);
+  },
+);
+
+pinsApi.openapi(
+  createRoute({
+    method: 'get',
+    path: '/v1/agents/{agent}/pins/suggested',
+    summary: 'The smallest set of tools that finally served `share` of the served runs over `days` (pinning stays an operator decision)',
+    security: bearer,
+    request: { params: AgentParams, query: SuggestQuery },
+    responses: responses(PinSuggestion, 'suggested pins, most served first'),
+  }),
+  async (c) => {
+    const agent = agentFor(c, c.req.valid('param').agent, 'agent');
+    const { share, days } = c.req.valid('query');
+    await requireAgent(c, agent);
+    const db = c.get('svc').store.db;
+    const since = new Date(Date.now() - days * 86_400_000).toISOString();
+    const [turns, calls, pinned] = await Promise.all([
+      db.prepare('SELECT seq, turn_id, request, conversation_id, routed, offered, created_at FROM turns WHERE agent = ? AND created_at >= ? ORDER BY seq DESC LIMIT ?')
+        .bind(agent, since, WINDOW_ROWS).all<TurnRow>(),
+      db.prepare('SELECT seq, call_id, tool, arguments, success, error, request, turn_id, conversation_id, at FROM calls WHERE agent = ? AND at >= ? ORDER BY seq DESC LIMIT ?')
+        .bind(agent, since, WINDOW_ROWS).all<CallRow>(),
+      pinnedTools(db, agent),
+    ]);
+    const runs = groupRuns(turns.results.map(toTurn), calls.results.map(toCall));
+    const served = [...attributeRuns(runs).values()].flatMap((a) => (a.served_by === null ? [] : [a.served_by]));
+    const s = suggestPins(served, share);
+    return c.json({ share, days, ...s, tools: s.tools.map((t) => ({ ...t, pinned: pinned.has(t.name) })) }, 200);
+  },
+);
