@@ -105,7 +105,10 @@ export async function startFakeProviders(): Promise<FakeProviders> {
   const states = new Map<string, State>();
   const stateOf = (model: string) => {
     let s = states.get(model);
-    if (!s) states.set(model, (s = { replies: [], bodies: [], violations: [], tools: null }));
+    if (!s) {
+      s = { replies: [], bodies: [], violations: [], tools: null };
+      states.set(model, s);
+    }
     return s;
   };
   let seq = 0;

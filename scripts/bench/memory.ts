@@ -45,7 +45,9 @@ async function storedRows(tools: readonly BenchTool[], agent: string): Promise<S
     reviewed_seq: 0, created_at: now, updated_at: now,
   }));
   const vectors = await embedder.embed(rows.map(embeddingText));
-  rows.forEach((r, i) => (r.vector = vectors[i] ?? null));
+  rows.forEach((r, i) => {
+    r.vector = vectors[i] ?? null;
+  });
   return rows;
 }
 

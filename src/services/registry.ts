@@ -33,7 +33,9 @@ export async function registerTools(svc: Services, agent: string, defs: readonly
     : new Map();
   const rows = changed.map(({ t, hash }) => buildRow(t, hash, byName.get(t.definition.name), versions.get(t.definition.name) ?? 0, augmented.get(t.definition.name), now));
   const vectors = rows.length > 0 ? await embedRows(svc, rows) : [];
-  rows.forEach((r, i) => (r.vector = vectors[i] ?? null));
+  rows.forEach((r, i) => {
+    r.vector = vectors[i] ?? null;
+  });
 
   const writes: ToolWrite[] = rows.map((tool, i) => ({
     tool,

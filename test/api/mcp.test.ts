@@ -4,6 +4,7 @@ import { CfWorkerJsonSchemaValidator } from '@modelcontextprotocol/sdk/validatio
 import { env, exports } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import { ADMIN, agentId, api, eventually, tool } from '../helpers.ts';
+import pkg from '../../package.json';
 
 const tools = [
   tool('get_weather', 'Current weather and forecast for a city: temperature, rain, wind.', { city: { type: 'string' } }),
@@ -37,7 +38,7 @@ function structured(result: unknown): any {
 describe('MCP endpoint /v1/agents/:agent/mcp', () => {
   it('initializes and lists search_tools and report_tool_call with their input schemas', async () => {
     const client = await connect(await setup());
-    expect(client.getServerVersion()).toEqual({ name: 'whetstone', version: '1.0.0' });
+    expect(client.getServerVersion()).toEqual({ name: 'whetstone', version: pkg.version });
     const { tools: listed } = await client.listTools();
     expect(listed.map((t) => t.name)).toEqual(['search_tools', 'report_tool_call']);
     const search = listed[0];

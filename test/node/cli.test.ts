@@ -20,7 +20,10 @@ const tools = [
 ] satisfies ToolDef[];
 
 let n = 0;
-const agentId = () => `cli-${Date.now().toString(36)}-${(n += 1)}-${Math.random().toString(36).slice(2, 6)}`;
+const agentId = () => {
+  n += 1;
+  return `cli-${Date.now().toString(36)}-${n}-${Math.random().toString(36).slice(2, 6)}`;
+};
 
 interface Run {
   code: number;

@@ -17,7 +17,10 @@ import { agentState, insertRevision, noteRevision, send } from './fixtures.ts';
 
 const FAKE = inject('fakeOpenAI');
 let seq = 0;
-const unique = (label: string) => `faults-${label}-${(seq += 1)}-${Math.random().toString(36).slice(2, 8)}`;
+const unique = (label: string) => {
+  seq += 1;
+  return `faults-${label}-${seq}-${Math.random().toString(36).slice(2, 8)}`;
+};
 
 async function script(model: string, replies: unknown[]) {
   await fetch(`${FAKE}/_script`, { method: 'POST', body: JSON.stringify({ model, replies }) });

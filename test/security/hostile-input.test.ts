@@ -84,7 +84,10 @@ interface WriteRoute {
 }
 
 let n = 0;
-const nextName = () => `t_${(n += 1)}`;
+const nextName = () => {
+  n += 1;
+  return `t_${n}`;
+};
 
 const WRITE_ROUTES: Record<string, WriteRoute> = {
   'PUT tools': {

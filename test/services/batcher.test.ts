@@ -12,7 +12,7 @@ function gatedRunner() {
   };
   const releaseAll = async (): Promise<void> => {
     for (let spins = 0; spins < 50; spins++) {
-      gates.splice(0).forEach((release) => release());
+      for (const release of gates.splice(0)) release();
       await new Promise((r) => setTimeout(r, 0));
     }
   };
