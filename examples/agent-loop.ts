@@ -14,7 +14,14 @@
  * from the .dev.vars that `npm start` wrote), WHETSTONE_AGENT (default: a fresh example agent).
  */
 import { readFileSync } from 'node:fs';
-import { createClient, withWhetstone, type ChatClient, type ChatRequest, type ToolDef, type ToolHandler } from 'whetstone/client';
+import {
+  createClient,
+  withWhetstone,
+  type ChatClient,
+  type ChatRequest,
+  type ToolDef,
+  type ToolHandler,
+} from 'whetstone/client';
 
 const url = process.env.WHETSTONE_URL ?? 'http://localhost:8787';
 const token = process.env.WHETSTONE_TOKEN ?? tokenFromDevVars();
@@ -22,10 +29,26 @@ const agent = process.env.WHETSTONE_AGENT ?? `example-${Date.now().toString(36)}
 
 const object = (properties: Record<string, { type: string }>) => ({ type: 'object', properties });
 const tools: ToolDef[] = [
-  { name: 'get_order', description: 'Look up an order by its id: status, items and delivery date.', parameters: object({ order_id: { type: 'string' } }) },
-  { name: 'refund_order', description: 'Refund money on an order, fully or in part.', parameters: object({ order_id: { type: 'string' }, amount: { type: 'number' } }) },
-  { name: 'get_weather', description: 'Weather for a city: will it rain, temperature and wind, today or tomorrow.', parameters: object({ city: { type: 'string' } }) },
-  { name: 'send_email', description: 'Send an email message to a recipient.', parameters: object({ to: { type: 'string' }, body: { type: 'string' } }) },
+  {
+    name: 'get_order',
+    description: 'Look up an order by its id: status, items and delivery date.',
+    parameters: object({ order_id: { type: 'string' } }),
+  },
+  {
+    name: 'refund_order',
+    description: 'Refund money on an order, fully or in part.',
+    parameters: object({ order_id: { type: 'string' }, amount: { type: 'number' } }),
+  },
+  {
+    name: 'get_weather',
+    description: 'Weather for a city: will it rain, temperature and wind, today or tomorrow.',
+    parameters: object({ city: { type: 'string' } }),
+  },
+  {
+    name: 'send_email',
+    description: 'Send an email message to a recipient.',
+    parameters: object({ to: { type: 'string' }, body: { type: 'string' } }),
+  },
 ];
 
 /** The agent's own tool code. A throw, or a result with `error`, is a failed call. */
@@ -34,7 +57,8 @@ const handlers: Record<string, ToolHandler> = {
     if (!/^ORD-\d+$/.test(String(order_id))) throw new Error('order_id must start with the ORD- prefix');
     return { order_id, status: 'shipped', items: 2 };
   },
-  refund_order: ({ order_id, amount }) => (/^ORD-\d+$/.test(String(order_id)) ? { refunded: amount } : { error: 'order_id must start with the ORD- prefix' }),
+  refund_order: ({ order_id, amount }) =>
+    /^ORD-\d+$/.test(String(order_id)) ? { refunded: amount } : { error: 'order_id must start with the ORD- prefix' },
   get_weather: ({ city }) => ({ city, forecast: 'light rain', high_c: 17 }),
   send_email: ({ to }) => ({ sent: true, to }),
 };
@@ -58,19 +82,28 @@ async function main(): Promise<void> {
     const run = await loop.run(request, { conversation_id: `conversation-${i + 1}` });
     console.log(`> ${request}`);
     console.log(`  offered: ${run.route.tools.map((t) => t.name).join(', ')}`);
-    for (const c of run.calls) console.log(`  ${c.success ? 'ok  ' : 'FAIL'} ${c.tool}(${JSON.stringify(c.arguments)})${c.error ? `: ${c.error}` : ''}`);
+    for (const c of run.calls)
+      console.log(
+        `  ${c.success ? 'ok  ' : 'FAIL'} ${c.tool}(${JSON.stringify(c.arguments)})${c.error ? `: ${c.error}` : ''}`,
+      );
     console.log(`  reply: ${run.reply ?? '(none)'}\n`);
   }
 
   const review = await ws.review();
-  console.log(`review ${review.review_id}: ${review.revisions.length} revision(s) proposed, ${review.refused.length} refused`);
+  console.log(
+    `review ${review.review_id}: ${review.revisions.length} revision(s) proposed, ${review.refused.length} refused`,
+  );
   for (const revision of review.revisions) {
-    console.log(`  ${revision.revision_id} ${revision.tool}: ${[...revision.notes_added, ...revision.queries_added, ...revision.avoid_added].join(' | ')}`);
+    console.log(
+      `  ${revision.revision_id} ${revision.tool}: ${[...revision.notes_added, ...revision.queries_added, ...revision.avoid_added].join(' | ')}`,
+    );
     const applied = await ws.apply(revision.revision_id, { approved_by: 'example' });
     console.log(`  applied (${applied.status}); ${revision.tool} as the model now sees it:\n`);
     console.log(indent((await ws.tool(revision.tool)).model_view.function.description));
   }
-  console.log(`\nNext: npx whetstone revisions --agent ${agent}   (or undo: npx whetstone undo <tool> --by you --agent ${agent})`);
+  console.log(
+    `\nNext: npx whetstone revisions --agent ${agent}   (or undo: npx whetstone undo <tool> --by you --agent ${agent})`,
+  );
 }
 
 /**
@@ -84,9 +117,18 @@ function standInModel(): ChatClient {
         async create(body: ChatRequest) {
           const last = body.messages.at(-1);
           const request = String(body.messages.findLast((m) => m.role === 'user')?.content ?? '');
-          const offered = (body.tools?.[0] as { function: { name: string; parameters: { properties?: Record<string, unknown> } } } | undefined)?.function;
-          if (last?.role === 'user' && offered) return toolCall('1', offered.name, argumentsFor(offered.parameters.properties ?? {}, request));
-          if (last?.role === 'tool' && String(last.content).includes('ORD- prefix') && body.messages.filter((m) => m.role === 'tool').length === 1) {
+          const offered = (
+            body.tools?.[0] as
+              | { function: { name: string; parameters: { properties?: Record<string, unknown> } } }
+              | undefined
+          )?.function;
+          if (last?.role === 'user' && offered)
+            return toolCall('1', offered.name, argumentsFor(offered.parameters.properties ?? {}, request));
+          if (
+            last?.role === 'tool' &&
+            String(last.content).includes('ORD- prefix') &&
+            body.messages.filter((m) => m.role === 'tool').length === 1
+          ) {
             const previous = body.messages.findLast((m) => m.role === 'assistant')?.tool_calls?.[0]?.function;
             const args = JSON.parse(previous?.arguments ?? '{}') as Record<string, unknown>;
             return toolCall('2', previous?.name ?? '', { ...args, order_id: `ORD-${String(args.order_id)}` });
@@ -99,7 +141,17 @@ function standInModel(): ChatClient {
 }
 
 function toolCall(id: string, name: string, args: Record<string, unknown>) {
-  return { choices: [{ message: { role: 'assistant', content: null, tool_calls: [{ id, type: 'function', function: { name, arguments: JSON.stringify(args) } }] } }] };
+  return {
+    choices: [
+      {
+        message: {
+          role: 'assistant',
+          content: null,
+          tool_calls: [{ id, type: 'function', function: { name, arguments: JSON.stringify(args) } }],
+        },
+      },
+    ],
+  };
 }
 
 /** Reads each parameter the tool declares from the request, as a model would. */
@@ -111,14 +163,19 @@ function argumentsFor(properties: Record<string, unknown>, request: string): Rec
     to: () => /[\w.+-]+@[\w-]+\.[\w.]+/.exec(request)?.[0],
     body: () => request,
   };
-  return Object.fromEntries(Object.keys(properties).flatMap((name) => {
-    const value = readers[name]?.();
-    return value === undefined ? [] : [[name, value]];
-  }));
+  return Object.fromEntries(
+    Object.keys(properties).flatMap((name) => {
+      const value = readers[name]?.();
+      return value === undefined ? [] : [[name, value]];
+    }),
+  );
 }
 
 function indent(text: string): string {
-  return text.split('\n').map((line) => `    ${line}`).join('\n');
+  return text
+    .split('\n')
+    .map((line) => `    ${line}`)
+    .join('\n');
 }
 
 function tokenFromDevVars(): string {

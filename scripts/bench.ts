@@ -16,7 +16,15 @@ import { callLog, routeRequests, toolbox, type BenchCall, type BenchTool } from 
 import { cpuMeter } from './bench/cpu.ts';
 import { runLoad, type LoadFigures } from './bench/load.ts';
 import { measureSnapshot, type MemoryFigures } from './bench/memory.ts';
-import { chartSvg, markdownTables, updateReadme, type BenchResults, type EndpointResult, type ReviewResult, type Target } from './bench/report.ts';
+import {
+  chartSvg,
+  markdownTables,
+  updateReadme,
+  type BenchResults,
+  type EndpointResult,
+  type ReviewResult,
+  type Target,
+} from './bench/report.ts';
 import { startWorker, type BenchWorker } from './bench/worker.ts';
 
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 16);
@@ -35,19 +43,28 @@ const ROUTE_REQUESTS = 256;
 const OUT = new URL('../bench/', import.meta.url);
 const README = new URL('../docs/performance.md', import.meta.url);
 const started = Date.now();
-const progress = (line: string): void => console.error(`[${((Date.now() - started) / 1000).toFixed(0).padStart(4)}s] ${line}`);
+const progress = (line: string): void =>
+  console.error(`[${((Date.now() - started) / 1000).toFixed(0).padStart(4)}s] ${line}`);
 
 /**
  * One setup request. Every one the bench sends is idempotent (tools by definition, calls by id,
  * reviews as dry runs), so a request that lost the race with a keep-alive socket the server was
  * closing ("other side closed") is simply sent again.
  */
-async function call(w: BenchWorker, method: string, path: string, body?: unknown): Promise<{ status: number; json: unknown }> {
+async function call(
+  w: BenchWorker,
+  method: string,
+  path: string,
+  body?: unknown,
+): Promise<{ status: number; json: unknown }> {
   for (let attempt = 1; ; attempt++) {
     try {
       const res = await fetch(`${w.url}${path}`, {
         method,
-        headers: { authorization: `Bearer ${w.token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+        headers: {
+          authorization: `Bearer ${w.token}`,
+          ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+        },
         ...(body === undefined ? {} : { body: JSON.stringify(body) }),
       });
       const text = await res.text();
@@ -62,7 +79,8 @@ async function call(w: BenchWorker, method: string, path: string, body?: unknown
 async function register(w: BenchWorker, agent: string, tools: readonly BenchTool[]): Promise<void> {
   for (let i = 0; i < tools.length; i += CHUNK) {
     const res = await call(w, 'PUT', `/v1/agents/${agent}/tools`, { tools: tools.slice(i, i + CHUNK) });
-    if (res.status !== 200) throw new Error(`PUT tools for ${agent} answered ${res.status}: ${JSON.stringify(res.json).slice(0, 300)}`);
+    if (res.status !== 200)
+      throw new Error(`PUT tools for ${agent} answered ${res.status}: ${JSON.stringify(res.json).slice(0, 300)}`);
   }
 }
 
@@ -82,7 +100,11 @@ async function measuredRun(w: BenchWorker, target: Parameters<typeof runLoad>[0]
   const figures = await runLoad(target, CONNECTIONS, SECONDS);
   const cpu = meter();
   const answered = Math.max(1, figures.requests + figures.failures);
-  return { ...figures, worker_cpu_us: (cpu.worker / answered) * 1e6, generator_cpu_us: (cpu.loadGenerator / answered) * 1e6 };
+  return {
+    ...figures,
+    worker_cpu_us: (cpu.worker / answered) * 1e6,
+    generator_cpu_us: (cpu.loadGenerator / answered) * 1e6,
+  };
 }
 
 function medianFigures(runs: MeasuredRun[]): MeasuredRun {
@@ -100,10 +122,16 @@ function medianFigures(runs: MeasuredRun[]): MeasuredRun {
 /** `/healthz` and `/route` at each size, interleaved over rounds after a warm-up that builds each snapshot. */
 async function measureRouting(w: BenchWorker): Promise<EndpointResult[]> {
   const auth = { authorization: `Bearer ${w.token}` };
-  const bodies = routeRequests(ROUTE_REQUESTS).map((q, i) => JSON.stringify({ request: q.text, conversation_id: `bench-conv-${i % 64}` }));
+  const bodies = routeRequests(ROUTE_REQUESTS).map((q, i) =>
+    JSON.stringify({ request: q.text, conversation_id: `bench-conv-${i % 64}` }),
+  );
   const targets = [
     { name: 'GET /healthz', tools: null, target: { url: w.url, method: 'GET' as const, path: '/healthz' } },
-    ...SIZES.map((n) => ({ name: 'POST …/route', tools: n, target: { url: w.url, method: 'POST' as const, path: `/v1/agents/bench-${n}/route`, headers: auth, bodies } })),
+    ...SIZES.map((n) => ({
+      name: 'POST …/route',
+      tools: n,
+      target: { url: w.url, method: 'POST' as const, path: `/v1/agents/bench-${n}/route`, headers: auth, bodies },
+    })),
   ];
   for (const t of targets) {
     progress(`warming up ${t.name}${t.tools === null ? '' : ` (${t.tools} tools)`}`);
@@ -143,7 +171,8 @@ async function ingest(w: BenchWorker, agent: string, calls: readonly BenchCall[]
   const worker = async (): Promise<void> => {
     for (let b = batches[next++]; b !== undefined; b = batches[next++]) {
       const res = await call(w, 'POST', `/v1/agents/${agent}/calls`, { calls: b });
-      if (res.status !== 200) throw new Error(`POST calls answered ${res.status}: ${JSON.stringify(res.json).slice(0, 300)}`);
+      if (res.status !== 200)
+        throw new Error(`POST calls answered ${res.status}: ${JSON.stringify(res.json).slice(0, 300)}`);
     }
   };
   await Promise.all(Array.from({ length: INGEST_IN_FLIGHT }, worker));
@@ -157,14 +186,17 @@ async function timeReview(w: BenchWorker, agent: string): Promise<{ ms: number; 
 }
 
 /** Ingestion figures and review timings (dry runs: they store nothing, so they can be repeated). */
-async function measureLog(w: BenchWorker): Promise<{ ingestion: BenchResults['ingestion']; review: BenchResults['review'] }> {
+async function measureLog(
+  w: BenchWorker,
+): Promise<{ ingestion: BenchResults['ingestion']; review: BenchResults['review'] }> {
   let ingestion: BenchResults['ingestion'] | undefined;
   for (const size of REVIEW_LOGS) {
     const agent = `bench-review-${size}`;
     await register(w, agent, toolbox(200));
     progress(`ingesting ${size.toLocaleString('en-US')} calls into ${agent}`);
     const rate = await ingest(w, agent, callLog(size, agent, REVIEW_LOG_TOOLS));
-    if (size === Math.max(...REVIEW_LOGS)) ingestion = { calls: size, batch: CHUNK, in_flight: INGEST_IN_FLIGHT, seconds: size / rate, calls_per_s: rate };
+    if (size === Math.max(...REVIEW_LOGS))
+      ingestion = { calls: size, batch: CHUNK, in_flight: INGEST_IN_FLIGHT, seconds: size / rate, calls_per_s: rate };
   }
   if (!ingestion) throw new Error('no ingestion figures');
   for (const size of REVIEW_LOGS) {
@@ -195,13 +227,38 @@ function targetsOf(endpoints: EndpointResult[], review: BenchResults['review']):
   const small = at(200);
   const large = at(10_000);
   const targets: Target[] = [
-    { what: '/route at 200 tools: requests/s ÷ /healthz', value: small?.rps_ratio ?? NaN, limit: '≥ 0.6', met: (small?.rps_ratio ?? 0) >= 0.6 },
-    { what: '/route at 200 tools: p99 ÷ /healthz p99', value: small?.p99_ratio ?? NaN, limit: '≤ 3', met: (small?.p99_ratio ?? Infinity) <= 3 },
-    { what: '/route p50 at 10,000 tools ÷ at 200 tools', value: (large?.p50 ?? NaN) / (small?.p50 ?? NaN), limit: '≤ 3', met: (large?.p50 ?? Infinity) / (small?.p50 ?? 1) <= 3 },
+    {
+      what: '/route at 200 tools: requests/s ÷ /healthz',
+      value: small?.rps_ratio ?? NaN,
+      limit: '≥ 0.6',
+      met: (small?.rps_ratio ?? 0) >= 0.6,
+    },
+    {
+      what: '/route at 200 tools: p99 ÷ /healthz p99',
+      value: small?.p99_ratio ?? NaN,
+      limit: '≤ 3',
+      met: (small?.p99_ratio ?? Infinity) <= 3,
+    },
+    {
+      what: '/route p50 at 10,000 tools ÷ at 200 tools',
+      value: (large?.p50 ?? NaN) / (small?.p50 ?? NaN),
+      limit: '≤ 3',
+      met: (large?.p50 ?? Infinity) / (small?.p50 ?? 1) <= 3,
+    },
   ];
   // Not a target of the issue: the same throughput ratio from CPU time, which other load on the machine barely moves.
-  targets.push({ what: '(check) /route at 200 tools: CPU per /healthz ÷ CPU per /route', value: small?.cpu_ratio ?? NaN, limit: '≥ 0.6', met: (small?.cpu_ratio ?? 0) >= 0.6 });
-  targets.push({ what: 'review at 100,000 calls ÷ at 1,000', value: review.ratio ?? NaN, limit: '≤ 2', met: review.ratio !== null && review.ratio <= 2 });
+  targets.push({
+    what: '(check) /route at 200 tools: CPU per /healthz ÷ CPU per /route',
+    value: small?.cpu_ratio ?? NaN,
+    limit: '≥ 0.6',
+    met: (small?.cpu_ratio ?? 0) >= 0.6,
+  });
+  targets.push({
+    what: 'review at 100,000 calls ÷ at 1,000',
+    value: review.ratio ?? NaN,
+    limit: '≤ 2',
+    met: review.ratio !== null && review.ratio <= 2,
+  });
   return targets;
 }
 
@@ -245,7 +302,9 @@ async function main(): Promise<void> {
   writeFileSync(new URL('chart.svg', OUT), chartSvg(results));
   const readme = updateReadme(fileURLToPath(README), results);
   console.log(`\n${markdownTables(results)}\n`);
-  progress(`wrote bench/results.json, bench/chart.svg${readme ? ' and the docs/performance.md block' : ' (docs/performance.md has no bench markers: not updated)'}`);
+  progress(
+    `wrote bench/results.json, bench/chart.svg${readme ? ' and the docs/performance.md block' : ' (docs/performance.md has no bench markers: not updated)'}`,
+  );
 }
 
 main().catch((err: unknown) => {

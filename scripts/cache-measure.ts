@@ -27,13 +27,24 @@ const views: ModelTool[] = data.tools.map((t) => ({
   function: { name: t.name, description: t.description, parameters: { type: 'object', properties: {} } },
 }));
 const byName = new Map(views.map((v) => [v.function.name, v]));
-const index = buildLexicalIndex(data.tools.map((t) => ({ id: t.name, text: `${t.name.replace(/_/g, ' ')} ${t.description}` })));
+const index = buildLexicalIndex(
+  data.tools.map((t) => ({ id: t.name, text: `${t.name.replace(/_/g, ' ')} ${t.description}` })),
+);
 const rand = mulberry32(16);
 const queries = [...data.queries].sort(() => rand() - 0.5).slice(0, TURNS);
 const topK = (q: string) => index.top(q, K).map((h) => h.id);
 
-const SEARCH_ANTHROPIC = { name: 'tool_search', description: 'Search the tools for the ones that can serve a request.', input_schema: { type: 'object', properties: { query: { type: 'string' } }, required: ['query'] } };
-const SEARCH_OPENAI = { type: 'tool_search', execution: 'client', description: SEARCH_ANTHROPIC.description, parameters: SEARCH_ANTHROPIC.input_schema };
+const SEARCH_ANTHROPIC = {
+  name: 'tool_search',
+  description: 'Search the tools for the ones that can serve a request.',
+  input_schema: { type: 'object', properties: { query: { type: 'string' } }, required: ['query'] },
+};
+const SEARCH_OPENAI = {
+  type: 'tool_search',
+  execution: 'client',
+  description: SEARCH_ANTHROPIC.description,
+  parameters: SEARCH_ANTHROPIC.input_schema,
+};
 
 type Strategy = 'all' | 'swapped' | 'deferred_anthropic' | 'deferred_openai';
 
@@ -45,7 +56,15 @@ function prompts(strategy: Strategy): { tools: string; messages: string }[] {
     all: JSON.stringify(views),
     deferred_anthropic: JSON.stringify([SEARCH_ANTHROPIC]),
     // A deferred Responses function still shows its name and description; its schema is deferred.
-    deferred_openai: JSON.stringify([SEARCH_OPENAI, ...stableList(views, 'openai', true, new Set()).map((t) => ({ type: 'function', name: (t as ModelTool).function.name, description: (t as ModelTool).function.description, defer_loading: true }))]),
+    deferred_openai: JSON.stringify([
+      SEARCH_OPENAI,
+      ...stableList(views, 'openai', true, new Set()).map((t) => ({
+        type: 'function',
+        name: (t as ModelTool).function.name,
+        description: (t as ModelTool).function.description,
+        defer_loading: true,
+      })),
+    ]),
   };
   for (const q of queries) {
     const picked = topK(q.text);
@@ -54,7 +73,10 @@ function prompts(strategy: Strategy): { tools: string; messages: string }[] {
     if (strategy === 'swapped') tools = JSON.stringify(picked.map((n) => byName.get(n)));
     else tools = stable[strategy];
     if (strategy === 'deferred_anthropic' || strategy === 'deferred_openai') {
-      history.push({ role: 'assistant', content: [{ type: 'tool_use', name: 'tool_search', input: { query: q.text } }] });
+      history.push({
+        role: 'assistant',
+        content: [{ type: 'tool_use', name: 'tool_search', input: { query: q.text } }],
+      });
       // The search answer references the 5 tools; their definitions load after the cached prefix.
       history.push({ role: 'user', content: picked.map((n) => inFormat(byName.get(n)!, 'anthropic')) });
     }
@@ -74,7 +96,9 @@ function sharedPrefix(a: string, b: string): number {
 const tokens = (chars: number) => Math.ceil(chars / 4);
 
 console.log(`ToolE: ${data.tools.length} tools, ${TURNS}-turn conversation, top ${K}; tokens ≈ characters / 4`);
-console.log('| delivery | tool-list tokens per turn | prompt tokens, turn 20 | cacheable share (turns 2–20, of all prompt tokens) | cacheable share at turn 20 | uncached tokens, 20 turns | prompt tokens, 20 turns |');
+console.log(
+  '| delivery | tool-list tokens per turn | prompt tokens, turn 20 | cacheable share (turns 2–20, of all prompt tokens) | cacheable share at turn 20 | uncached tokens, 20 turns | prompt tokens, 20 turns |',
+);
 console.log('|---|---:|---:|---:|---:|---:|---:|');
 for (const strategy of ['all', 'swapped', 'deferred_anthropic', 'deferred_openai'] as const) {
   const turns = prompts(strategy);

@@ -87,11 +87,13 @@ export function loadToolE(dir: URL = TOOLE_DIR): ToolE {
   }));
   const rows = parseCsv(readFileSync(new URL('queries.csv', dir), 'utf8'));
   const header = rows.shift();
-  if (header?.[0] !== 'Query' || header[1] !== 'Tool') throw new Error(`unexpected queries.csv header: ${String(header)}`);
+  if (header?.[0] !== 'Query' || header[1] !== 'Tool')
+    throw new Error(`unexpected queries.csv header: ${String(header)}`);
   const queries: EvalQuery[] = [];
   rows.forEach((row, index) => {
     const [text, tool] = row;
-    if (text === undefined || tool === undefined || row.length !== 2) throw new Error(`queries.csv row ${index + 2} has ${row.length} fields`);
+    if (text === undefined || tool === undefined || row.length !== 2)
+      throw new Error(`queries.csv row ${index + 2} has ${row.length} fields`);
     queries.push({ text, tool: validToolName(tool), index });
   });
   return { tools, queries };

@@ -17,7 +17,9 @@ export function progressBar(label: string, done: number, total: number): void {
   const share = total > 0 ? done / total : 1;
   const filled = Math.round(share * width);
   const bar = `${'#'.repeat(filled)}${'-'.repeat(width - filled)}`;
-  process.stderr.write(`\r${label.padEnd(34)} [${bar}] ${String(Math.round(100 * share)).padStart(3)}% ${done}/${total}   `);
+  process.stderr.write(
+    `\r${label.padEnd(34)} [${bar}] ${String(Math.round(100 * share)).padStart(3)}% ${done}/${total}   `,
+  );
   if (done >= total) process.stderr.write('\n');
 }
 
@@ -35,7 +37,10 @@ export async function api<T>(w: BenchWorker, method: string, path: string, body?
     try {
       res = await fetch(`${w.url}${path}`, {
         method,
-        headers: { authorization: `Bearer ${w.token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+        headers: {
+          authorization: `Bearer ${w.token}`,
+          ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+        },
         ...(body === undefined ? {} : { body: JSON.stringify(body) }),
       });
     } catch (err) {
@@ -46,7 +51,8 @@ export async function api<T>(w: BenchWorker, method: string, path: string, body?
     }
     const text = await res.text();
     if (res.status === 503 && text.startsWith(PROXY_RESET) && attempt < 3) continue;
-    if (!res.ok) throw new Error(`${method} ${path} answered ${res.status}: ${text.slice(0, 500)}\n${w.log().slice(-2000)}`);
+    if (!res.ok)
+      throw new Error(`${method} ${path} answered ${res.status}: ${text.slice(0, 500)}\n${w.log().slice(-2000)}`);
     return (text ? JSON.parse(text) : null) as T;
   }
 }
@@ -77,7 +83,12 @@ export async function routeAll(
       if (q === undefined) continue;
       const conversation_id = conversation(i);
       const body = { request: q.text, ...(conversation_id === undefined ? {} : { conversation_id }) };
-      const res = await api<{ turn_id: string; tools: { name: string }[] }>(w, 'POST', `/v1/agents/${agent}/route`, body);
+      const res = await api<{ turn_id: string; tools: { name: string }[] }>(
+        w,
+        'POST',
+        `/v1/agents/${agent}/route`,
+        body,
+      );
       out[i] = { turn_id: res.turn_id, offered: res.tools.map((t) => t.name) };
       done++;
       if (done % 50 === 0 || done === queries.length) progressBar(label, done, queries.length);
@@ -129,5 +140,8 @@ export interface ReviewSummary {
 
 /** One `POST …/reviews` with `auto_apply`: the product's own path from proposal to applied row. */
 export function review(w: BenchWorker, agent: string, config: Record<string, unknown>): Promise<ReviewSummary> {
-  return api<ReviewSummary>(w, 'POST', `/v1/agents/${agent}/reviews`, { auto_apply: true, ...(Object.keys(config).length > 0 ? { config } : {}) });
+  return api<ReviewSummary>(w, 'POST', `/v1/agents/${agent}/reviews`, {
+    auto_apply: true,
+    ...(Object.keys(config).length > 0 ? { config } : {}),
+  });
 }

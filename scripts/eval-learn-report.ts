@@ -66,7 +66,18 @@ export interface LearnReport {
 const pct = (x: number): string => `${(100 * x).toFixed(1)}%`;
 
 /** Sum of one count over all rounds. */
-export function total(report: LearnReport, key: 'examples_kept' | 'examples_withdrawn' | 'examples_proposed' | 'model_calls' | 'revisions' | 'notes_added' | 'avoid_added' | 'revisions_withdrawn'): number {
+export function total(
+  report: LearnReport,
+  key:
+    | 'examples_kept'
+    | 'examples_withdrawn'
+    | 'examples_proposed'
+    | 'model_calls'
+    | 'revisions'
+    | 'notes_added'
+    | 'avoid_added'
+    | 'revisions_withdrawn',
+): number {
   return report.rounds.reduce((n, r) => n + r[key], 0);
 }
 
@@ -84,14 +95,19 @@ export function formatLearnReport(r: LearnReport): string {
     `settings: ${r.setup.spec_defaults ? 'docs/configuration.md defaults' : `NOT the defaults: ${JSON.stringify(r.setup.agent_config)}`}; each review ${JSON.stringify(r.setup.review_config)}, auto_apply; ${r.setup.embedder}, ${r.setup.model}`,
     '',
     `${'ranker'.padEnd(22)}${'R@1'.padStart(8)}${'R@5'.padStart(8)}  note`,
-    ...rows.map(([label, x, note]) => `${label.padEnd(22)}${pct(x?.at1 ?? 0).padStart(8)}${pct(x?.at5 ?? 0).padStart(8)}  ${note}`),
+    ...rows.map(
+      ([label, x, note]) =>
+        `${label.padEnd(22)}${pct(x?.at1 ?? 0).padStart(8)}${pct(x?.at5 ?? 0).padStart(8)}  ${note}`,
+    ),
     '',
     `${'round'.padEnd(6)}${'routed'.padStart(7)}${'offered'.padStart(9)}${'calls'.padStart(7)}${'revs'.padStart(6)}${'new'.padStart(6)}${'kept'.padStart(6)}${'withdrawn'.padStart(11)}${'notes'.padStart(7)}${'not-for'.padStart(9)}${'s'.padStart(6)}  refused`,
     ...r.rounds.map(
       (x) =>
         `${String(x.round).padEnd(6)}${String(x.routed).padStart(7)}${pct(x.offered_share).padStart(9)}${String(x.model_calls).padStart(7)}${String(x.revisions).padStart(6)}${String(x.examples_new).padStart(6)}` +
         `${String(x.examples_kept).padStart(6)}${String(x.examples_withdrawn).padStart(11)}${String(x.notes_added).padStart(7)}${String(x.avoid_added).padStart(9)}` +
-        `${x.seconds.toFixed(0).padStart(6)}  ${Object.entries(x.refused).map(([k, v]) => `${k} ${v}`).join(', ')}`,
+        `${x.seconds.toFixed(0).padStart(6)}  ${Object.entries(x.refused)
+          .map(([k, v]) => `${k} ${v}`)
+          .join(', ')}`,
     ),
     '',
     `stopped: ${r.stopped}; ${total(r, 'model_calls')} model calls, ${r.rounds.reduce((n, x) => n + x.applied, 0)} revisions applied; ` +

@@ -57,7 +57,11 @@ export interface LearnOptions {
 
 /** Registers the toolbox as an author would: name + ToolE description, no arguments, no augmentation. */
 async function register(w: BenchWorker, agent: string, tools: readonly EvalTool[]): Promise<void> {
-  const defs = tools.map((t) => ({ name: t.name, description: t.description, parameters: { type: 'object', properties: {} } }));
+  const defs = tools.map((t) => ({
+    name: t.name,
+    description: t.description,
+    parameters: { type: 'object', properties: {} },
+  }));
   await api(w, 'PUT', `/v1/agents/${agent}/tools`, { tools: defs, augment: false });
 }
 
@@ -84,11 +88,20 @@ async function measure(w: BenchWorker, agent: string, queries: readonly EvalQuer
  * `seen` holds every example text proposed in earlier rounds (it is updated): `examples_new` counts
  * the ones proposed for the first time.
  */
-function countReviews(reviews: readonly ReviewSummary[], seen: Set<string>): Omit<RoundFigures, 'round' | 'routed' | 'offered_share' | 'log_check' | 'seconds'> {
+function countReviews(
+  reviews: readonly ReviewSummary[],
+  seen: Set<string>,
+): Omit<RoundFigures, 'round' | 'routed' | 'offered_share' | 'log_check' | 'seconds'> {
   const revisions = reviews.flatMap((r) => r.revisions);
-  const refusedAtApply = revisions.flatMap((r) => r.refused.filter((x) => x.kind === 'request' && (x.reason === 'no_room' || x.reason === 'already_kept')));
-  const proposed = revisions.flatMap((r) => [...r.queries_added, ...r.queries_withdrawn].map((text) => `${r.tool}\n${text}`));
-  proposed.push(...revisions.flatMap((r) => r.refused.filter((x) => x.kind === 'request').map((x) => `${r.tool}\n${x.text}`)));
+  const refusedAtApply = revisions.flatMap((r) =>
+    r.refused.filter((x) => x.kind === 'request' && (x.reason === 'no_room' || x.reason === 'already_kept')),
+  );
+  const proposed = revisions.flatMap((r) =>
+    [...r.queries_added, ...r.queries_withdrawn].map((text) => `${r.tool}\n${text}`),
+  );
+  proposed.push(
+    ...revisions.flatMap((r) => r.refused.filter((x) => x.kind === 'request').map((x) => `${r.tool}\n${x.text}`)),
+  );
   const fresh = new Set(proposed.filter((key) => !seen.has(key)));
   for (const key of proposed) seen.add(key);
   const refusedAtReview = reviews.flatMap((r) => r.refused.filter((x) => x.kind === 'request'));
@@ -132,7 +145,11 @@ const CHECKED_TOOLS = 5;
  * the reviews of evidence. The offers `/route` answered so far for the most offered tools are
  * compared with the offers stored in D1 (`…/activity`), waiting out the grouped write (≤ 3 s).
  */
-async function checkLog(w: BenchWorker, agent: string, answered: ReadonlyMap<string, number>): Promise<{ answered: number; stored: number }> {
+async function checkLog(
+  w: BenchWorker,
+  agent: string,
+  answered: ReadonlyMap<string, number>,
+): Promise<{ answered: number; stored: number }> {
   const top = [...answered].sort((a, b) => b[1] - a[1]).slice(0, CHECKED_TOOLS);
   const want = top.reduce((n, [, count]) => n + count, 0);
   let stored = 0;
@@ -140,19 +157,33 @@ async function checkLog(w: BenchWorker, agent: string, answered: ReadonlyMap<str
     if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, 500));
     const counts = await Promise.all(
       top.map(async ([tool]) => {
-        const a = await api<{ buckets: { offers: number }[] }>(w, 'GET', `/v1/agents/${agent}/tools/${encodeURIComponent(tool)}/activity?bucket=day&span=2`);
+        const a = await api<{ buckets: { offers: number }[] }>(
+          w,
+          'GET',
+          `/v1/agents/${agent}/tools/${encodeURIComponent(tool)}/activity?bucket=day&span=2`,
+        );
         return a.buckets.reduce((n, b) => n + b.offers, 0);
       }),
     );
     stored = counts.reduce((a, b) => a + b, 0);
     if (stored >= want) break;
   }
-  if (stored < want) process.stderr.write(`WARNING: ${want - stored} of ${want} checked offers were not stored: turns were lost, reviews see less evidence\n`);
+  if (stored < want)
+    process.stderr.write(
+      `WARNING: ${want - stored} of ${want} checked offers were not stored: turns were lost, reviews see less evidence\n`,
+    );
   return { answered: want, stored };
 }
 
 /** One round: route fresh wordings, log the right tool's call for each, review and apply. */
-async function runRound(w: BenchWorker, agent: string, round: number, queries: readonly EvalQuery[], answered: Map<string, number>, seen: Set<string>): Promise<RoundFigures> {
+async function runRound(
+  w: BenchWorker,
+  agent: string,
+  round: number,
+  queries: readonly EvalQuery[],
+  answered: Map<string, number>,
+  seen: Set<string>,
+): Promise<RoundFigures> {
   const t0 = performance.now();
   const conversation = (i: number): string => `eval-r${round}-${i}`;
   const routed = await routeAll(w, agent, queries, `round ${round}: routing ${queries.length}`, conversation);
@@ -172,13 +203,26 @@ async function runRound(w: BenchWorker, agent: string, round: number, queries: r
   const reviews = await reviewRound(w, agent);
   const figures = countReviews(reviews, seen);
   const offered = recallOf(queries, routed).at5;
-  process.stderr.write(`round ${round}: offered ${(100 * offered).toFixed(1)}%, ${figures.model_calls} model calls, ${figures.examples_kept} examples kept, ${figures.examples_withdrawn} withdrawn\n`);
-  return { round, routed: queries.length, offered_share: offered, ...figures, log_check: log, seconds: (performance.now() - t0) / 1000 };
+  process.stderr.write(
+    `round ${round}: offered ${(100 * offered).toFixed(1)}%, ${figures.model_calls} model calls, ${figures.examples_kept} examples kept, ${figures.examples_withdrawn} withdrawn\n`,
+  );
+  return {
+    round,
+    routed: queries.length,
+    offered_share: offered,
+    ...figures,
+    log_check: log,
+    seconds: (performance.now() - t0) / 1000,
+  };
 }
 
 /** The examples the learning agent's rows hold at the end, by source; `cap` is `max_queries`. */
 async function finalExamples(w: BenchWorker, agent: string, cap: number): Promise<LearnReport['final_examples']> {
-  const { tools } = await api<{ tools: { name: string; examples: { source: string }[] }[] }>(w, 'GET', `/v1/agents/${agent}/tools`);
+  const { tools } = await api<{ tools: { name: string; examples: { source: string }[] }[] }>(
+    w,
+    'GET',
+    `/v1/agents/${agent}/tools`,
+  );
   const learned = tools.map((t) => t.examples.filter((e) => e.source === 'learned').length);
   return {
     learned: learned.reduce((a, b) => a + b, 0),
@@ -191,7 +235,10 @@ async function finalExamples(w: BenchWorker, agent: string, cap: number): Promis
  * BM25 on the same measured wordings, in process (as `--cold` does): ours over the cold embedding
  * texts, and MiniSearch out of the box and with our tokenizer. Descriptions only: BM25 learns nothing.
  */
-async function bm25Baselines(tools: readonly EvalTool[], measured: readonly EvalQuery[]): Promise<Record<string, Recall>> {
+async function bm25Baselines(
+  tools: readonly EvalTool[],
+  measured: readonly EvalQuery[],
+): Promise<Record<string, Recall>> {
   const index = await buildColdIndex(tools, createHashEmbedder());
   return {
     bm25: measureRecall('bm25 baseline', measured, (text) => index.lexical.top(text, 5).map((h) => h.id)),
@@ -205,7 +252,9 @@ export async function runLearn(opts: LearnOptions): Promise<LearnReport> {
   const started = performance.now();
   const plan = planTraffic(opts.split);
   const trafficCount = plan.streams.reduce((n, s) => n + s.length, 0);
-  process.stderr.write(`${plan.tools.length} tools, ${trafficCount} training wordings as traffic, ${plan.measured.length} ${opts.split} wordings measured\n`);
+  process.stderr.write(
+    `${plan.tools.length} tools, ${trafficCount} training wordings as traffic, ${plan.measured.length} ${opts.split} wordings measured\n`,
+  );
   const baselines = await bm25Baselines(plan.tools, plan.measured);
   const w = await startWorker((line) => process.stderr.write(`${line}\n`));
   try {
@@ -242,7 +291,11 @@ export async function runLearn(opts: LearnOptions): Promise<LearnReport> {
       rounds,
       stopped,
       final_examples: await finalExamples(w, 'eval-learn', Number(opts.config.max_queries ?? DEFAULT_MAX_QUERIES)),
-      target: { learned_at5: LEARNED_TARGET, met: learned.at5 >= LEARNED_TARGET, cold_vs_bm25: cold.at5 >= (baselines.bm25?.at5 ?? 0) },
+      target: {
+        learned_at5: LEARNED_TARGET,
+        met: learned.at5 >= LEARNED_TARGET,
+        cold_vs_bm25: cold.at5 >= (baselines.bm25?.at5 ?? 0),
+      },
       wall_seconds: (performance.now() - started) / 1000,
     };
   } finally {
@@ -263,8 +316,11 @@ function writeReport(report: LearnReport): void {
 /** `npm run eval [-- --validate] [--per-round N] [--config '{"min_misses":1}']`. */
 export async function learnMain(args: { validate?: boolean; 'per-round'?: string; config?: string }): Promise<void> {
   const config = args.config === undefined ? {} : (JSON.parse(args.config) as Record<string, number | boolean>);
-  const report = await runLearn({ split: args.validate ? 'validation' : 'held-out', perRound: Number(args['per-round'] ?? DEFAULT_PER_ROUND), config });
+  const report = await runLearn({
+    split: args.validate ? 'validation' : 'held-out',
+    perRound: Number(args['per-round'] ?? DEFAULT_PER_ROUND),
+    config,
+  });
   process.stdout.write(`${formatLearnReport(report)}\n`);
   writeReport(report);
 }
-

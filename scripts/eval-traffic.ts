@@ -70,7 +70,9 @@ export function planTraffic(split: 'held-out' | 'validation'): Plan {
 export function roundOf(plan: Plan, round: number, perRound: number): EvalQuery[] {
   const asked = plan.streams.flatMap((stream) => {
     const n = Math.min(perRound, stream.length);
-    return Array.from({ length: n }, (_, j) => stream[(round * perRound + j) % stream.length]).filter((q): q is EvalQuery => q !== undefined);
+    return Array.from({ length: n }, (_, j) => stream[(round * perRound + j) % stream.length]).filter(
+      (q): q is EvalQuery => q !== undefined,
+    );
   });
   return shuffled(asked, mulberry32(seedOf(`round:${round}`)));
 }

@@ -45,7 +45,8 @@ export function measureRecall(label: string, queries: readonly EvalQuery[], rank
     const top = rank(q.text);
     if (top[0] === q.tool) at1++;
     if (top.slice(0, TOP_K).includes(q.tool)) at5++;
-    if ((i + 1) % 2000 === 0 || i + 1 === queries.length) process.stderr.write(`\r${label}: ${i + 1}/${queries.length}   `);
+    if ((i + 1) % 2000 === 0 || i + 1 === queries.length)
+      process.stderr.write(`\r${label}: ${i + 1}/${queries.length}   `);
   });
   process.stderr.write('\n');
   const n = Math.max(1, queries.length);
@@ -54,7 +55,13 @@ export function measureRecall(label: string, queries: readonly EvalQuery[], rank
 
 /** The embedding text of a ToolE tool registered cold: its description as the docstring, nothing else. */
 export function coldEmbeddingText(tool: EvalTool): string {
-  return embeddingText({ name: tool.name, description: null, docstring: tool.description, parameters: {}, examples: [] });
+  return embeddingText({
+    name: tool.name,
+    description: null,
+    docstring: tool.description,
+    parameters: {},
+    examples: [],
+  });
 }
 
 /** Embeds every tool and builds the routing index, as `/route` would after `PUT …/tools`. */
@@ -62,7 +69,11 @@ export async function buildColdIndex(tools: readonly EvalTool[], embedder: Embed
   const texts = tools.map(coldEmbeddingText);
   const vectors = await embedder.embed(texts);
   return buildRoutingIndex(
-    tools.map((t, i) => ({ name: t.name, text: texts[i] ?? '', vector: vectors[i] ?? new Float32Array(embedder.dimensions) })),
+    tools.map((t, i) => ({
+      name: t.name,
+      text: texts[i] ?? '',
+      vector: vectors[i] ?? new Float32Array(embedder.dimensions),
+    })),
   );
 }
 
@@ -81,11 +92,19 @@ export function miniSearchRanker(tools: readonly EvalTool[], ourTokenizer: boole
   const options = ourTokenizer ? { tokenize, processTerm: (term: string) => term } : {};
   const search = new MiniSearch<{ id: string; text: string }>({ fields: ['text'], ...options });
   search.addAll(tools.map((t) => ({ id: t.name, text: coldEmbeddingText(t) })));
-  return (text) => search.search(text).slice(0, TOP_K).map((r) => String(r.id));
+  return (text) =>
+    search
+      .search(text)
+      .slice(0, TOP_K)
+      .map((r) => String(r.id));
 }
 
 /** The cold rankers, by label. Hash alone = the fused ranking with BM25 weighted 0 (same ties). */
-function coldRankers(index: RoutingIndex, tools: readonly EvalTool[], vectors: ReadonlyMap<string, Float32Array>): Record<string, Ranker> {
+function coldRankers(
+  index: RoutingIndex,
+  tools: readonly EvalTool[],
+  vectors: ReadonlyMap<string, Float32Array>,
+): Record<string, Ranker> {
   const query = (text: string) => ({ text, vector: vectors.get(text) ?? new Float32Array(index.dimensions) });
   const names = (ranked: readonly { name: string }[]) => ranked.map((t) => t.name);
   return {
@@ -100,7 +119,12 @@ function coldRankers(index: RoutingIndex, tools: readonly EvalTool[], vectors: R
 export interface ColdReport {
   split: 'held-out' | 'training';
   tools: number;
-  config: { embedder: string; features: typeof DEFAULT_FEATURES; bm25: typeof DEFAULT_BM25; fusion: typeof DEFAULT_FUSION };
+  config: {
+    embedder: string;
+    features: typeof DEFAULT_FEATURES;
+    bm25: typeof DEFAULT_BM25;
+    fusion: typeof DEFAULT_FUSION;
+  };
   recall: Record<string, Recall>;
   first_wording: { tools: number; top5_share: Record<string, number>; target: number; pass: boolean };
 }
@@ -128,7 +152,12 @@ export async function runCold(split: 'held-out' | 'training'): Promise<ColdRepor
     tools: data.tools.length,
     config: { embedder: embedder.id, features: DEFAULT_FEATURES, bm25: DEFAULT_BM25, fusion: DEFAULT_FUSION },
     recall,
-    first_wording: { tools: first.length, top5_share: firstShare, target: FIRST_WORDING_TARGET, pass: fusedShare >= FIRST_WORDING_TARGET },
+    first_wording: {
+      tools: first.length,
+      top5_share: firstShare,
+      target: FIRST_WORDING_TARGET,
+      pass: fusedShare >= FIRST_WORDING_TARGET,
+    },
   };
 }
 
@@ -140,7 +169,9 @@ export function formatColdReport(report: ColdReport): string {
     `${'ranker'.padEnd(16)}${'queries'.padStart(8)}${'R@1'.padStart(8)}${'R@5'.padStart(8)}${'first@5'.padStart(9)}`,
   ];
   for (const [label, r] of Object.entries(report.recall)) {
-    lines.push(`${label.padEnd(16)}${String(r.queries).padStart(8)}${pct(r.at1)}${pct(r.at5)} ${pct(report.first_wording.top5_share[label] ?? 0)}`);
+    lines.push(
+      `${label.padEnd(16)}${String(r.queries).padStart(8)}${pct(r.at1)}${pct(r.at5)} ${pct(report.first_wording.top5_share[label] ?? 0)}`,
+    );
   }
   const fw = report.first_wording;
   lines.push(

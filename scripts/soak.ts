@@ -21,7 +21,8 @@ const AGENT = 'soak';
 const SENTINEL = 'zz_sentinel';
 
 const started = Date.now();
-const progress = (line: string): void => console.error(`[${((Date.now() - started) / 1000).toFixed(0).padStart(4)}s] ${line}`);
+const progress = (line: string): void =>
+  console.error(`[${((Date.now() - started) / 1000).toFixed(0).padStart(4)}s] ${line}`);
 
 /** Tools the soak's agent calls: the review has failures and missed requests to learn from. */
 const CALLED = [
@@ -44,11 +45,21 @@ const UNCALLED = [
 ] as const;
 
 const REQUESTS = [
-  'will it rain in Lisbon tomorrow?', 'email my landlord about the broken heater', 'how much is 250 dollars in euros',
-  'find me a flight from Oslo to Rome next week', 'where is my order 48213?', 'translate good morning into German',
-  'remind me to call mum at six', 'latest news about electric cars', 'what is the share price of ACME',
-  'a recipe with aubergine and feta', 'play some jazz', 'bill the Jones account for the March work',
-  'is it windy in Dublin right now', 'send the report to my team by email', 'convert 90 pounds to yen',
+  'will it rain in Lisbon tomorrow?',
+  'email my landlord about the broken heater',
+  'how much is 250 dollars in euros',
+  'find me a flight from Oslo to Rome next week',
+  'where is my order 48213?',
+  'translate good morning into German',
+  'remind me to call mum at six',
+  'latest news about electric cars',
+  'what is the share price of ACME',
+  'a recipe with aubergine and feta',
+  'play some jazz',
+  'bill the Jones account for the March work',
+  'is it windy in Dublin right now',
+  'send the report to my team by email',
+  'convert 90 pounds to yen',
 ];
 
 interface Figures {
@@ -92,11 +103,29 @@ async function send(w: BenchWorker, method: string, path: string, body: unknown,
 }
 
 /** A tool call the agent reports for a routed turn: the first offered tool it knows how to call. */
-function callFor(turnId: string, tools: string[], i: number): { id: string; tool: string; arguments: Record<string, unknown>; success: boolean; error?: string; turn_id: string } | null {
+function callFor(
+  turnId: string,
+  tools: string[],
+  i: number,
+): {
+  id: string;
+  tool: string;
+  arguments: Record<string, unknown>;
+  success: boolean;
+  error?: string;
+  turn_id: string;
+} | null {
   const known = tools.find((t) => CALLED.some(([name]) => name === t));
   if (!known) return null;
   const ok = i % 5 !== 0;
-  return { id: `${turnId}:1`, tool: known, arguments: { value: `v${i}` }, success: ok, ...(ok ? {} : { error: 'the value must start with V-' }), turn_id: turnId };
+  return {
+    id: `${turnId}:1`,
+    tool: known,
+    arguments: { value: `v${i}` },
+    success: ok,
+    ...(ok ? {} : { error: 'the value must start with V-' }),
+    turn_id: turnId,
+  };
 }
 
 function remember(calls: readonly { id: string; tool: string }[]): void {
@@ -121,7 +150,13 @@ async function postCalls(w: BenchWorker, calls: { id: string; tool: string }[]):
 async function router(w: BenchWorker, n: number, deadline: number): Promise<void> {
   for (let i = n; Date.now() < deadline; i += ROUTERS) {
     const request = `${REQUESTS[i % REQUESTS.length] ?? ''} (${i})`;
-    const answer = await send(w, 'POST', `/v1/agents/${AGENT}/route`, { request, conversation_id: `conv-${i % 40}` }, route);
+    const answer = await send(
+      w,
+      'POST',
+      `/v1/agents/${AGENT}/route`,
+      { request, conversation_id: `conv-${i % 40}` },
+      route,
+    );
     if (!answer) continue;
     const names = (answer.tools as { name: string }[]).map((t) => t.name);
     if (answer.routed) {
@@ -155,7 +190,16 @@ async function reviewer(w: BenchWorker, deadline: number): Promise<void> {
     const review = await send(w, 'POST', `/v1/agents/${AGENT}/reviews`, {}, reviewFigures);
     for (const rev of (review?.revisions ?? []) as { revision_id: string }[]) {
       proposed += 1;
-      if (await send(w, 'POST', `/v1/agents/${AGENT}/revisions/${rev.revision_id}/apply`, { approved_by: 'soak' }, reviewFigures)) applied += 1;
+      if (
+        await send(
+          w,
+          'POST',
+          `/v1/agents/${AGENT}/revisions/${rev.revision_id}/apply`,
+          { approved_by: 'soak' },
+          reviewFigures,
+        )
+      )
+        applied += 1;
     }
     await new Promise((r) => setTimeout(r, 2_000));
   }
@@ -170,40 +214,58 @@ async function get(w: BenchWorker, path: string): Promise<any> {
 /** What the Durable Object and D1 hold, read through the API, next to what the soak sent. */
 async function verify(w: BenchWorker): Promise<string[]> {
   const problems: string[] = [];
-  const flags = (await get(w, `/v1/agents/${AGENT}/flags`)).flags as { tool: string; flag: string; offered_turns: number; routed_turns: number }[];
+  const flags = (await get(w, `/v1/agents/${AGENT}/flags`)).flags as {
+    tool: string;
+    flag: string;
+    offered_turns: number;
+    routed_turns: number;
+  }[];
   // Every tool was registered before the first route, so each flag's routed_turns is the DO's total.
   const unflagged = [SENTINEL, ...UNCALLED.map(([name]) => name)].filter((t) => !flags.some((f) => f.tool === t));
   if (unflagged.length > 0) problems.push(`no usage flag for ${unflagged.join(', ')}`);
-  for (const f of flags.filter((x) => x.routed_turns !== routedTurns)) problems.push(`Durable Object routed turns ${f.routed_turns} (flag of ${f.tool}), routes answered ${routedTurns}`);
+  for (const f of flags.filter((x) => x.routed_turns !== routedTurns))
+    problems.push(`Durable Object routed turns ${f.routed_turns} (flag of ${f.tool}), routes answered ${routedTurns}`);
   for (const [tool] of UNCALLED) {
     const flag = flags.find((f) => f.tool === tool);
     const want = offered.get(tool) ?? 0;
-    if (want > 0 && flag?.offered_turns !== want) problems.push(`Durable Object offers of ${tool}: ${flag?.offered_turns}, routes answered ${want}`);
+    if (want > 0 && flag?.offered_turns !== want)
+      problems.push(`Durable Object offers of ${tool}: ${flag?.offered_turns}, routes answered ${want}`);
   }
   for (const [tool] of [...CALLED, ...UNCALLED]) {
     const activity = await get(w, `/v1/agents/${AGENT}/tools/${tool}/activity?bucket=day&span=2`);
-    const sum = (k: 'offers' | 'calls') => (activity.buckets as Record<string, number>[]).reduce((n, b) => n + (b[k] ?? 0), 0);
-    if (sum('offers') !== (offered.get(tool) ?? 0)) problems.push(`D1 turns offering ${tool}: ${sum('offers')}, routes answered ${offered.get(tool) ?? 0}`);
-    if (sum('calls') !== (callsByTool.get(tool)?.size ?? 0)) problems.push(`D1 calls of ${tool}: ${sum('calls')}, distinct ids sent ${callsByTool.get(tool)?.size ?? 0}`);
+    const sum = (k: 'offers' | 'calls') =>
+      (activity.buckets as Record<string, number>[]).reduce((n, b) => n + (b[k] ?? 0), 0);
+    if (sum('offers') !== (offered.get(tool) ?? 0))
+      problems.push(`D1 turns offering ${tool}: ${sum('offers')}, routes answered ${offered.get(tool) ?? 0}`);
+    if (sum('calls') !== (callsByTool.get(tool)?.size ?? 0))
+      problems.push(`D1 calls of ${tool}: ${sum('calls')}, distinct ids sent ${callsByTool.get(tool)?.size ?? 0}`);
   }
   const agents = (await get(w, '/v1/agents')).agents as { agent: string; calls: number }[];
   const stored = agents.find((a) => a.agent === AGENT)?.calls;
   if (stored !== sentIds.size) problems.push(`D1 holds ${stored} calls, ${sentIds.size} distinct ids were sent`);
-  if (accepted !== sentIds.size) problems.push(`answers accepted ${accepted} calls, ${sentIds.size} distinct ids were sent`);
+  if (accepted !== sentIds.size)
+    problems.push(`answers accepted ${accepted} calls, ${sentIds.size} distinct ids were sent`);
   return problems;
 }
 
 function summary(name: string, f: Figures, seconds: number): string {
   const s = [...f.latencies].sort((a, b) => a - b);
-  const at = (p: number) => (s[Math.min(s.length - 1, Math.max(0, Math.ceil((p / 100) * s.length) - 1))] ?? NaN).toFixed(1);
+  const at = (p: number) =>
+    (s[Math.min(s.length - 1, Math.max(0, Math.ceil((p / 100) * s.length) - 1))] ?? NaN).toFixed(1);
   return `${name.padEnd(22)} ${String(s.length).padStart(7)} requests  ${(s.length / seconds).toFixed(1).padStart(7)}/s  p50 ${at(50).padStart(7)} ms  p99 ${at(99).padStart(7)} ms  errors ${f.errors.length}`;
 }
 
 async function main(): Promise<void> {
   const w = await startWorker(progress);
   try {
-    const tool = ([name, description, arg]: readonly [string, string, string]) => ({ name, description, parameters: { type: 'object', properties: { [arg]: { type: 'string' } } } });
-    const tools = [...CALLED, ...UNCALLED].map(tool).concat([{ name: SENTINEL, description: 'qqzx vvkj wwpl', parameters: { type: 'object', properties: {} } }]);
+    const tool = ([name, description, arg]: readonly [string, string, string]) => ({
+      name,
+      description,
+      parameters: { type: 'object', properties: { [arg]: { type: 'string' } } },
+    });
+    const tools = [...CALLED, ...UNCALLED]
+      .map(tool)
+      .concat([{ name: SENTINEL, description: 'qqzx vvkj wwpl', parameters: { type: 'object', properties: {} } }]);
     const setup: Figures = { latencies: [], errors: [] };
     await send(w, 'PUT', `/v1/agents/${AGENT}/tools`, { tools }, setup);
     // Flags for every tool offered at least once and never called; the sentinel flagged from the first turn.
@@ -226,10 +288,16 @@ async function main(): Promise<void> {
     console.log(summary('POST /route', route, elapsed));
     console.log(summary('POST /calls', callsFigures, elapsed));
     console.log(summary('reviews and applies', reviewFigures, elapsed));
-    console.log(`routed turns ${routedTurns}; call ids sent ${sentIds.size} (accepted ${accepted}, duplicates ${duplicates}); revisions proposed ${proposed}, applied ${applied}`);
+    console.log(
+      `routed turns ${routedTurns}; call ids sent ${sentIds.size} (accepted ${accepted}, duplicates ${duplicates}); revisions proposed ${proposed}, applied ${applied}`,
+    );
     for (const e of errors.slice(0, 10)) console.log(`error: ${e}`);
     for (const p of problems) console.log(`mismatch: ${p}`);
-    console.log(errors.length === 0 && problems.length === 0 ? 'soak: OK — no error, offer counts equal routed turns, every accepted call stored once' : 'soak: FAILED');
+    console.log(
+      errors.length === 0 && problems.length === 0
+        ? 'soak: OK — no error, offer counts equal routed turns, every accepted call stored once'
+        : 'soak: FAILED',
+    );
     process.exitCode = errors.length === 0 && problems.length === 0 ? 0 : 1;
   } finally {
     w.stop();

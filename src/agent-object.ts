@@ -66,7 +66,11 @@ export class AgentObject extends DurableObject<Bindings> {
   toolsRegistered(tools: readonly string[]): void {
     const turns = this.#get('routed_turns');
     for (const tool of tools) {
-      this.#sql.exec('INSERT INTO offers (tool, offered, since_turn) VALUES (?, 0, ?) ON CONFLICT (tool) DO NOTHING', tool, turns);
+      this.#sql.exec(
+        'INSERT INTO offers (tool, offered, since_turn) VALUES (?, 0, ?) ON CONFLICT (tool) DO NOTHING',
+        tool,
+        turns,
+      );
     }
   }
 
@@ -74,7 +78,9 @@ export class AgentObject extends DurableObject<Bindings> {
     const routed = this.#get('routed_turns');
     const offered: Record<string, number> = {};
     const observed: Record<string, number> = {};
-    for (const row of this.#sql.exec<{ tool: string; offered: number; since_turn: number }>('SELECT tool, offered, since_turn FROM offers')) {
+    for (const row of this.#sql.exec<{ tool: string; offered: number; since_turn: number }>(
+      'SELECT tool, offered, since_turn FROM offers',
+    )) {
       offered[row.tool] = row.offered;
       observed[row.tool] = routed - row.since_turn;
     }
@@ -86,7 +92,9 @@ export class AgentObject extends DurableObject<Bindings> {
    * A lease (not a lock) so a crashed review cannot block the agent forever.
    */
   acquireReviewLease(holder: string, nowMs: number, ttlMs: number): boolean {
-    const current = this.#sql.exec<{ holder: string; until_ms: number }>('SELECT holder, until_ms FROM lease WHERE id = 1').toArray()[0];
+    const current = this.#sql
+      .exec<{ holder: string; until_ms: number }>('SELECT holder, until_ms FROM lease WHERE id = 1')
+      .toArray()[0];
     if (current && current.holder !== holder && current.until_ms > nowMs) return false;
     this.#sql.exec('INSERT OR REPLACE INTO lease (id, holder, until_ms) VALUES (1, ?, ?)', holder, nowMs + ttlMs);
     return true;
@@ -101,9 +109,16 @@ export class AgentObject extends DurableObject<Bindings> {
    * milliseconds until it may. The bucket math is src/core/rate-limit.ts; this only keeps buckets.
    */
   takeRequest(principal: string, perMinute: number, nowMs: number): number {
-    const row = this.#sql.exec<{ tokens: number; at_ms: number }>('SELECT tokens, at_ms FROM rate WHERE principal = ?', principal).toArray()[0];
+    const row = this.#sql
+      .exec<{ tokens: number; at_ms: number }>('SELECT tokens, at_ms FROM rate WHERE principal = ?', principal)
+      .toArray()[0];
     const take = takeToken(row ? { tokens: row.tokens, atMs: row.at_ms } : null, perMinute, nowMs);
-    this.#sql.exec('INSERT OR REPLACE INTO rate (principal, tokens, at_ms) VALUES (?, ?, ?)', principal, take.bucket.tokens, take.bucket.atMs);
+    this.#sql.exec(
+      'INSERT OR REPLACE INTO rate (principal, tokens, at_ms) VALUES (?, ?, ?)',
+      principal,
+      take.bucket.tokens,
+      take.bucket.atMs,
+    );
     return take.allowed ? 0 : take.retryAfterMs;
   }
 

@@ -61,7 +61,8 @@ app.get('/healthz', (c) => c.json({ ok: true }));
 // docs/api.md `GET /`: the dashboard and its static files, public (the page asks for a token;).
 app.route('/', dashboardApp);
 
-for (const api of [toolsApi, routeApi, agentsApi, usageApi, revisionsApi, activityApi, previewApi, reviewsApi, pinsApi]) app.route('/', api);
+for (const api of [toolsApi, routeApi, agentsApi, usageApi, revisionsApi, activityApi, previewApi, reviewsApi, pinsApi])
+  app.route('/', api);
 // Not an OpenAPI route: MCP speaks JSON-RPC over Streamable HTTP.
 app.route('/', mcpApi);
 
@@ -77,7 +78,11 @@ app.get('/openapi.json', (c) => {
 function buildOpenApiDocument(): ReturnType<typeof app.getOpenAPI31Document> {
   const doc = app.getOpenAPI31Document({
     openapi: '3.1.0',
-    info: { title: 'Whetstone', version: VERSION, description: 'Tool routing and tool learning for AI agents (docs/api.md).' },
+    info: {
+      title: 'Whetstone',
+      version: VERSION,
+      description: 'Tool routing and tool learning for AI agents (docs/api.md).',
+    },
   });
   nameOperations((doc.paths ?? {}) as Parameters<typeof nameOperations>[0]);
   return doc;
@@ -86,7 +91,9 @@ function buildOpenApiDocument(): ReturnType<typeof app.getOpenAPI31Document> {
 app.notFound((c) => {
   const allowed = allowedMethods(new URL(c.req.url).pathname);
   if (allowed.length > 0 && !allowed.includes(c.req.method)) {
-    return new ApiError('method_not_allowed', `${c.req.method} is not allowed here; use ${allowed.join(', ')}`, [], { allow: allowed.join(', ') }).toResponse();
+    return new ApiError('method_not_allowed', `${c.req.method} is not allowed here; use ${allowed.join(', ')}`, [], {
+      allow: allowed.join(', '),
+    }).toResponse();
   }
   return new ApiError('not_found', `no route ${c.req.method} ${new URL(c.req.url).pathname}`).toResponse();
 });
@@ -94,8 +101,12 @@ app.notFound((c) => {
 app.onError((err, c) => {
   if (err instanceof ApiError) return err.toResponse();
   if (err instanceof VersionConflict) return new ApiError('conflict', err.message).toResponse();
-  if (err instanceof HTTPException) return new ApiError(httpCode(err.status), err.message || 'bad request').toResponse();
-  console.error(`unhandled error on ${c.req.method} ${new URL(c.req.url).pathname}:`, err instanceof Error ? err.stack : String(err));
+  if (err instanceof HTTPException)
+    return new ApiError(httpCode(err.status), err.message || 'bad request').toResponse();
+  console.error(
+    `unhandled error on ${c.req.method} ${new URL(c.req.url).pathname}:`,
+    err instanceof Error ? err.stack : String(err),
+  );
   return new ApiError('internal', 'internal error').toResponse();
 });
 

@@ -7,14 +7,16 @@ import type { D1Store } from './adapters/d1-store.ts';
 import { ApiError, notFound } from './errors.ts';
 import type { KeyRole } from './schemas.ts';
 
-export type Principal =
-  | { kind: 'admin'; id: 'admin' }
-  | { kind: 'key'; id: string; agent: string; role: KeyRole };
+export type Principal = { kind: 'admin'; id: 'admin' } | { kind: 'key'; id: string; agent: string; role: KeyRole };
 
 const KEY_PATTERN = /^wsk_([0-9a-f]{16})_([A-Za-z0-9_-]{43})$/;
 
 /** Who the Authorization header names, or a 401. */
-export async function authenticate(header: string | undefined, adminToken: string | undefined, store: D1Store): Promise<Principal> {
+export async function authenticate(
+  header: string | undefined,
+  adminToken: string | undefined,
+  store: D1Store,
+): Promise<Principal> {
   const token = /^Bearer ([\x21-\x7e]+)$/.exec(header ?? '')?.[1];
   if (!token) throw new ApiError('unauthorized', 'send Authorization: Bearer <token>');
   if (adminToken && (await isAdminToken(token, adminToken))) return { kind: 'admin', id: 'admin' };
@@ -58,7 +60,10 @@ let adminDigest: { token: string; digest: ArrayBuffer } | null = null;
 /** Constant-time comparison of a presented token with the ADMIN_TOKEN (hashed, as equalSecrets). */
 async function isAdminToken(presented: string, adminToken: string): Promise<boolean> {
   if (adminDigest?.token !== adminToken) {
-    adminDigest = { token: adminToken, digest: await crypto.subtle.digest('SHA-256', new TextEncoder().encode(adminToken)) };
+    adminDigest = {
+      token: adminToken,
+      digest: await crypto.subtle.digest('SHA-256', new TextEncoder().encode(adminToken)),
+    };
   }
   const digest = await crypto.subtle.digest('SHA-256', new TextEncoder().encode(presented));
   return crypto.subtle.timingSafeEqual(digest, adminDigest.digest);
@@ -78,5 +83,8 @@ function hex(bytes: Uint8Array): string {
 }
 
 function base64url(bytes: Uint8Array): string {
-  return btoa(String.fromCharCode(...bytes)).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
+  return btoa(String.fromCharCode(...bytes))
+    .replace(/\+/g, '-')
+    .replace(/\//g, '_')
+    .replace(/=+$/, '');
 }

@@ -93,10 +93,17 @@ async function reviewOne(svc: Services, a: AgentDue, now: string, tick: CronTick
 async function recordFailure(svc: Services, a: AgentDue, error: string, now: string): Promise<void> {
   try {
     await svc.store.db.batch([
-      svc.revisions.insertReviewStatement(a.agent, { review_id: `rvw_${crypto.randomUUID()}`, created_at: now, trigger: 'cron', summary: { error } }),
+      svc.revisions.insertReviewStatement(a.agent, {
+        review_id: `rvw_${crypto.randomUUID()}`,
+        created_at: now,
+        trigger: 'cron',
+        summary: { error },
+      }),
       svc.revisions.markAgentReviewed(a.agent, now, a.last_review_seq),
     ]);
   } catch (err) {
-    console.error(`cron: could not record the failure of agent ${a.agent}: ${err instanceof Error ? err.message : String(err)}`);
+    console.error(
+      `cron: could not record the failure of agent ${a.agent}: ${err instanceof Error ? err.message : String(err)}`,
+    );
   }
 }

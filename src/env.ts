@@ -91,7 +91,12 @@ function pickEmbedder(env: Bindings): Embedder {
   if (provider === 'workers-ai') return createWorkersAIEmbedder(requireAi(env, 'EMBEDDER'), model);
   if (provider === 'openai') {
     const dims = env.EMBEDDER_DIMENSIONS ? Number(env.EMBEDDER_DIMENSIONS) : undefined;
-    return createOpenAIEmbedder({ model, apiKey: env.OPENAI_API_KEY ?? '', ...(env.OPENAI_BASE_URL ? { baseURL: env.OPENAI_BASE_URL } : {}), ...(dims ? { dimensions: dims } : {}) });
+    return createOpenAIEmbedder({
+      model,
+      apiKey: env.OPENAI_API_KEY ?? '',
+      ...(env.OPENAI_BASE_URL ? { baseURL: env.OPENAI_BASE_URL } : {}),
+      ...(dims ? { dimensions: dims } : {}),
+    });
   }
   throw misconfigured(`EMBEDDER "${spec}" is not one of hash, workers-ai:<model>, openai:<model>`);
 }
@@ -103,7 +108,12 @@ function pickModel(env: Bindings): ChatModel {
   if (provider === 'workers-ai') return createWorkersAIModel(requireAi(env, 'LLM'), model);
   if (provider === 'openai') {
     const timeoutMs = env.LLM_TIMEOUT_MS ? Number(env.LLM_TIMEOUT_MS) : undefined;
-    return createOpenAIModel({ model, apiKey: env.OPENAI_API_KEY ?? '', ...(env.OPENAI_BASE_URL ? { baseURL: env.OPENAI_BASE_URL } : {}), ...(timeoutMs ? { timeoutMs } : {}) });
+    return createOpenAIModel({
+      model,
+      apiKey: env.OPENAI_API_KEY ?? '',
+      ...(env.OPENAI_BASE_URL ? { baseURL: env.OPENAI_BASE_URL } : {}),
+      ...(timeoutMs ? { timeoutMs } : {}),
+    });
   }
   throw misconfigured(`LLM "${spec}" is not one of extractive, openai:<model>, workers-ai:<model>`);
 }

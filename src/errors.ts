@@ -31,7 +31,11 @@ export class ApiError extends Error {
   readonly headers: Record<string, string>;
 
   constructor(code: ErrorCode, message: string, details: unknown[] = [], headers: Record<string, string> = {}) {
-    super(details.length > MAX_ERROR_DETAILS ? `${message} (the first ${MAX_ERROR_DETAILS} of ${details.length} issues are listed)` : message);
+    super(
+      details.length > MAX_ERROR_DETAILS
+        ? `${message} (the first ${MAX_ERROR_DETAILS} of ${details.length} issues are listed)`
+        : message,
+    );
     this.name = 'ApiError';
     this.code = code;
     this.details = details.slice(0, MAX_ERROR_DETAILS);

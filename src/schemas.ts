@@ -21,9 +21,7 @@ export const LIMITS = {
   jsonDepth: 64,
 } as const;
 
-export const AgentId = z
-  .string()
-  .regex(/^[A-Za-z0-9_.-]{1,64}$/, 'agent ids are 1-64 characters of A-Z a-z 0-9 _ . -');
+export const AgentId = z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/, 'agent ids are 1-64 characters of A-Z a-z 0-9 _ . -');
 export const ToolName = z
   .string()
   .regex(/^[A-Za-z0-9_.\-/]{1,128}$/, 'tool names are 1-128 characters of A-Z a-z 0-9 _ . - /');
@@ -159,8 +157,18 @@ export const RouteBody = z
 /** A model view in one of the three formats (src/core/render.ts `inFormat`). */
 export const FormattedTool = z.union([
   ModelTool.extend({ defer_loading: z.literal(true).optional() }),
-  z.object({ name: z.string(), description: z.string(), input_schema: z.record(z.string(), z.unknown()), defer_loading: z.literal(true).optional() }),
-  z.object({ name: z.string(), description: z.string(), inputSchema: z.record(z.string(), z.unknown()), _meta: z.object({ defer_loading: z.literal(true) }).optional() }),
+  z.object({
+    name: z.string(),
+    description: z.string(),
+    input_schema: z.record(z.string(), z.unknown()),
+    defer_loading: z.literal(true).optional(),
+  }),
+  z.object({
+    name: z.string(),
+    description: z.string(),
+    inputSchema: z.record(z.string(), z.unknown()),
+    _meta: z.object({ defer_loading: z.literal(true) }).optional(),
+  }),
 ]);
 export const RoutedTool = z.object({ name: z.string(), rank: z.number().int(), score: z.number() });
 export type RoutedTool = z.infer<typeof RoutedTool>;
@@ -192,9 +200,7 @@ export type CallIn = z.infer<typeof CallIn>;
 export const PostCallsBody = z.object({ calls: z.array(CallIn).min(1).max(LIMITS.callsPerPost) }).strict();
 export const PostCallsAnswer = z.object({ accepted: z.number().int(), duplicates: z.number().int() });
 
-export const OutcomeBody = z
-  .object({ turn_id: Id, ok: z.boolean(), served_by: ToolName.nullish() })
-  .strict();
+export const OutcomeBody = z.object({ turn_id: Id, ok: z.boolean(), served_by: ToolName.nullish() }).strict();
 
 export const KeyRole = z.enum(['agent', 'operator']);
 export type KeyRole = z.infer<typeof KeyRole>;
@@ -231,7 +237,10 @@ export const Settings = z
     stable_tool_list_tokens: z.number().int().min(0).max(1_000_000),
     review_schedule: z
       .string()
-      .regex(/^(off|\*\/([1-9]|[1-9][0-9]|[1-9][0-9][0-9]|1[0-3][0-9][0-9]|14[0-3][0-9]|1440))$/, 'review_schedule is "off" or "*/N" with N minutes from 1 to 1440'),
+      .regex(
+        /^(off|\*\/([1-9]|[1-9][0-9]|[1-9][0-9][0-9]|1[0-3][0-9][0-9]|14[0-3][0-9]|1440))$/,
+        'review_schedule is "off" or "*/N" with N minutes from 1 to 1440',
+      ),
     auto_apply: z.boolean(),
   })
   .strict()
@@ -395,11 +404,15 @@ export const FlagsAnswer = z.object({ flags: z.array(Flag) });
  */
 const otherPart = (refused: readonly string[]) =>
   z.looseObject({
-    type: z.string().refine((t) => !refused.includes(t), { message: `a part of type ${refused.join(', ')} must have its own fields, in its own format` }),
+    type: z.string().refine((t) => !refused.includes(t), {
+      message: `a part of type ${refused.join(', ')} must have its own fields, in its own format`,
+    }),
   });
 
 const OpenAITextPart = z.looseObject({ type: z.literal('text'), text: z.string() });
-const OpenAIContent = z.union([z.string(), z.array(z.union([OpenAITextPart, otherPart(['text', 'tool_use', 'tool_result'])]))]).nullish();
+const OpenAIContent = z
+  .union([z.string(), z.array(z.union([OpenAITextPart, otherPart(['text', 'tool_use', 'tool_result'])]))])
+  .nullish();
 const OpenAIToolCall = z.looseObject({
   id: Id,
   type: z.literal('function').optional(),
@@ -412,7 +425,11 @@ const OpenAIToolCall = z.looseObject({
 /** One OpenAI Chat Completions message (`assistant.tool_calls`, `tool` results with `tool_call_id`). */
 export const OpenAIMessage = z.union([
   z.looseObject({ role: z.enum(['system', 'developer', 'user']), content: OpenAIContent }),
-  z.looseObject({ role: z.literal('assistant'), content: OpenAIContent, tool_calls: z.array(OpenAIToolCall).nullish() }),
+  z.looseObject({
+    role: z.literal('assistant'),
+    content: OpenAIContent,
+    tool_calls: z.array(OpenAIToolCall).nullish(),
+  }),
   z.looseObject({ role: z.literal('tool'), tool_call_id: Id, content: OpenAIContent }),
   /** The legacy `function` role: history only, nothing in it is read. */
   z.looseObject({ role: z.literal('function'), name: z.string(), content: OpenAIContent }),
@@ -420,7 +437,12 @@ export const OpenAIMessage = z.union([
 export type OpenAIMessage = z.infer<typeof OpenAIMessage>;
 
 const AnthropicText = z.looseObject({ type: z.literal('text'), text: z.string() });
-export const AnthropicToolUse = z.looseObject({ type: z.literal('tool_use'), id: Id, name: ToolName, input: z.record(z.string(), z.unknown()) });
+export const AnthropicToolUse = z.looseObject({
+  type: z.literal('tool_use'),
+  id: Id,
+  name: ToolName,
+  input: z.record(z.string(), z.unknown()),
+});
 export const AnthropicToolResult = z.looseObject({
   type: z.literal('tool_result'),
   tool_use_id: Id,
@@ -430,7 +452,12 @@ export const AnthropicToolResult = z.looseObject({
 export type AnthropicToolUse = z.infer<typeof AnthropicToolUse>;
 export type AnthropicToolResult = z.infer<typeof AnthropicToolResult>;
 /** The catch-all part refuses the types read above, so `type` alone tells a block apart. */
-export const AnthropicBlock = z.union([AnthropicText, AnthropicToolUse, AnthropicToolResult, otherPart(['text', 'tool_use', 'tool_result'])]);
+export const AnthropicBlock = z.union([
+  AnthropicText,
+  AnthropicToolUse,
+  AnthropicToolResult,
+  otherPart(['text', 'tool_use', 'tool_result']),
+]);
 export type AnthropicBlock = z.infer<typeof AnthropicBlock>;
 /** One Anthropic Messages message (`tool_use` blocks, `tool_result` blocks with `is_error`). */
 export const AnthropicMessage = z.looseObject({
@@ -449,7 +476,10 @@ export type TraceFormat = z.infer<typeof TraceFormat>;
 export const TraceBody = z
   .object({
     format: TraceFormat.optional(),
-    messages: z.array(z.union([OpenAIMessage, AnthropicMessage])).min(1).max(LIMITS.traceMessages),
+    messages: z
+      .array(z.union([OpenAIMessage, AnthropicMessage]))
+      .min(1)
+      .max(LIMITS.traceMessages),
     tools: z.array(ToolDef).max(LIMITS.toolsPerPut).optional(),
     conversation_id: Id.optional(),
     turn_id: Id.optional(),

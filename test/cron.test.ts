@@ -13,20 +13,36 @@ import { agentId, api, count, tool } from './helpers.ts';
 
 const svc = services(env);
 const TOOLS = [
-  tool('upload_file', 'Attach an uploaded document or photo to a claim.', { claim_ref: { type: 'string' }, file_mb: { type: 'number' } }),
+  tool('upload_file', 'Attach an uploaded document or photo to a claim.', {
+    claim_ref: { type: 'string' },
+    file_mb: { type: 'number' },
+  }),
   tool('lookup_claim', 'Look up an insurance claim by its claim reference.', { claim_ref: { type: 'string' } }),
 ];
 const error = (ref: string) => `claim_ref "${ref}" not found; references start with CW-`;
 const uploads = (tag: string) => [
-  { id: `${tag}-1`, tool: 'upload_file', arguments: { claim_ref: '123456', file_mb: 3 }, success: false, error: error('123456') },
-  { id: `${tag}-2`, tool: 'upload_file', arguments: { claim_ref: '654321', file_mb: 1 }, success: false, error: error('654321') },
+  {
+    id: `${tag}-1`,
+    tool: 'upload_file',
+    arguments: { claim_ref: '123456', file_mb: 3 },
+    success: false,
+    error: error('123456'),
+  },
+  {
+    id: `${tag}-2`,
+    tool: 'upload_file',
+    arguments: { claim_ref: '654321', file_mb: 1 },
+    success: false,
+    error: error('654321'),
+  },
   { id: `${tag}-3`, tool: 'upload_file', arguments: { claim_ref: 'CW-123456', file_mb: 3 }, success: true },
 ];
 
 async function agentWithCalls(settings: Record<string, unknown> = {}): Promise<string> {
   const agent = agentId('cron');
   expect((await api('PUT', `/v1/agents/${agent}/tools`, { body: { tools: TOOLS } })).status).toBe(200);
-  if (Object.keys(settings).length > 0) expect((await api('PUT', `/v1/agents/${agent}/config`, { body: settings })).status).toBe(200);
+  if (Object.keys(settings).length > 0)
+    expect((await api('PUT', `/v1/agents/${agent}/config`, { body: settings })).status).toBe(200);
   expect((await api('POST', `/v1/agents/${agent}/calls`, { body: { calls: uploads(agent) } })).status).toBe(200);
   return agent;
 }
@@ -37,9 +53,16 @@ async function tick(at = Date.now()): Promise<void> {
 }
 
 const reviewsOf = async (agent: string) =>
-  (await env.DB.prepare('SELECT trigger, summary FROM reviews WHERE agent = ?1 ORDER BY created_at').bind(agent).all<{ trigger: string; summary: string }>()).results;
+  (
+    await env.DB.prepare('SELECT trigger, summary FROM reviews WHERE agent = ?1 ORDER BY created_at')
+      .bind(agent)
+      .all<{ trigger: string; summary: string }>()
+  ).results;
 
-const agentRow = (agent: string) => env.DB.prepare('SELECT last_review_at, last_review_seq FROM agents WHERE agent = ?1').bind(agent).first<{ last_review_at: string | null; last_review_seq: number }>();
+const agentRow = (agent: string) =>
+  env.DB.prepare('SELECT last_review_at, last_review_seq FROM agents WHERE agent = ?1')
+    .bind(agent)
+    .first<{ last_review_at: string | null; last_review_seq: number }>();
 
 beforeEach(async () => {
   await svc.revisions.setCronCursor('', new Date().toISOString());
@@ -55,9 +78,13 @@ describe('scheduled review pass', () => {
     for (const agent of [a, b]) {
       expect((await reviewsOf(agent)).map((r) => r.trigger)).toEqual(['cron']);
       const revisions = (await api('GET', `/v1/agents/${agent}/revisions`)).body.revisions;
-      expect(revisions.map((r: { tool: string; status: string; call_example: string }) => [r.tool, r.status, r.call_example])).toEqual([
-        ['upload_file', 'proposed', 'Example call: {"claim_ref": "CW-######", "file_mb": "<number>"}'],
-      ]);
+      expect(
+        revisions.map((r: { tool: string; status: string; call_example: string }) => [
+          r.tool,
+          r.status,
+          r.call_example,
+        ]),
+      ).toEqual([['upload_file', 'proposed', 'Example call: {"claim_ref": "CW-######", "file_mb": "<number>"}']]);
       expect((await agentRow(agent))?.last_review_at).toBe(new Date(at).toISOString());
     }
     expect((await reviewsOf(quiet)).map((r) => r.trigger)).toEqual(['api']);
@@ -71,7 +98,11 @@ describe('scheduled review pass', () => {
     const res = await api('POST', `/v1/agents/${agent}/reviews`, { body: {} });
     expect(res.status).toBe(409);
     expect(res.body).toEqual({
-      error: { code: 'conflict', message: `a review of agent ${agent} is already running; try again when it has finished`, details: [] },
+      error: {
+        code: 'conflict',
+        message: `a review of agent ${agent} is already running; try again when it has finished`,
+        details: [],
+      },
     });
     await tick();
     expect(await count('reviews', agent)).toBe(0);
@@ -87,7 +118,9 @@ describe('scheduled review pass', () => {
     const off = await agentWithCalls({ review_schedule: 'off' });
     const hourly = await agentWithCalls({ review_schedule: '*/60' });
     expect((await api('POST', `/v1/agents/${hourly}/reviews`, { body: {} })).status).toBe(200);
-    await api('POST', `/v1/agents/${hourly}/calls`, { body: { calls: [{ id: `${hourly}-new`, tool: 'lookup_claim', arguments: {}, success: true }] } });
+    await api('POST', `/v1/agents/${hourly}/calls`, {
+      body: { calls: [{ id: `${hourly}-new`, tool: 'lookup_claim', arguments: {}, success: true }] },
+    });
     await tick(Date.now() + 10 * 60_000);
     expect(await count('reviews', off)).toBe(0);
     expect((await reviewsOf(hourly)).map((r) => r.trigger)).toEqual(['api']);

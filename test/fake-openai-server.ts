@@ -88,9 +88,7 @@ export async function startFakeOpenAI(): Promise<FakeOpenAI> {
         object: 'chat.completion',
         created: Math.floor(Date.now() / 1000),
         model: body.model,
-        choices: [
-          { index: 0, finish_reason: 'stop', message: { role: 'assistant', content: reply.content ?? '' } },
-        ],
+        choices: [{ index: 0, finish_reason: 'stop', message: { role: 'assistant', content: reply.content ?? '' } }],
         usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 },
       });
     }

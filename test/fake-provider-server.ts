@@ -34,21 +34,30 @@ function anthropicProblems(body: Obj): string[] {
   const tools = Array.isArray(body.tools) ? body.tools : [];
   const names = new Set<string>();
   for (const t of tools) {
-    if (!isObj(t) || typeof t.name !== 'string' || typeof t.description !== 'string' || !isObj(t.input_schema) || !keysWithin(t, ['name', 'description', 'input_schema', 'defer_loading'])) {
+    if (
+      !isObj(t) ||
+      typeof t.name !== 'string' ||
+      typeof t.description !== 'string' ||
+      !isObj(t.input_schema) ||
+      !keysWithin(t, ['name', 'description', 'input_schema', 'defer_loading'])
+    ) {
       p.push(`tool is not {name, description, input_schema[, defer_loading]}: ${JSON.stringify(t).slice(0, 120)}`);
       continue;
     }
-    if (t.defer_loading !== undefined && t.defer_loading !== true) p.push(`defer_loading of ${t.name} must be true when present`);
+    if (t.defer_loading !== undefined && t.defer_loading !== true)
+      p.push(`defer_loading of ${t.name} must be true when present`);
     names.add(t.name);
   }
-  if (!tools.some((t) => isObj(t) && t.defer_loading !== true)) p.push('at least one tool (the search tool) must not be deferred');
+  if (!tools.some((t) => isObj(t) && t.defer_loading !== true))
+    p.push('at least one tool (the search tool) must not be deferred');
   for (const m of Array.isArray(body.messages) ? body.messages : []) {
     if (!isObj(m) || !Array.isArray(m.content)) continue;
     for (const block of m.content) {
       if (!isObj(block) || block.type !== 'tool_result' || !Array.isArray(block.content)) continue;
       for (const ref of block.content) {
         if (!isObj(ref) || ref.type !== 'tool_reference') continue;
-        if (!keysWithin(ref, ['type', 'tool_name']) || typeof ref.tool_name !== 'string') p.push('tool_reference must be {type, tool_name}');
+        if (!keysWithin(ref, ['type', 'tool_name']) || typeof ref.tool_name !== 'string')
+          p.push('tool_reference must be {type, tool_name}');
         else if (!names.has(ref.tool_name)) p.push(`tool_reference names ${ref.tool_name}, which is not in tools`);
       }
     }
@@ -63,13 +72,18 @@ function responsesProblems(body: Obj): string[] {
   if (!Array.isArray(body.input)) p.push('input must be an array');
   const tools = Array.isArray(body.tools) ? body.tools : [];
   const fn = (t: unknown) =>
-    isObj(t) && t.type === 'function' && typeof t.name === 'string' && typeof t.description === 'string' && isObj(t.parameters) &&
+    isObj(t) &&
+    t.type === 'function' &&
+    typeof t.name === 'string' &&
+    typeof t.description === 'string' &&
+    isObj(t.parameters) &&
     keysWithin(t, ['type', 'name', 'description', 'parameters', 'defer_loading', 'strict']);
   let searches = 0;
   for (const t of tools) {
     if (isObj(t) && t.type === 'tool_search') {
       searches++;
-      if (t.execution !== 'client' || typeof t.description !== 'string' || !isObj(t.parameters)) p.push('a client tool_search needs execution "client", a description and parameters');
+      if (t.execution !== 'client' || typeof t.description !== 'string' || !isObj(t.parameters))
+        p.push('a client tool_search needs execution "client", a description and parameters');
     } else if (!fn(t)) p.push(`tool is not a Responses function: ${JSON.stringify(t).slice(0, 120)}`);
   }
   if (searches !== 1) p.push('exactly one tool_search tool expected');
@@ -78,11 +92,14 @@ function responsesProblems(body: Obj): string[] {
     if (!isObj(item)) continue;
     if (item.type === 'tool_search_call' && typeof item.call_id === 'string') calls.add(item.call_id);
     if (item.type === 'tool_search_output') {
-      if (typeof item.call_id !== 'string' || !calls.has(item.call_id)) p.push('tool_search_output must answer an earlier tool_search_call');
+      if (typeof item.call_id !== 'string' || !calls.has(item.call_id))
+        p.push('tool_search_output must answer an earlier tool_search_call');
       if (item.execution !== 'client') p.push('tool_search_output needs execution "client"');
-      if (!Array.isArray(item.tools) || !item.tools.every(fn)) p.push('tool_search_output tools must be Responses functions');
+      if (!Array.isArray(item.tools) || !item.tools.every(fn))
+        p.push('tool_search_output tools must be Responses functions');
     }
-    if (item.type === 'function_call_output' && typeof item.call_id !== 'string') p.push('function_call_output needs call_id');
+    if (item.type === 'function_call_output' && typeof item.call_id !== 'string')
+      p.push('function_call_output needs call_id');
   }
   return p;
 }
@@ -147,9 +164,23 @@ export async function startFakeProviders(): Promise<FakeProviders> {
     seq++;
     if (anthropic) {
       const toolUse = reply.some((b) => isObj(b) && b.type === 'tool_use');
-      return send(res, 200, { id: `msg_${seq}`, type: 'message', role: 'assistant', model: body.model, content: reply, stop_reason: toolUse ? 'tool_use' : 'end_turn', usage: { input_tokens: 1, output_tokens: 1 } });
+      return send(res, 200, {
+        id: `msg_${seq}`,
+        type: 'message',
+        role: 'assistant',
+        model: body.model,
+        content: reply,
+        stop_reason: toolUse ? 'tool_use' : 'end_turn',
+        usage: { input_tokens: 1, output_tokens: 1 },
+      });
     }
-    return send(res, 200, { id: `resp_${seq}`, object: 'response', model: body.model, status: 'completed', output: reply });
+    return send(res, 200, {
+      id: `resp_${seq}`,
+      object: 'response',
+      model: body.model,
+      status: 'completed',
+      output: reply,
+    });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const address = server.address();

@@ -10,7 +10,11 @@ export interface Answer<T = unknown> {
 }
 
 /** One request to the Worker; JSON bodies are sent and parsed. */
-export async function api<T = any>(method: string, path: string, opts: { token?: string | null; body?: unknown; raw?: BodyInit; headers?: Record<string, string> } = {}): Promise<Answer<T>> {
+export async function api<T = any>(
+  method: string,
+  path: string,
+  opts: { token?: string | null; body?: unknown; raw?: BodyInit; headers?: Record<string, string> } = {},
+): Promise<Answer<T>> {
   const headers: Record<string, string> = { ...opts.headers };
   const token = opts.token === undefined ? ADMIN : opts.token;
   if (token !== null) headers.authorization = `Bearer ${token}`;
@@ -49,7 +53,9 @@ export async function eventually<T>(check: () => Promise<T | undefined>, timeout
 }
 
 export async function count(table: string, agent: string): Promise<number> {
-  const row = await env.DB.prepare(`SELECT COUNT(*) AS n FROM ${table} WHERE agent = ?1`).bind(agent).first<{ n: number }>();
+  const row = await env.DB.prepare(`SELECT COUNT(*) AS n FROM ${table} WHERE agent = ?1`)
+    .bind(agent)
+    .first<{ n: number }>();
   return row?.n ?? 0;
 }
 

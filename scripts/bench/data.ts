@@ -24,9 +24,39 @@ export interface BenchCall {
   conversation_id: string;
 }
 
-const ARGUMENTS = ['query', 'city', 'date', 'limit', 'language', 'currency', 'amount', 'topic', 'url', 'user_id', 'category', 'format'];
-const QUALIFIERS = ['for teams', 'for travellers', 'in real time', 'for students', 'for small businesses', 'with history', 'offline', 'in bulk', 'for developers', 'on mobile'];
-const ERRORS = ['missing required argument', 'invalid date format, use YYYY-MM-DD', 'rate limit exceeded, retry later', 'unknown city name', 'upstream timeout'];
+const ARGUMENTS = [
+  'query',
+  'city',
+  'date',
+  'limit',
+  'language',
+  'currency',
+  'amount',
+  'topic',
+  'url',
+  'user_id',
+  'category',
+  'format',
+];
+const QUALIFIERS = [
+  'for teams',
+  'for travellers',
+  'in real time',
+  'for students',
+  'for small businesses',
+  'with history',
+  'offline',
+  'in bulk',
+  'for developers',
+  'on mobile',
+];
+const ERRORS = [
+  'missing required argument',
+  'invalid date format, use YYYY-MM-DD',
+  'rate limit exceeded, retry later',
+  'unknown city name',
+  'upstream timeout',
+];
 
 function pick<T>(items: readonly T[], random: () => number): T {
   const item = items[Math.floor(random() * items.length)];
@@ -39,7 +69,10 @@ function parametersFor(random: () => number): BenchTool['parameters'] {
   const count = 1 + Math.floor(random() * 3);
   for (let i = 0; i < count; i++) {
     const name = pick(ARGUMENTS, random);
-    properties[name] = { type: name === 'limit' || name === 'amount' ? 'number' : 'string', description: `the ${name.replace('_', ' ')}` };
+    properties[name] = {
+      type: name === 'limit' || name === 'amount' ? 'number' : 'string',
+      description: `the ${name.replace('_', ' ')}`,
+    };
   }
   return { type: 'object', properties };
 }
@@ -57,7 +90,9 @@ function contentWords(text: string): string[] {
 export function toolbox(size: number): BenchTool[] {
   const base = loadToolE().tools;
   const random = mulberry32(size);
-  const tools: BenchTool[] = base.slice(0, size).map((t) => ({ name: t.name, description: t.description, parameters: parametersFor(random) }));
+  const tools: BenchTool[] = base
+    .slice(0, size)
+    .map((t) => ({ name: t.name, description: t.description, parameters: parametersFor(random) }));
   for (let i = tools.length; i < size; i++) {
     const t = base[i % base.length];
     const other = base[(i * 7 + 3) % base.length];

@@ -43,21 +43,24 @@ export function runLoad(target: LoadTarget, connections: number, seconds: number
   let failures = 0;
   return new Promise((resolve, reject) => {
     const started = process.hrtime.bigint();
-    const instance = autocannon({ url: target.url, connections, duration: seconds, requests, timeout: 30 }, (err, result) => {
-      if (err) {
-        reject(err);
-        return;
-      }
-      const elapsed = Number(process.hrtime.bigint() - started) / 1e9;
-      times.sort((a, b) => a - b);
-      resolve({
-        requests: times.length,
-        rps: times.length / elapsed,
-        p50: percentile(times, 50),
-        p99: percentile(times, 99),
-        failures: failures + result.errors + result.timeouts,
-      });
-    });
+    const instance = autocannon(
+      { url: target.url, connections, duration: seconds, requests, timeout: 30 },
+      (err, result) => {
+        if (err) {
+          reject(err);
+          return;
+        }
+        const elapsed = Number(process.hrtime.bigint() - started) / 1e9;
+        times.sort((a, b) => a - b);
+        resolve({
+          requests: times.length,
+          rps: times.length / elapsed,
+          p50: percentile(times, 50),
+          p99: percentile(times, 99),
+          failures: failures + result.errors + result.timeouts,
+        });
+      },
+    );
     instance.on('response', (_client, status, _bytes, ms) => {
       if (status >= 200 && status < 300) times.push(ms);
       else failures++;

@@ -40,9 +40,22 @@ async function storedRows(tools: readonly BenchTool[], agent: string): Promise<S
   const embedder = createHashEmbedder();
   const now = new Date(0).toISOString();
   const rows: StoredTool[] = tools.map((t) => ({
-    name: t.name, docstring: t.description, description: null, parameters: t.parameters, examples: [], notes: [], avoid: [],
-    call_example: null, queries_source: null, version: 1, definition_hash: agent, vector: null, embedder: embedder.id,
-    reviewed_seq: 0, created_at: now, updated_at: now,
+    name: t.name,
+    docstring: t.description,
+    description: null,
+    parameters: t.parameters,
+    examples: [],
+    notes: [],
+    avoid: [],
+    call_example: null,
+    queries_source: null,
+    version: 1,
+    definition_hash: agent,
+    vector: null,
+    embedder: embedder.id,
+    reviewed_seq: 0,
+    created_at: now,
+    updated_at: now,
   }));
   const vectors = await embedder.embed(rows.map(embeddingText));
   rows.forEach((r, i) => {
@@ -60,7 +73,15 @@ async function buildSnapshot(tools: readonly BenchTool[], agent: string): Promis
     vectorIndex: null,
     store: {
       db: replicaDatabase,
-      getAgent: () => Promise.resolve({ agent, created_at: '', settings: {}, tools_gen: 1, last_review_at: null, last_review_seq: 0 }),
+      getAgent: () =>
+        Promise.resolve({
+          agent,
+          created_at: '',
+          settings: {},
+          tools_gen: 1,
+          last_review_at: null,
+          last_review_seq: 0,
+        }),
       listTools: async () => storedRows(tools, agent),
     },
   } as unknown as Services;
@@ -86,5 +107,9 @@ export async function measureSnapshot(tools: readonly BenchTool[]): Promise<Memo
   const after = used();
   const matrix = kept[0]?.index.matrix.byteLength ?? 0;
   agents.forEach(dropSnapshot);
-  return { tools: tools.length, matrix_bytes: matrix, snapshot_bytes: Math.max(0, Math.round((after - before) / copies)) };
+  return {
+    tools: tools.length,
+    matrix_bytes: matrix,
+    snapshot_bytes: Math.max(0, Math.round((after - before) / copies)),
+  };
 }

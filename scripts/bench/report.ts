@@ -53,8 +53,9 @@ export function markdownTables(r: BenchResults): string {
   const lines = [
     `| endpoint | tools | requests/s | × /healthz | p50 ms | × | p99 ms | × | CPU µs/request | /healthz CPU ÷ this |`,
     `|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|`,
-    ...r.endpoints.map((e) =>
-      `| \`${e.name}\` | ${e.tools === null ? '—' : thousands(e.tools)} | ${thousands(e.rps)} | ${fixed(e.rps_ratio)} | ${fixed(e.p50, 2)} | ${fixed(e.p50_ratio)} | ${fixed(e.p99, 2)} | ${fixed(e.p99_ratio)} | ${thousands(e.worker_cpu_us + e.generator_cpu_us)} | ${fixed(e.cpu_ratio)} |`,
+    ...r.endpoints.map(
+      (e) =>
+        `| \`${e.name}\` | ${e.tools === null ? '—' : thousands(e.tools)} | ${thousands(e.rps)} | ${fixed(e.rps_ratio)} | ${fixed(e.p50, 2)} | ${fixed(e.p50_ratio)} | ${fixed(e.p99, 2)} | ${fixed(e.p99_ratio)} | ${thousands(e.worker_cpu_us + e.generator_cpu_us)} | ${fixed(e.cpu_ratio)} |`,
     ),
     '',
     `| measure | figure |`,
@@ -63,10 +64,15 @@ export function markdownTables(r: BenchResults): string {
     ...(r.review.missing !== null
       ? [`| review | not measured: ${r.review.missing} |`]
       : [
-          ...r.review.runs.map((run) => `| review over ${thousands(run.calls)} logged calls | ${fixed(run.ms, 1)} ms |`),
+          ...r.review.runs.map(
+            (run) => `| review over ${thousands(run.calls)} logged calls | ${fixed(run.ms, 1)} ms |`,
+          ),
           `| review time ratio (largest / smallest log) | ${fixed(r.review.ratio ?? Number.NaN)} |`,
         ]),
-    ...r.memory.map((m) => `| routing snapshot, ${thousands(m.tools)} tools | ${mib(m.snapshot_bytes)} MiB (vector matrix ${mib(m.matrix_bytes)} MiB) |`),
+    ...r.memory.map(
+      (m) =>
+        `| routing snapshot, ${thousands(m.tools)} tools | ${mib(m.snapshot_bytes)} MiB (vector matrix ${mib(m.matrix_bytes)} MiB) |`,
+    ),
     '',
     `| target | measured | limit | met |`,
     `|---|---:|---|---|`,
@@ -104,17 +110,24 @@ function panel(x0: number, title: string, unit: string, bars: Bar[]): string {
       const h = Math.max(1, (v.value / max) * (height - 14));
       const x = x0 + i * slot + 8 + j * barWidth;
       const y = top + height - h;
-      parts.push(`<rect x="${x.toFixed(1)}" y="${y.toFixed(1)}" width="${(barWidth - 2).toFixed(1)}" height="${h.toFixed(1)}" fill="${v.color}"/>`);
-      parts.push(`<text x="${(x + (barWidth - 2) / 2).toFixed(1)}" y="${(y - 3).toFixed(1)}" text-anchor="middle" font-size="10">${escapeXml(v.text)}</text>`);
+      parts.push(
+        `<rect x="${x.toFixed(1)}" y="${y.toFixed(1)}" width="${(barWidth - 2).toFixed(1)}" height="${h.toFixed(1)}" fill="${v.color}"/>`,
+      );
+      parts.push(
+        `<text x="${(x + (barWidth - 2) / 2).toFixed(1)}" y="${(y - 3).toFixed(1)}" text-anchor="middle" font-size="10">${escapeXml(v.text)}</text>`,
+      );
     });
-    parts.push(`<text x="${(x0 + i * slot + slot / 2).toFixed(1)}" y="${top + height + 16}" text-anchor="middle" font-size="11">${escapeXml(bar.label)}</text>`);
+    parts.push(
+      `<text x="${(x0 + i * slot + slot / 2).toFixed(1)}" y="${top + height + 16}" text-anchor="middle" font-size="11">${escapeXml(bar.label)}</text>`,
+    );
   });
   return parts.join('\n  ');
 }
 
 /** bench/chart.svg: throughput, latency and snapshot memory side by side. */
 export function chartSvg(r: BenchResults): string {
-  const label = (e: EndpointResult): string => (e.tools === null ? e.name : `route ${e.tools >= 1000 ? `${e.tools / 1000}k` : e.tools}`);
+  const label = (e: EndpointResult): string =>
+    e.tools === null ? e.name : `route ${e.tools >= 1000 ? `${e.tools / 1000}k` : e.tools}`;
   const throughput = r.endpoints.map((e) => ({
     label: label(e),
     values: [{ value: e.rps, color: e.tools === null ? COLORS.healthz : COLORS.route, text: thousands(e.rps) }],

@@ -100,8 +100,26 @@ export async function startWorker(progress: (line: string) => void): Promise<Ben
     progress(`starting wrangler dev on 127.0.0.1:${port}`);
     const child = spawn(
       process.execPath,
-      [WRANGLER, 'dev', '-c', config, '--no-bundle', '--ip', '127.0.0.1', '--port', String(port), '--inspector-port', String(inspector),
-        '--persist-to', state, '--var', `ADMIN_TOKEN:${token}`, '--show-interactive-dev-session=false', '--log-level', 'warn'],
+      [
+        WRANGLER,
+        'dev',
+        '-c',
+        config,
+        '--no-bundle',
+        '--ip',
+        '127.0.0.1',
+        '--port',
+        String(port),
+        '--inspector-port',
+        String(inspector),
+        '--persist-to',
+        state,
+        '--var',
+        `ADMIN_TOKEN:${token}`,
+        '--show-interactive-dev-session=false',
+        '--log-level',
+        'warn',
+      ],
       { cwd: dir, env: QUIET_ENV, detached: true, stdio: ['ignore', 'pipe', 'pipe'] },
     );
     let output = '';

@@ -10,7 +10,12 @@ export const MAX_TURNS_SCANNED = 50_000;
 /** Counts per bucket key (`substr(time, 1, keyChars)`). */
 export function createD1Activity(db: D1Database) {
   return {
-    async callCounts(agent: string, tool: string, from: string, keyChars: number): Promise<Map<string, { calls: number; failures: number }>> {
+    async callCounts(
+      agent: string,
+      tool: string,
+      from: string,
+      keyChars: number,
+    ): Promise<Map<string, { calls: number; failures: number }>> {
       const { results } = await db
         .prepare(
           `SELECT substr(at, 1, ?3) AS bucket, COUNT(*) AS calls, SUM(CASE WHEN success = 0 THEN 1 ELSE 0 END) AS failures

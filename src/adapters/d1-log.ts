@@ -16,7 +16,8 @@ export interface NewTurn {
 
 export type NewCall = Omit<CallRecord, 'seq'>;
 
-const INSERT_TURNS = 'INSERT INTO turns (agent, turn_id, request, conversation_id, routed, offered, source, created_at)';
+const INSERT_TURNS =
+  'INSERT INTO turns (agent, turn_id, request, conversation_id, routed, offered, source, created_at)';
 /**
  * `/route` writes its turn after answering, so a trace naming that turn_id can land first: the
  * route's row then fills in what routing decided (routed, offered) and keeps its own source, so
@@ -28,7 +29,16 @@ const TURN_UPSERT = `ON CONFLICT (agent, turn_id) DO UPDATE SET routed = exclude
   conversation_id = COALESCE(excluded.conversation_id, turns.conversation_id)
   WHERE excluded.source = 'route' AND turns.source <> 'route'`;
 function turnBinds(agent: string, t: NewTurn): unknown[] {
-  return [agent, t.turn_id, t.request, t.conversation_id, t.routed ? 1 : 0, JSON.stringify(t.offered), t.source, t.created_at];
+  return [
+    agent,
+    t.turn_id,
+    t.request,
+    t.conversation_id,
+    t.routed ? 1 : 0,
+    JSON.stringify(t.offered),
+    t.source,
+    t.created_at,
+  ];
 }
 
 /** D1 rows per batch statement: D1 caps bound parameters at 100 per statement. */
@@ -40,7 +50,9 @@ export function createD1Log(db: D1Database) {
   return {
     /** Records a turn once; a route's turn completes a trace's (TURN_UPSERT). */
     insertTurn(agent: string, t: NewTurn): D1PreparedStatement {
-      return db.prepare(`${INSERT_TURNS} VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8) ${TURN_UPSERT}`).bind(...turnBinds(agent, t));
+      return db
+        .prepare(`${INSERT_TURNS} VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8) ${TURN_UPSERT}`)
+        .bind(...turnBinds(agent, t));
     },
 
     /**
@@ -64,11 +76,21 @@ export function createD1Log(db: D1Database) {
       for (let i = 0; i < calls.length; i += CALLS_PER_STATEMENT) {
         const chunk = calls.slice(i, i + CALLS_PER_STATEMENT);
         const placeholders = chunk
-          .map((_, j) => `(${Array.from({ length: CALL_COLUMNS }, (_, c) => `?${j * CALL_COLUMNS + c + 1}`).join(', ')})`)
+          .map(
+            (_, j) => `(${Array.from({ length: CALL_COLUMNS }, (_, c) => `?${j * CALL_COLUMNS + c + 1}`).join(', ')})`,
+          )
           .join(', ');
         const binds = chunk.flatMap((c) => [
-          agent, c.call_id, c.tool, JSON.stringify(c.arguments), c.success ? 1 : 0, c.error, c.request, c.turn_id,
-          c.conversation_id, c.at,
+          agent,
+          c.call_id,
+          c.tool,
+          JSON.stringify(c.arguments),
+          c.success ? 1 : 0,
+          c.error,
+          c.request,
+          c.turn_id,
+          c.conversation_id,
+          c.at,
         ]);
         statements.push(
           db
@@ -97,11 +119,17 @@ export function createD1Log(db: D1Database) {
         )
         .bind(agent, limit)
         .all<{ seq: number; call_id: string; tool: string; turn_id: string | null; request: string | null }>();
-      return results.map((r) => ({ call: { seq: r.seq, call_id: r.call_id, tool: r.tool, turn_id: r.turn_id }, request: r.request }));
+      return results.map((r) => ({
+        call: { seq: r.seq, call_id: r.call_id, tool: r.tool, turn_id: r.turn_id },
+        request: r.request,
+      }));
     },
 
     async getTurn(agent: string, turnId: string): Promise<TurnRecord | null> {
-      const row = await db.prepare('SELECT * FROM turns WHERE agent = ?1 AND turn_id = ?2').bind(agent, turnId).first<TurnRow>();
+      const row = await db
+        .prepare('SELECT * FROM turns WHERE agent = ?1 AND turn_id = ?2')
+        .bind(agent, turnId)
+        .first<TurnRow>();
       return row ? toTurn(row) : null;
     },
 

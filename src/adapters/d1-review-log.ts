@@ -102,7 +102,10 @@ export function createD1ReviewLog(db: D1Database) {
 
     async rankedFirstTurns(agent: string, tools: readonly string[], perTool: number): Promise<TurnRecord[]> {
       if (tools.length === 0) return [];
-      const { results } = await db.prepare(REVIEW_SQL.rankedFirstTurns).bind(agent, list(tools), perTool).all<TurnRow>();
+      const { results } = await db
+        .prepare(REVIEW_SQL.rankedFirstTurns)
+        .bind(agent, list(tools), perTool)
+        .all<TurnRow>();
       return results.map(toTurn);
     },
 

@@ -10,7 +10,10 @@ import type { Revision } from '../schemas.ts';
 type RevisionStatus = Revision['status'];
 
 /** What a review stores for one revision; the status columns start as `proposed`. */
-export type NewRevision = Omit<Revision, 'status' | 'applied_at' | 'approved_by' | 'applied_version' | 'dismiss_reason' | 'undone_at' | 'undone_by'>;
+export type NewRevision = Omit<
+  Revision,
+  'status' | 'applied_at' | 'approved_by' | 'applied_version' | 'dismiss_reason' | 'undone_at' | 'undone_by'
+>;
 
 /** A revision with what the store keeps beside the API shape. */
 export interface RevisionRecord {
@@ -42,7 +45,19 @@ export interface RevisionUpdate {
 }
 
 /** The part of a Revision kept in the `body` JSON column. */
-export type RevisionBody = Omit<Revision, 'revision_id' | 'tool' | 'status' | 'created_at' | 'applied_at' | 'approved_by' | 'applied_version' | 'dismiss_reason' | 'undone_at' | 'undone_by'>;
+export type RevisionBody = Omit<
+  Revision,
+  | 'revision_id'
+  | 'tool'
+  | 'status'
+  | 'created_at'
+  | 'applied_at'
+  | 'approved_by'
+  | 'applied_version'
+  | 'dismiss_reason'
+  | 'undone_at'
+  | 'undone_by'
+>;
 
 /** One stored review, for the dashboard and the cron's record of failures. */
 export interface ReviewRecord {
@@ -81,18 +96,29 @@ export function createD1Revisions(db: D1Database) {
 
     /** One revision with its stored extras (before_row for undo). */
     async getRevisionRecord(agent: string, id: string): Promise<RevisionRecord | null> {
-      const row = await db.prepare('SELECT * FROM revisions WHERE revision_id = ?1 AND agent = ?2').bind(id, agent).first<RevisionRow>();
+      const row = await db
+        .prepare('SELECT * FROM revisions WHERE revision_id = ?1 AND agent = ?2')
+        .bind(id, agent)
+        .first<RevisionRow>();
       return row ? toRevisionRecord(row) : null;
     },
 
     /** An agent's revisions, newest first (ties: the later insert first), optionally by tool and status. */
-    async listRevisions(agent: string, filter: { tool?: string | undefined; status?: RevisionStatus | undefined; limit?: number } = {}): Promise<Revision[]> {
+    async listRevisions(
+      agent: string,
+      filter: { tool?: string | undefined; status?: RevisionStatus | undefined; limit?: number } = {},
+    ): Promise<Revision[]> {
       const { results } = await db
         .prepare(
           `SELECT * FROM revisions WHERE agent = ?1 AND (?2 IS NULL OR tool = ?2) AND (?3 IS NULL OR status = ?3)
            ORDER BY created_at DESC, rowid DESC LIMIT ?4`,
         )
-        .bind(agent, filter.tool ?? null, filter.status ?? null, Math.min(filter.limit ?? MAX_LISTED_REVISIONS, MAX_LISTED_REVISIONS))
+        .bind(
+          agent,
+          filter.tool ?? null,
+          filter.status ?? null,
+          Math.min(filter.limit ?? MAX_LISTED_REVISIONS, MAX_LISTED_REVISIONS),
+        )
         .all<RevisionRow>();
       return results.map((r) => toRevisionRecord(r).revision);
     },
@@ -116,7 +142,12 @@ export function createD1Revisions(db: D1Database) {
      * The UPDATE of a revision's status columns, guarded by the status it must have now: run it in a
      * batch and check `meta.changes` (0 = someone else changed it first, or it does not exist).
      */
-    async updateRevisionStatement(agent: string, id: string, expected: RevisionStatus, update: RevisionUpdate): Promise<D1PreparedStatement | null> {
+    async updateRevisionStatement(
+      agent: string,
+      id: string,
+      expected: RevisionStatus,
+      update: RevisionUpdate,
+    ): Promise<D1PreparedStatement | null> {
       const current = await this.getRevisionRecord(agent, id);
       if (!current) return null;
       const body = { ...bodyOf(current.revision), ...update.body };
@@ -129,10 +160,20 @@ export function createD1Revisions(db: D1Database) {
            WHERE revision_id = ?1 AND agent = ?2 AND status = ?3`,
         )
         .bind(
-          id, agent, expected, update.status, keep(update.applied_at, r.applied_at), keep(update.approved_by, r.approved_by),
-          keep(update.approved_key, current.approved_key), keep(update.reason, r.dismiss_reason), keep(update.before_row, current.before_row),
-          keep(update.applied_version, r.applied_version), JSON.stringify(body), keep(update.undone_at, r.undone_at),
-          keep(update.undone_by, r.undone_by), keep(update.undone_key, current.undone_key),
+          id,
+          agent,
+          expected,
+          update.status,
+          keep(update.applied_at, r.applied_at),
+          keep(update.approved_by, r.approved_by),
+          keep(update.approved_key, current.approved_key),
+          keep(update.reason, r.dismiss_reason),
+          keep(update.before_row, current.before_row),
+          keep(update.applied_version, r.applied_version),
+          JSON.stringify(body),
+          keep(update.undone_at, r.undone_at),
+          keep(update.undone_by, r.undone_by),
+          keep(update.undone_key, current.undone_key),
         );
     },
 
@@ -146,7 +187,9 @@ export function createD1Revisions(db: D1Database) {
     /** An agent's newest reviews (the dashboard, the cron's failure record). */
     async listReviews(agent: string, limit = 20): Promise<ReviewRecord[]> {
       const { results } = await db
-        .prepare('SELECT review_id, created_at, trigger, summary FROM reviews WHERE agent = ?1 ORDER BY created_at DESC, rowid DESC LIMIT ?2')
+        .prepare(
+          'SELECT review_id, created_at, trigger, summary FROM reviews WHERE agent = ?1 ORDER BY created_at DESC, rowid DESC LIMIT ?2',
+        )
         .bind(agent, limit)
         .all<{ review_id: string; created_at: string; trigger: string; summary: string }>();
       return results.map((r) => ({
@@ -159,7 +202,9 @@ export function createD1Revisions(db: D1Database) {
 
     /** Moves a tool's review mark forward to `seq` (never back): its calls up to `seq` have been read. */
     markToolReviewed: (agent: string, tool: string, seq: number) =>
-      db.prepare('UPDATE tools SET reviewed_seq = MAX(reviewed_seq, ?3) WHERE agent = ?1 AND name = ?2').bind(agent, tool, seq),
+      db
+        .prepare('UPDATE tools SET reviewed_seq = MAX(reviewed_seq, ?3) WHERE agent = ?1 AND name = ?2')
+        .bind(agent, tool, seq),
 
     /** Records a finished review on the agent row (docs/learning.md "calls since its last review"). */
     markAgentReviewed: (agent: string, now: string, seq: number) =>
@@ -193,7 +238,10 @@ export function createD1Revisions(db: D1Database) {
 
     /** The newest call seq of an agent (0 when it has none): one index seek. */
     async lastCallSeq(agent: string): Promise<number> {
-      const row = await db.prepare('SELECT MAX(seq) AS seq FROM calls WHERE agent = ?1').bind(agent).first<{ seq: number | null }>();
+      const row = await db
+        .prepare('SELECT MAX(seq) AS seq FROM calls WHERE agent = ?1')
+        .bind(agent)
+        .first<{ seq: number | null }>();
       return row?.seq ?? 0;
     },
 
@@ -297,5 +345,11 @@ export function toRevisionRecord(row: RevisionRow): RevisionRecord {
     undone_at: row.undone_at,
     undone_by: row.undone_by,
   };
-  return { revision, before_row: row.before_row, approved_key: row.approved_key, undone_key: row.undone_key, review_id: row.review_id };
+  return {
+    revision,
+    before_row: row.before_row,
+    approved_key: row.approved_key,
+    undone_key: row.undone_key,
+    review_id: row.review_id,
+  };
 }

@@ -89,19 +89,28 @@ export function createD1Store(db: D1Database) {
 
     async putSettings(agent: string, settings: SettingsPatch): Promise<D1Result> {
       try {
-        return await db.prepare('UPDATE agents SET settings = ?2 WHERE agent = ?1').bind(agent, JSON.stringify(settings)).run();
+        return await db
+          .prepare('UPDATE agents SET settings = ?2 WHERE agent = ?1')
+          .bind(agent, JSON.stringify(settings))
+          .run();
       } finally {
         agentWritten(db, agent);
       }
     },
 
     async listTools(agent: string): Promise<StoredTool[]> {
-      const { results } = await db.prepare('SELECT * FROM tools WHERE agent = ?1 ORDER BY name').bind(agent).all<ToolRowDb>();
+      const { results } = await db
+        .prepare('SELECT * FROM tools WHERE agent = ?1 ORDER BY name')
+        .bind(agent)
+        .all<ToolRowDb>();
       return results.map(toTool);
     },
 
     async getTool(agent: string, name: string): Promise<StoredTool | null> {
-      const row = await db.prepare('SELECT * FROM tools WHERE agent = ?1 AND name = ?2').bind(agent, name).first<ToolRowDb>();
+      const row = await db
+        .prepare('SELECT * FROM tools WHERE agent = ?1 AND name = ?2')
+        .bind(agent, name)
+        .first<ToolRowDb>();
       return row ? toTool(row) : null;
     },
 
@@ -119,7 +128,12 @@ export function createD1Store(db: D1Database) {
      * `extra` statements (a revision status change, say) join the same batch.
      * Throws VersionConflict when another writer got there first.
      */
-    async writeTools(agent: string, writes: readonly ToolWrite[], now: string, extra: D1PreparedStatement[] = []): Promise<void> {
+    async writeTools(
+      agent: string,
+      writes: readonly ToolWrite[],
+      now: string,
+      extra: D1PreparedStatement[] = [],
+    ): Promise<void> {
       if (writes.length === 0 && extra.length === 0) return;
       const statements: D1PreparedStatement[] = [];
       for (const w of writes) statements.push(...toolWriteStatements(db, agent, w, now));
@@ -151,7 +165,9 @@ export function createD1Store(db: D1Database) {
 
     async listVersions(agent: string, name: string) {
       const { results } = await db
-        .prepare('SELECT version, definition, source, created_at FROM tool_versions WHERE agent = ?1 AND name = ?2 ORDER BY version DESC')
+        .prepare(
+          'SELECT version, definition, source, created_at FROM tool_versions WHERE agent = ?1 AND name = ?2 ORDER BY version DESC',
+        )
         .bind(agent, name)
         .all<{ version: number; definition: string; source: string; created_at: string }>();
       return results.map((r) => ({ ...r, definition: JSON.parse(r.definition) as Record<string, unknown> }));
@@ -164,7 +180,10 @@ export function createD1Store(db: D1Database) {
         .run(),
 
     getKey: (keyId: string) =>
-      db.prepare('SELECT key_id, agent, role, salt, hash, revoked_at FROM keys WHERE key_id = ?1').bind(keyId).first<KeyRecord>(),
+      db
+        .prepare('SELECT key_id, agent, role, salt, hash, revoked_at FROM keys WHERE key_id = ?1')
+        .bind(keyId)
+        .first<KeyRecord>(),
 
     async revokeKey(agent: string, keyId: string, now: string): Promise<boolean> {
       const r = await db
@@ -179,7 +198,9 @@ export function createD1Store(db: D1Database) {
 export type D1Store = ReturnType<typeof createD1Store>;
 
 function ensureAgentStatement(db: D1Database, agent: string, now: string): D1PreparedStatement {
-  return db.prepare('INSERT INTO agents (agent, created_at) VALUES (?1, ?2) ON CONFLICT (agent) DO NOTHING').bind(agent, now);
+  return db
+    .prepare('INSERT INTO agents (agent, created_at) VALUES (?1, ?2) ON CONFLICT (agent) DO NOTHING')
+    .bind(agent, now);
 }
 
 /**
@@ -190,7 +211,9 @@ function ensureAgentStatement(db: D1Database, agent: string, now: string): D1Pre
 export function revisionStatusGuard(db: D1Database, agent: string, revisionId: string, status: string) {
   return {
     before: db
-      .prepare('INSERT INTO write_guards (ok) SELECT COUNT(*) FROM revisions WHERE revision_id = ?1 AND agent = ?2 AND status = ?3')
+      .prepare(
+        'INSERT INTO write_guards (ok) SELECT COUNT(*) FROM revisions WHERE revision_id = ?1 AND agent = ?2 AND status = ?3',
+      )
       .bind(revisionId, agent, status),
     after: db.prepare('DELETE FROM write_guards'),
   };
@@ -206,12 +229,28 @@ export function toolWriteStatements(db: D1Database, agent: string, w: ToolWrite,
   const t = w.tool;
   // reviewed_seq only moves forward: an apply racing a review must not move the review mark back.
   const version = db
-    .prepare('INSERT INTO tool_versions (agent, name, version, definition, source, created_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6)')
+    .prepare(
+      'INSERT INTO tool_versions (agent, name, version, definition, source, created_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6)',
+    )
     .bind(agent, t.name, t.version, JSON.stringify(w.definition), w.source, now);
   const values = [
-    agent, t.name, t.docstring, t.description, JSON.stringify(t.parameters), JSON.stringify(t.examples),
-    JSON.stringify(t.notes), JSON.stringify(t.avoid), t.call_example, t.queries_source, t.version,
-    t.definition_hash, t.vector ? vectorToBlob(t.vector) : null, t.embedder, t.reviewed_seq, t.created_at, now,
+    agent,
+    t.name,
+    t.docstring,
+    t.description,
+    JSON.stringify(t.parameters),
+    JSON.stringify(t.examples),
+    JSON.stringify(t.notes),
+    JSON.stringify(t.avoid),
+    t.call_example,
+    t.queries_source,
+    t.version,
+    t.definition_hash,
+    t.vector ? vectorToBlob(t.vector) : null,
+    t.embedder,
+    t.reviewed_seq,
+    t.created_at,
+    now,
   ];
   const row =
     w.expected_version === null

@@ -69,16 +69,36 @@ export function createD1Usage(db: D1Database) {
            LIMIT ?2`,
         )
         .bind(agent, limit)
-        .all<{ name: string; call_count: number; failure_count: number; last_seen_at: string; definition: string | null }>();
-      return results.map((r) => ({ ...r, definition: r.definition === null ? null : (JSON.parse(r.definition) as AuthorDefinition) }));
+        .all<{
+          name: string;
+          call_count: number;
+          failure_count: number;
+          last_seen_at: string;
+          definition: string | null;
+        }>();
+      return results.map((r) => ({
+        ...r,
+        definition: r.definition === null ? null : (JSON.parse(r.definition) as AuthorDefinition),
+      }));
     },
 
     /** The arguments of each tool's most recent `perTool` calls, in one round trip. */
-    async recentArguments(agent: string, tools: readonly string[], perTool: number): Promise<Map<string, Record<string, unknown>[]>> {
+    async recentArguments(
+      agent: string,
+      tools: readonly string[],
+      perTool: number,
+    ): Promise<Map<string, Record<string, unknown>[]>> {
       if (tools.length === 0) return new Map();
-      const statement = db.prepare('SELECT arguments FROM calls WHERE agent = ?1 AND tool = ?2 ORDER BY seq DESC LIMIT ?3');
+      const statement = db.prepare(
+        'SELECT arguments FROM calls WHERE agent = ?1 AND tool = ?2 ORDER BY seq DESC LIMIT ?3',
+      );
       const results = await db.batch<{ arguments: string }>(tools.map((t) => statement.bind(agent, t, perTool)));
-      return new Map(tools.map((t, i) => [t, (results[i]?.results ?? []).map((r) => JSON.parse(r.arguments) as Record<string, unknown>)]));
+      return new Map(
+        tools.map((t, i) => [
+          t,
+          (results[i]?.results ?? []).map((r) => JSON.parse(r.arguments) as Record<string, unknown>),
+        ]),
+      );
     },
 
     /** Upserts of the definitions a trace sent (the newest wins), to join the trace's batch. */
@@ -86,7 +106,9 @@ export function createD1Usage(db: D1Database) {
       const statements: D1PreparedStatement[] = [];
       for (let i = 0; i < definitions.length; i += TRACE_TOOLS_PER_STATEMENT) {
         const chunk = definitions.slice(i, i + TRACE_TOOLS_PER_STATEMENT);
-        const placeholders = chunk.map((_, j) => `(?${j * 4 + 1}, ?${j * 4 + 2}, ?${j * 4 + 3}, ?${j * 4 + 4})`).join(', ');
+        const placeholders = chunk
+          .map((_, j) => `(?${j * 4 + 1}, ?${j * 4 + 2}, ?${j * 4 + 3}, ?${j * 4 + 4})`)
+          .join(', ');
         statements.push(
           db
             .prepare(

@@ -33,7 +33,9 @@ const MAX_SHARED_WORDS = 4;
  */
 export function createExtractiveModel(options: ExtractiveOptions = {}): ChatModel {
   const opts: Required<ExtractiveOptions> = {
-    minCites: options.minCites ?? Math.min(DEFAULT_SETTINGS.min_failures, DEFAULT_SETTINGS.min_misses, DEFAULT_SETTINGS.min_confusions),
+    minCites:
+      options.minCites ??
+      Math.min(DEFAULT_SETTINGS.min_failures, DEFAULT_SETTINGS.min_misses, DEFAULT_SETTINGS.min_confusions),
     maxRequests: options.maxRequests ?? DEFAULT_SETTINGS.max_new_queries,
     maxAvoid: options.maxAvoid ?? DEFAULT_SETTINGS.max_avoid,
   };
@@ -95,9 +97,11 @@ function fixHint(error: string, argumentNames: readonly string[]): string | null
   if (/\bprefix|\bstarts? with\b/i.test(error)) return arg ? `pass ${arg} with its prefix` : null;
   if (arg && /\b(missing|required)\b/i.test(error)) return `always pass ${arg}`;
   if (arg && format) return `pass ${arg} as ${format}`;
-  if (arg && /\b(too (large|long|big|many)|exceeds?|maximum|limit)\b/i.test(error)) return `keep ${arg} within the limit`;
+  if (arg && /\b(too (large|long|big|many)|exceeds?|maximum|limit)\b/i.test(error))
+    return `keep ${arg} within the limit`;
   if (arg && /\b(invalid|malformed|format|expected|must)\b/i.test(error)) return `check the format of ${arg}`;
-  if (/\b(time[ds]? ?out|rate.?limit|unavailable|429|503)\b/i.test(error)) return 'the failure is transient, so a retry can work';
+  if (/\b(time[ds]? ?out|rate.?limit|unavailable|429|503)\b/i.test(error))
+    return 'the failure is transient, so a retry can work';
   return null;
 }
 
@@ -117,7 +121,11 @@ function fixHint(error: string, argumentNames: readonly string[]): string | null
 function exampleRequests(input: ReviewInput, minCites: number, max: number): Proposed[] {
   const kept = input.kept_examples ?? [];
   const items = input.missed_requests
-    .map((m) => ({ id: m.id, text: oneLine(withoutPlaceholders(m.text)), words: contentWords(withoutPlaceholders(m.text)) }))
+    .map((m) => ({
+      id: m.id,
+      text: oneLine(withoutPlaceholders(m.text)),
+      words: contentWords(withoutPlaceholders(m.text)),
+    }))
     .filter((i) => i.text !== '' && i.text.length <= LIMITS.exampleChars);
   const others = new Map<string, number>();
   for (const item of items) for (const w of item.words) others.set(w, (others.get(w) ?? 0) + 1);
@@ -127,7 +135,14 @@ function exampleRequests(input: ReviewInput, minCites: number, max: number): Pro
   const covered = contentWords([input.docstring, ...kept].join('\n'));
   const out: Proposed[] = [];
   while (out.length < max) {
-    const [chosen] = candidates.splice(mostNewWords(candidates.map((c) => c.item.words), covered, others), 1);
+    const [chosen] = candidates.splice(
+      mostNewWords(
+        candidates.map((c) => c.item.words),
+        covered,
+        others,
+      ),
+      1,
+    );
     if (!chosen) return out;
     if (out.some((o) => saysTheSame(o.text, chosen.item.text))) continue;
     out.push({ text: chosen.item.text, cites: chosen.cites });
@@ -137,7 +152,11 @@ function exampleRequests(input: ReviewInput, minCites: number, max: number): Pro
 }
 
 /** Index of the word set whose words not in `covered` weigh most (weight = others having it); first on ties. */
-function mostNewWords(sets: readonly ReadonlySet<string>[], covered: ReadonlySet<string>, others: ReadonlyMap<string, number>): number {
+function mostNewWords(
+  sets: readonly ReadonlySet<string>[],
+  covered: ReadonlySet<string>,
+  others: ReadonlyMap<string, number>,
+): number {
   let best = 0;
   let bestGain = -1;
   sets.forEach((words, at) => {

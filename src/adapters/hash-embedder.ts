@@ -155,7 +155,8 @@ function countFeatures(table: FeatureTable, text: string, cfg: HashFeatureConfig
     if (word === '' || isStopword(word)) continue;
     const stemmed = stem(word);
     if (cfg.unigram !== 0) table.add(fmix32(fnvString(SEED_UNIGRAM, stemmed)), cfg.unigram);
-    if (previous !== null && cfg.bigram !== 0) table.add(fmix32(fnvString(SEED_BIGRAM, `${previous} ${stemmed}`)), cfg.bigram);
+    if (previous !== null && cfg.bigram !== 0)
+      table.add(fmix32(fnvString(SEED_BIGRAM, `${previous} ${stemmed}`)), cfg.bigram);
     if (cfg.char !== 0) addCharGrams(table, word, cfg);
     previous = stemmed;
   }

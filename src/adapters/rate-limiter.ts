@@ -7,7 +7,10 @@ import type { RateLimiter } from '../core/ports.ts';
  * Consistency: exact — one object serialises its agent's buckets, so concurrent requests from many
  * isolates never share a token.
  */
-export function createDurableRateLimiter(ns: DurableObjectNamespace<AgentObject>, perMinute: number): RateLimiter | null {
+export function createDurableRateLimiter(
+  ns: DurableObjectNamespace<AgentObject>,
+  perMinute: number,
+): RateLimiter | null {
   if (perMinute <= 0) return null;
   return {
     perMinute,

@@ -32,7 +32,10 @@ export function createVectorizeIndex(index: VectorizeIndex): VectorIndex {
       for (let i = 0; i < all.length; i += VECTORIZE_BATCH) await index.deleteByIds(all.slice(i, i + VECTORIZE_BATCH));
     },
     async query(agent, vector, topK) {
-      const res = await index.query(Array.from(vector), { topK: Math.min(topK, VECTORIZE_MAX_TOP_K), namespace: agent });
+      const res = await index.query(Array.from(vector), {
+        topK: Math.min(topK, VECTORIZE_MAX_TOP_K),
+        namespace: agent,
+      });
       return res.matches.map((m) => ({ id: longNames.get(m.id) ?? m.id, score: m.score }));
     },
   };

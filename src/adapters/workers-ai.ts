@@ -134,7 +134,9 @@ export function isRetryableWorkersAIError(err: unknown): boolean {
   if (typeof status === 'number') return status === 408 || status === 429 || status >= 500;
   const code = /^\s*(\d{4})\s*:/.exec(err.message)?.[1];
   if (code !== undefined) return RETRYABLE_CODES.has(code);
-  return /\b(5\d\d|internal server error|temporarily|capacity|network connection lost|timed? ?out)\b/i.test(err.message);
+  return /\b(5\d\d|internal server error|temporarily|capacity|network connection lost|timed? ?out)\b/i.test(
+    err.message,
+  );
 }
 
 function retryPolicy(provider: string, timeoutMs: number, opts: WorkersAIOptions): RetryOptions {

@@ -14,11 +14,19 @@ export const activityApi = createApi();
 export const MAX_SPAN = { day: 90, hour: 168 } as const;
 const DEFAULT_SPAN = { day: 30, hour: 48 } as const;
 
-export const ActivityQuery = z
-  .object({
-    bucket: z.enum(['day', 'hour']).default('day').openapi({ param: { name: 'bucket', in: 'query' } }),
-    span: z.coerce.number().int().min(1).max(MAX_SPAN.hour).optional().openapi({ param: { name: 'span', in: 'query' }, description: 'buckets (≤ 90 days or 168 hours)' }),
-  });
+export const ActivityQuery = z.object({
+  bucket: z
+    .enum(['day', 'hour'])
+    .default('day')
+    .openapi({ param: { name: 'bucket', in: 'query' } }),
+  span: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(MAX_SPAN.hour)
+    .optional()
+    .openapi({ param: { name: 'span', in: 'query' }, description: 'buckets (≤ 90 days or 168 hours)' }),
+});
 
 export const Activity = z
   .object({
@@ -26,7 +34,9 @@ export const Activity = z
     bucket: z.enum(['day', 'hour']),
     from: z.string(),
     to: z.string(),
-    buckets: z.array(z.object({ start: z.string(), calls: z.number().int(), failures: z.number().int(), offers: z.number().int() })),
+    buckets: z.array(
+      z.object({ start: z.string(), calls: z.number().int(), failures: z.number().int(), offers: z.number().int() }),
+    ),
   })
   .openapi('Activity');
 

@@ -15,7 +15,11 @@ agentsApi.openapi(
     summary: 'Every agent with its tool and call counts (admin)',
     security: bearer,
     responses: responses(
-      z.object({ agents: z.array(z.object({ agent: z.string(), tools: z.number(), calls: z.number(), last_review_at: z.string().nullable() })) }),
+      z.object({
+        agents: z.array(
+          z.object({ agent: z.string(), tools: z.number(), calls: z.number(), last_review_at: z.string().nullable() }),
+        ),
+      }),
       'agents',
       [401, 403],
     ),
@@ -23,7 +27,17 @@ agentsApi.openapi(
   async (c) => {
     authorize(c.get('principal'), null, 'admin');
     const agents = await c.get('svc').store.listAgents();
-    return c.json({ agents: agents.map((a) => ({ agent: a.agent, tools: a.tools, calls: a.calls, last_review_at: a.last_review_at })) }, 200);
+    return c.json(
+      {
+        agents: agents.map((a) => ({
+          agent: a.agent,
+          tools: a.tools,
+          calls: a.calls,
+          last_review_at: a.last_review_at,
+        })),
+      },
+      200,
+    );
   },
 );
 
@@ -44,7 +58,10 @@ agentsApi.openapi(
     const now = nowIso();
     await store.ensureAgent(agent, now);
     const minted = await mintKey();
-    await store.insertKey({ key_id: minted.key_id, agent, role, salt: minted.salt, hash: minted.hash, revoked_at: null }, now);
+    await store.insertKey(
+      { key_id: minted.key_id, agent, role, salt: minted.salt, hash: minted.hash, revoked_at: null },
+      now,
+    );
     // The only answer that carries a secret: no cache (browser, proxy) may keep it.
     c.header('cache-control', 'no-store');
     return c.json({ key_id: minted.key_id, key: minted.key, role }, 200);
@@ -57,7 +74,15 @@ agentsApi.openapi(
     path: '/v1/agents/{agent}/keys/{key_id}',
     summary: 'Revoke an agent key (admin)',
     security: bearer,
-    request: { params: AgentParams.extend({ key_id: z.string().min(1).max(64).openapi({ param: { name: 'key_id', in: 'path' } }) }) },
+    request: {
+      params: AgentParams.extend({
+        key_id: z
+          .string()
+          .min(1)
+          .max(64)
+          .openapi({ param: { name: 'key_id', in: 'path' } }),
+      }),
+    },
     responses: { 204: { description: 'revoked' }, ...responses(z.object({}), 'unused', [400, 401, 403, 404]) },
   }),
   async (c) => {

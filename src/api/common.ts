@@ -29,7 +29,13 @@ export function validationHook(result: { success: boolean; error?: { issues: rea
 
 export const AgentParams = z.object({ agent: AgentId.openapi({ param: { name: 'agent', in: 'path' } }) });
 export const ToolParams = AgentParams.extend({ tool: ToolName.openapi({ param: { name: 'tool', in: 'path' } }) });
-export const IdParams = AgentParams.extend({ id: z.string().min(1).max(128).openapi({ param: { name: 'id', in: 'path' } }) });
+export const IdParams = AgentParams.extend({
+  id: z
+    .string()
+    .min(1)
+    .max(128)
+    .openapi({ param: { name: 'id', in: 'path' } }),
+});
 
 export const bearer = [{ bearer: [] }];
 
@@ -37,12 +43,20 @@ export const bearer = [{ bearer: [] }];
  * OpenAPI responses: the success shape plus every error the route can answer; 429 on every route,
  * since RATE_LIMIT_PER_MINUTE limits every request of a key.
  */
-export function responses<T extends z.ZodType>(schema: T, description: string, errors: number[] = [400, 401, 403, 404]) {
+export function responses<T extends z.ZodType>(
+  schema: T,
+  description: string,
+  errors: number[] = [400, 401, 403, 404],
+) {
   const out: Record<number, { description: string; content?: Record<string, { schema: z.ZodType }> }> = {
     200: { description, content: { 'application/json': { schema } } },
   };
-  for (const status of new Set([...errors, 429])) out[status] = { description: 'error', content: { 'application/json': { schema: ErrorBody } } };
-  return out as { 200: { description: string; content: { 'application/json': { schema: T } } } } & Record<number, { description: string }>;
+  for (const status of new Set([...errors, 429]))
+    out[status] = { description: 'error', content: { 'application/json': { schema: ErrorBody } } };
+  return out as { 200: { description: string; content: { 'application/json': { schema: T } } } } & Record<
+    number,
+    { description: string }
+  >;
 }
 
 export function jsonBody<T extends z.ZodType>(schema: T) {

@@ -17,7 +17,11 @@ export function jsonDepthLimit(): MiddlewareHandler<AppEnv> {
       const depth = jsonDepth(await raw.clone().text());
       if (depth > LIMITS.jsonDepth) {
         throw new ApiError('invalid_request', 'the request does not match the schema', [
-          { code: 'too_deep', path: [], message: `the JSON body nests ${depth} levels deep; at most ${LIMITS.jsonDepth} are allowed` },
+          {
+            code: 'too_deep',
+            path: [],
+            message: `the JSON body nests ${depth} levels deep; at most ${LIMITS.jsonDepth} are allowed`,
+          },
         ]);
       }
     }

@@ -22,8 +22,14 @@ import { AgentParams, agentFor, bearer, createApi, nowIso } from './common.ts';
 export const mcpApi = createApi();
 
 const JsonRpcMessage = z
-  .looseObject({ jsonrpc: z.literal('2.0'), id: z.union([z.string(), z.number()]).optional(), method: z.string().optional() })
-  .openapi('JsonRpcMessage', { description: 'an MCP JSON-RPC message (initialize, tools/list, tools/call, notifications)' });
+  .looseObject({
+    jsonrpc: z.literal('2.0'),
+    id: z.union([z.string(), z.number()]).optional(),
+    method: z.string().optional(),
+  })
+  .openapi('JsonRpcMessage', {
+    description: 'an MCP JSON-RPC message (initialize, tools/list, tools/call, notifications)',
+  });
 
 // Documented in /openapi.json like every route; served by the SDK's transport, not a zod validator.
 mcpApi.openAPIRegistry.registerPath({
@@ -31,11 +37,19 @@ mcpApi.openAPIRegistry.registerPath({
   path: '/v1/agents/{agent}/mcp',
   summary: 'MCP server (Streamable HTTP, stateless, JSON answers): search_tools and report_tool_call',
   security: bearer,
-  request: { params: AgentParams, body: { content: { 'application/json': { schema: JsonRpcMessage } }, required: true } },
+  request: {
+    params: AgentParams,
+    body: { content: { 'application/json': { schema: JsonRpcMessage } }, required: true },
+  },
   responses: {
     200: { description: 'the JSON-RPC answer', content: { 'application/json': { schema: JsonRpcMessage } } },
     202: { description: 'a notification was accepted' },
-    ...Object.fromEntries([401, 403, 404, 413, 429].map((s) => [s, { description: 'error', content: { 'application/json': { schema: ErrorBody } } }])),
+    ...Object.fromEntries(
+      [401, 403, 404, 413, 429].map((s) => [
+        s,
+        { description: 'error', content: { 'application/json': { schema: ErrorBody } } },
+      ]),
+    ),
     400: { description: 'a bad agent id (the Error shape) or a body that is not JSON-RPC (a JSON-RPC error)' },
     406: { description: 'Accept does not list application/json and text/event-stream (a JSON-RPC error)' },
     415: { description: 'the body is not application/json (a JSON-RPC error)' },
@@ -44,12 +58,16 @@ mcpApi.openAPIRegistry.registerPath({
 
 mcpApi.post('/v1/agents/:agent/mcp', async (c) => {
   const parsed = AgentId.safeParse(c.req.param('agent'));
-  if (!parsed.success) throw new ApiError('invalid_request', 'the request does not match the schema', [...parsed.error.issues]);
+  if (!parsed.success)
+    throw new ApiError('invalid_request', 'the request does not match the schema', [...parsed.error.issues]);
   const agent = agentFor(c, parsed.data, 'agent');
   const svc = c.get('svc');
   if (!(await svc.store.getAgent(agent))) throw notFound(`agent ${agent}`);
   const server = createMcpServer(svc, agent, (p) => c.executionCtx.waitUntil(p));
-  const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+  const transport = new WebStandardStreamableHTTPServerTransport({
+    sessionIdGenerator: undefined,
+    enableJsonResponse: true,
+  });
   await server.connect(transport);
   return transport.handleRequest(c.req.raw);
 });
@@ -65,14 +83,29 @@ const REPORT_DESCRIPTION =
 /** The MCP server of one agent for one request; its tools call the same services as the HTTP API. */
 export function createMcpServer(svc: Services, agent: string, waitUntil: (p: Promise<unknown>) => void): McpServer {
   // The SDK's default validator compiles schemas with `new Function`, which workerd forbids.
-  const server = new McpServer({ name: 'whetstone', version: VERSION }, { capabilities: { tools: {} }, jsonSchemaValidator: new CfWorkerJsonSchemaValidator() });
-  server.registerTool('search_tools', { description: SEARCH_DESCRIPTION, inputSchema: RouteBody.omit({ format: true }), annotations: { readOnlyHint: false, openWorldHint: false } }, async (input) => {
-    const result = await route(svc, agent, input, nowIso(), waitUntil);
-    return jsonResult({ turn_id: result.turn_id, routed: result.routed, tools: result.model_tools });
-  });
-  server.registerTool('report_tool_call', { description: REPORT_DESCRIPTION, inputSchema: CallIn, annotations: { openWorldHint: false } }, async (call) => {
-    return jsonResult(await recordCalls(svc, agent, [call], nowIso()));
-  });
+  const server = new McpServer(
+    { name: 'whetstone', version: VERSION },
+    { capabilities: { tools: {} }, jsonSchemaValidator: new CfWorkerJsonSchemaValidator() },
+  );
+  server.registerTool(
+    'search_tools',
+    {
+      description: SEARCH_DESCRIPTION,
+      inputSchema: RouteBody.omit({ format: true }),
+      annotations: { readOnlyHint: false, openWorldHint: false },
+    },
+    async (input) => {
+      const result = await route(svc, agent, input, nowIso(), waitUntil);
+      return jsonResult({ turn_id: result.turn_id, routed: result.routed, tools: result.model_tools });
+    },
+  );
+  server.registerTool(
+    'report_tool_call',
+    { description: REPORT_DESCRIPTION, inputSchema: CallIn, annotations: { openWorldHint: false } },
+    async (call) => {
+      return jsonResult(await recordCalls(svc, agent, [call], nowIso()));
+    },
+  );
   return server;
 }
 

@@ -5,7 +5,17 @@ import { attributeRuns } from '../core/attribution.ts';
 import { suggestPins } from '../core/pins.ts';
 import { groupRuns } from '../core/serving.ts';
 import { notFound } from '../errors.ts';
-import { AgentParams, ToolParams, actorOf, agentFor, bearer, createApi, nowIso, responses, type AppContext } from './common.ts';
+import {
+  AgentParams,
+  ToolParams,
+  actorOf,
+  agentFor,
+  bearer,
+  createApi,
+  nowIso,
+  responses,
+  type AppContext,
+} from './common.ts';
 
 export const pinsApi = createApi();
 
@@ -35,7 +45,11 @@ export async function pinnedTools(db: D1Database, agent: string): Promise<Set<st
 }
 
 async function listPins(c: AppContext, agent: string) {
-  const rows = await c.get('svc').store.db.prepare('SELECT tool, pinned_at, pinned_by FROM pins WHERE agent = ? ORDER BY tool').bind(agent).all<z.infer<typeof Pin>>();
+  const rows = await c
+    .get('svc')
+    .store.db.prepare('SELECT tool, pinned_at, pinned_by FROM pins WHERE agent = ? ORDER BY tool')
+    .bind(agent)
+    .all<z.infer<typeof Pin>>();
   return rows.results;
 }
 
@@ -74,7 +88,9 @@ pinsApi.openapi(
     const svc = c.get('svc');
     if (!(await svc.store.getTool(agent, tool))) throw notFound(`tool ${tool}`);
     await svc.store.db
-      .prepare('INSERT INTO pins (agent, tool, pinned_at, pinned_by) VALUES (?, ?, ?, ?) ON CONFLICT (agent, tool) DO NOTHING')
+      .prepare(
+        'INSERT INTO pins (agent, tool, pinned_at, pinned_by) VALUES (?, ?, ?, ?) ON CONFLICT (agent, tool) DO NOTHING',
+      )
       .bind(agent, tool, nowIso(), actorOf(c))
       .run();
     return c.json({ pins: await listPins(c, agent) }, 200);
@@ -93,7 +109,11 @@ pinsApi.openapi(
   async (c) => {
     const { agent, tool } = c.req.valid('param');
     agentFor(c, agent, 'operator');
-    const res = await c.get('svc').store.db.prepare('DELETE FROM pins WHERE agent = ? AND tool = ?').bind(agent, tool).run();
+    const res = await c
+      .get('svc')
+      .store.db.prepare('DELETE FROM pins WHERE agent = ? AND tool = ?')
+      .bind(agent, tool)
+      .run();
     if (res.meta.changes === 0) throw notFound(`pin of ${tool}`);
     return c.body(null, 204);
   },
@@ -103,7 +123,8 @@ pinsApi.openapi(
   createRoute({
     method: 'get',
     path: '/v1/agents/{agent}/pins/suggested',
-    summary: 'The smallest set of tools that finally served `share` of the served runs over `days` (pinning stays an operator decision)',
+    summary:
+      'The smallest set of tools that finally served `share` of the served runs over `days` (pinning stays an operator decision)',
     security: bearer,
     request: { params: AgentParams, query: SuggestQuery },
     responses: responses(PinSuggestion, 'suggested pins, most served first'),
@@ -115,10 +136,18 @@ pinsApi.openapi(
     const db = c.get('svc').store.db;
     const since = new Date(Date.now() - days * 86_400_000).toISOString();
     const [turns, calls, pinned] = await Promise.all([
-      db.prepare('SELECT seq, turn_id, request, conversation_id, routed, offered, created_at FROM turns WHERE agent = ? AND created_at >= ? ORDER BY seq DESC LIMIT ?')
-        .bind(agent, since, WINDOW_ROWS).all<TurnRow>(),
-      db.prepare('SELECT seq, call_id, tool, arguments, success, error, request, turn_id, conversation_id, at FROM calls WHERE agent = ? AND at >= ? ORDER BY seq DESC LIMIT ?')
-        .bind(agent, since, WINDOW_ROWS).all<CallRow>(),
+      db
+        .prepare(
+          'SELECT seq, turn_id, request, conversation_id, routed, offered, created_at FROM turns WHERE agent = ? AND created_at >= ? ORDER BY seq DESC LIMIT ?',
+        )
+        .bind(agent, since, WINDOW_ROWS)
+        .all<TurnRow>(),
+      db
+        .prepare(
+          'SELECT seq, call_id, tool, arguments, success, error, request, turn_id, conversation_id, at FROM calls WHERE agent = ? AND at >= ? ORDER BY seq DESC LIMIT ?',
+        )
+        .bind(agent, since, WINDOW_ROWS)
+        .all<CallRow>(),
       pinnedTools(db, agent),
     ]);
     const runs = groupRuns(turns.results.map(toTurn), calls.results.map(toCall));

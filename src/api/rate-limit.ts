@@ -17,9 +17,14 @@ export function rateLimit(): MiddlewareHandler<AppEnv> {
       const waitMs = await limiter.take(principal.agent, principal.id, Date.now());
       if (waitMs > 0) {
         const seconds = Math.max(1, Math.ceil(waitMs / 1000));
-        throw new ApiError('rate_limited', `this key made more than ${limiter.perMinute} requests a minute; retry in ${seconds} s`, [], {
-          'retry-after': String(seconds),
-        });
+        throw new ApiError(
+          'rate_limited',
+          `this key made more than ${limiter.perMinute} requests a minute; retry in ${seconds} s`,
+          [],
+          {
+            'retry-after': String(seconds),
+          },
+        );
       }
     }
     await next();

@@ -22,7 +22,11 @@ reviewsApi.openapi(
       '(a manual one or the cron); 502 never: a model failure for one tool is a skip with its reason.',
     security: bearer,
     request: { params: AgentParams, ...jsonBody(ReviewBody) },
-    responses: responses(Review, 'the review: revisions, refusals, skips, usage flags, model calls', [400, 401, 403, 404, 409, 413]),
+    responses: responses(
+      Review,
+      'the review: revisions, refusals, skips, usage flags, model calls',
+      [400, 401, 403, 404, 409, 413],
+    ),
   }),
   async (c) => {
     const agent = agentFor(c, c.req.valid('param').agent, 'operator');
@@ -78,7 +82,8 @@ reviewsApi.openapi(
     method: 'post',
     path: '/v1/agents/{agent}/outcomes',
     summary: 'Report how a turn ended and which tool should have served it (docs/learning.md `verified`)',
-    description: 'The turn must have been routed (or traced) for this agent: 404 otherwise. A later report for the same turn replaces the earlier one.',
+    description:
+      'The turn must have been routed (or traced) for this agent: 404 otherwise. A later report for the same turn replaces the earlier one.',
     security: bearer,
     request: { params: AgentParams, ...jsonBody(OutcomeBody) },
     responses: { 204: { description: 'stored' }, ...responses(z.object({}), 'unused', [400, 401, 403, 404, 413]) },
@@ -90,7 +95,12 @@ reviewsApi.openapi(
     // A turn /route answered a moment ago may still be in this isolate's write window.
     await turnWritten(agent, body.turn_id);
     if (!(await log.getTurn(agent, body.turn_id))) throw notFound(`turn ${body.turn_id}`);
-    await log.upsertOutcome(agent, { turn_id: body.turn_id, ok: body.ok, served_by: body.served_by ?? null, at: nowIso() });
+    await log.upsertOutcome(agent, {
+      turn_id: body.turn_id,
+      ok: body.ok,
+      served_by: body.served_by ?? null,
+      at: nowIso(),
+    });
     return c.body(null, 204);
   },
 );

@@ -20,7 +20,13 @@ revisionsApi.openapi(
   async (c) => {
     const { agent, id } = c.req.valid('param');
     agentFor(c, agent, 'operator');
-    const rev = await applyRevision(c.get('svc'), agent, id, { approved_by: c.req.valid('json').approved_by, actor: actorOf(c) }, nowIso());
+    const rev = await applyRevision(
+      c.get('svc'),
+      agent,
+      id,
+      { approved_by: c.req.valid('json').approved_by, actor: actorOf(c) },
+      nowIso(),
+    );
     return c.json(rev, 200);
   },
 );
@@ -38,7 +44,11 @@ revisionsApi.openapi(
     const { agent, id } = c.req.valid('param');
     agentFor(c, agent, 'operator');
     const body = c.req.valid('json');
-    const rev = await dismissRevision(c.get('svc'), agent, id, { approved_by: body.approved_by, actor: actorOf(c), reason: body.reason ?? null });
+    const rev = await dismissRevision(c.get('svc'), agent, id, {
+      approved_by: body.approved_by,
+      actor: actorOf(c),
+      reason: body.reason ?? null,
+    });
     return c.json(rev, 200);
   },
 );
@@ -55,7 +65,13 @@ revisionsApi.openapi(
   async (c) => {
     const { agent, tool } = c.req.valid('param');
     agentFor(c, agent, 'operator');
-    const rev = await undoTool(c.get('svc'), agent, tool, { approved_by: c.req.valid('json').approved_by, actor: actorOf(c) }, nowIso());
+    const rev = await undoTool(
+      c.get('svc'),
+      agent,
+      tool,
+      { approved_by: c.req.valid('json').approved_by, actor: actorOf(c) },
+      nowIso(),
+    );
     return c.json(rev, 200);
   },
 );

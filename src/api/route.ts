@@ -32,7 +32,11 @@ routeApi.openapi(
     summary: 'Report tool calls (idempotent by id)',
     security: bearer,
     request: { params: AgentParams, ...jsonBody(PostCallsBody) },
-    responses: responses(PostCallsAnswer, 'how many calls were new and how many repeated an id', [400, 401, 403, 404, 413, 429]),
+    responses: responses(
+      PostCallsAnswer,
+      'how many calls were new and how many repeated an id',
+      [400, 401, 403, 404, 413, 429],
+    ),
   }),
   async (c) => {
     const agent = agentFor(c, c.req.valid('param').agent, 'agent');

@@ -7,7 +7,17 @@ import { Example, FormattedTool, PutToolsAnswer, PutToolsBody, ToolRow, ToolVers
 import { registerTools } from '../services/registry.ts';
 import { settingsOf } from '../services/routing.ts';
 import { pinnedTools } from './pins.ts';
-import { AgentParams, ToolParams, agentFor, bearer, createApi, jsonBody, nowIso, responses, type AppContext } from './common.ts';
+import {
+  AgentParams,
+  ToolParams,
+  agentFor,
+  bearer,
+  createApi,
+  jsonBody,
+  nowIso,
+  responses,
+  type AppContext,
+} from './common.ts';
 
 export const toolsApi = createApi();
 
@@ -76,7 +86,8 @@ toolsApi.openapi(
     const query = c.req.valid('query');
     const show = await showLearned(c, agent);
     const tools = await c.get('svc').store.listTools(agent);
-    if (query.format === undefined && query.defer === undefined) return c.json({ tools: tools.map((t) => toToolRow(t, show)) }, 200);
+    if (query.format === undefined && query.defer === undefined)
+      return c.json({ tools: tools.map((t) => toToolRow(t, show)) }, 200);
     const pinned = query.defer === 'true' ? await pinnedTools(c.get('svc').store.db, agent) : new Set<string>();
     const views = tools.map((t) => modelView(t, show));
     return c.json({ tools: stableList(views, query.format ?? 'openai', query.defer === 'true', pinned) }, 200);

@@ -34,7 +34,11 @@ usageApi.openapi(
     summary: 'Ingest one agent run (OpenAI or Anthropic messages) with the tools it passed',
     security: bearer,
     request: { params: AgentParams, ...jsonBody(TraceBody) },
-    responses: responses(TraceAnswer, 'the turn the trace was recorded under and its number of calls', [400, 401, 403, 404, 413, 429]),
+    responses: responses(
+      TraceAnswer,
+      'the turn the trace was recorded under and its number of calls',
+      [400, 401, 403, 404, 413, 429],
+    ),
   }),
   async (c) => {
     const agent = agentFor(c, c.req.valid('param').agent, 'agent');

@@ -1,5 +1,13 @@
 /** Plain-text renderings of API answers for the CLI: aligned tables and short summaries. */
-import type { Flag, RegisterToolsAnswer, Review, Revision, RouteResult, ToolRow, UnregisteredTool } from '../client/index.ts';
+import type {
+  Flag,
+  RegisterToolsAnswer,
+  Review,
+  Revision,
+  RouteResult,
+  ToolRow,
+  UnregisteredTool,
+} from '../client/index.ts';
 
 const CELL_CHARS = 60;
 
@@ -17,7 +25,10 @@ function cell(v: string | number | null): string {
 }
 
 export function toolsTable(tools: ToolRow[]): string {
-  return table(['NAME', 'VERSION', 'EXAMPLES', 'NOTES', 'UPDATED'], tools.map((t) => [t.name, t.version, t.examples.length, t.notes.length + t.avoid.length, t.updated_at]));
+  return table(
+    ['NAME', 'VERSION', 'EXAMPLES', 'NOTES', 'UPDATED'],
+    tools.map((t) => [t.name, t.version, t.examples.length, t.notes.length + t.avoid.length, t.updated_at]),
+  );
 }
 
 export function registered(answer: RegisterToolsAnswer): string {
@@ -26,7 +37,10 @@ export function registered(answer: RegisterToolsAnswer): string {
 
 export function routed(result: RouteResult): string {
   const head = `turn ${result.turn_id}${result.routed ? '' : ' (every tool sent: the toolbox is under stable_tool_list_tokens)'}`;
-  return `${head}\n${table(['RANK', 'TOOL', 'SCORE'], result.tools.map((t) => [t.rank, t.name, t.score.toFixed(3)]))}`;
+  return `${head}\n${table(
+    ['RANK', 'TOOL', 'SCORE'],
+    result.tools.map((t) => [t.rank, t.name, t.score.toFixed(3)]),
+  )}`;
 }
 
 /** One line of what a revision adds, e.g. "2 notes, 1 example, 1 not-for, example call". */
@@ -45,7 +59,10 @@ function count(n: number, what: string): string {
 }
 
 export function revisionsTable(revisions: Revision[]): string {
-  return table(['REVISION', 'TOOL', 'STATUS', 'CREATED', 'ADDS'], revisions.map((r) => [r.revision_id, r.tool, r.status, r.created_at, additions(r)]));
+  return table(
+    ['REVISION', 'TOOL', 'STATUS', 'CREATED', 'ADDS'],
+    revisions.map((r) => [r.revision_id, r.tool, r.status, r.created_at, additions(r)]),
+  );
 }
 
 export function reviewed(review: Review): string {
@@ -53,8 +70,24 @@ export function reviewed(review: Review): string {
     `review ${review.review_id}${review.dry_run ? ' (dry run: nothing stored)' : ''}: ${review.revisions.length} revision(s), ${review.refused.length} refused, ${review.model_calls} model call(s)`,
   ];
   if (review.revisions.length > 0) lines.push('', revisionsTable(review.revisions));
-  if (review.refused.length > 0) lines.push('', 'Refused:', table(['TOOL', 'KIND', 'REASON', 'TEXT'], review.refused.map((r) => [r.tool, r.kind, r.reason, r.text])));
-  if (review.skipped.length > 0) lines.push('', 'Skipped:', table(['TOOL', 'REASON'], review.skipped.map((s) => [s.tool, s.reason])));
+  if (review.refused.length > 0)
+    lines.push(
+      '',
+      'Refused:',
+      table(
+        ['TOOL', 'KIND', 'REASON', 'TEXT'],
+        review.refused.map((r) => [r.tool, r.kind, r.reason, r.text]),
+      ),
+    );
+  if (review.skipped.length > 0)
+    lines.push(
+      '',
+      'Skipped:',
+      table(
+        ['TOOL', 'REASON'],
+        review.skipped.map((s) => [s.tool, s.reason]),
+      ),
+    );
   if (review.flags.length > 0) lines.push('', 'Flags:', flagsTable(review.flags));
   return lines.join('\n');
 }
@@ -73,19 +106,46 @@ export function revisionDetail(r: Revision): string {
   list('Not for', r.avoid_added);
   list('Example call', r.call_example ? [r.call_example] : []);
   list('Withdrawn examples', r.queries_withdrawn);
-  list('Displaced', r.displaced.map((d) => `${d.request} (${d.tool})`));
-  list('Refused', r.refused.map((x) => `${x.kind} ${x.reason}: ${x.text}`));
+  list(
+    'Displaced',
+    r.displaced.map((d) => `${d.request} (${d.tool})`),
+  );
+  list(
+    'Refused',
+    r.refused.map((x) => `${x.kind} ${x.reason}: ${x.text}`),
+  );
   if (r.evidence.length > 0) {
-    lines.push('', 'Evidence:', table(['KIND', 'HOW', 'TEXT'], r.evidence.map((e) => [e.kind, e.how, e.text])));
+    lines.push(
+      '',
+      'Evidence:',
+      table(
+        ['KIND', 'HOW', 'TEXT'],
+        r.evidence.map((e) => [e.kind, e.how, e.text]),
+      ),
+    );
   }
-  if (r.ranks.length > 0) lines.push('', 'Ranks:', table(['REQUEST', 'BEFORE', 'AFTER'], r.ranks.map((k) => [k.request, k.before, k.after])));
+  if (r.ranks.length > 0)
+    lines.push(
+      '',
+      'Ranks:',
+      table(
+        ['REQUEST', 'BEFORE', 'AFTER'],
+        r.ranks.map((k) => [k.request, k.before, k.after]),
+      ),
+    );
   return lines.join('\n');
 }
 
 export function flagsTable(flags: Flag[]): string {
-  return table(['TOOL', 'FLAG', 'OFFERED', 'CALLS', 'ROUTED TURNS'], flags.map((f) => [f.tool, f.flag, f.offered_turns, f.calls, f.routed_turns]));
+  return table(
+    ['TOOL', 'FLAG', 'OFFERED', 'CALLS', 'ROUTED TURNS'],
+    flags.map((f) => [f.tool, f.flag, f.offered_turns, f.calls, f.routed_turns]),
+  );
 }
 
 export function unregisteredTable(tools: UnregisteredTool[]): string {
-  return table(['NAME', 'CALLS', 'FAILURES', 'LAST SEEN', 'DRAFT FROM'], tools.map((t) => [t.name, t.call_count, t.failure_count, t.last_seen_at, t.definition_source]));
+  return table(
+    ['NAME', 'CALLS', 'FAILURES', 'LAST SEEN', 'DRAFT FROM'],
+    tools.map((t) => [t.name, t.call_count, t.failure_count, t.last_seen_at, t.definition_source]),
+  );
 }

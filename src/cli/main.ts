@@ -6,7 +6,14 @@
  */
 import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
-import { createClient, WhetstoneError, type FetchLike, type RevisionStatus, type ToolDef, type WhetstoneClient } from '../client/index.ts';
+import {
+  createClient,
+  WhetstoneError,
+  type FetchLike,
+  type RevisionStatus,
+  type ToolDef,
+  type WhetstoneClient,
+} from '../client/index.ts';
 import * as show from './format.ts';
 
 export const USAGE = `Usage: whetstone <command> [options]
@@ -109,7 +116,11 @@ async function run(client: WhetstoneClient, [command, ...args]: string[], v: Val
     case 'route': {
       const request = args.join(' ');
       if (!request) throw new UsageError('route needs the request text');
-      const result = await client.route({ request, ...(v.conversation ? { conversation_id: v.conversation } : {}), ...(v.k ? { k: integer(v.k, '--k') } : {}) });
+      const result = await client.route({
+        request,
+        ...(v.conversation ? { conversation_id: v.conversation } : {}),
+        ...(v.k ? { k: integer(v.k, '--k') } : {}),
+      });
       return { json: result, text: show.routed(result) };
     }
     case 'review': {
@@ -117,7 +128,10 @@ async function run(client: WhetstoneClient, [command, ...args]: string[], v: Val
       return { json: review, text: show.reviewed(review) };
     }
     case 'revisions': {
-      const answer = await client.revisions({ ...(v.tool ? { tool: v.tool } : {}), ...(v.status ? { status: status(v.status) } : {}) });
+      const answer = await client.revisions({
+        ...(v.tool ? { tool: v.tool } : {}),
+        ...(v.status ? { status: status(v.status) } : {}),
+      });
       return { json: answer, text: show.revisionsTable(answer.revisions) };
     }
     case 'show': {
@@ -127,7 +141,12 @@ async function run(client: WhetstoneClient, [command, ...args]: string[], v: Val
     case 'apply':
     case 'dismiss':
     case 'undo':
-      return decide(client, command, one(args, `${command} needs ${command === 'undo' ? 'a tool name' : 'a revision id'}`), v);
+      return decide(
+        client,
+        command,
+        one(args, `${command} needs ${command === 'undo' ? 'a tool name' : 'a revision id'}`),
+        v,
+      );
     case 'flags': {
       const answer = await client.flags();
       return { json: answer, text: show.flagsTable(answer.flags) };
@@ -166,7 +185,12 @@ async function toolsFile(path: string): Promise<ToolDef[]> {
   return list as ToolDef[];
 }
 
-async function decide(client: WhetstoneClient, command: 'apply' | 'dismiss' | 'undo', target: string, v: Values): Promise<Printed> {
+async function decide(
+  client: WhetstoneClient,
+  command: 'apply' | 'dismiss' | 'undo',
+  target: string,
+  v: Values,
+): Promise<Printed> {
   if (!v.by) throw new UsageError(`${command} needs --by <name> (who approves it)`);
   const revision =
     command === 'apply'
@@ -175,7 +199,10 @@ async function decide(client: WhetstoneClient, command: 'apply' | 'dismiss' | 'u
         ? await client.dismiss(target, { approved_by: v.by, ...(v.reason ? { reason: v.reason } : {}) })
         : await client.undo(target, { approved_by: v.by });
   const verb = { apply: 'applied', dismiss: 'dismissed', undo: 'undid' }[command];
-  return { json: revision, text: `${verb} revision ${revision.revision_id} of ${revision.tool} (now ${revision.status}): ${show.additions(revision)}` };
+  return {
+    json: revision,
+    text: `${verb} revision ${revision.revision_id} of ${revision.tool} (now ${revision.status}): ${show.additions(revision)}`,
+  };
 }
 
 function one(args: string[], message: string): string {

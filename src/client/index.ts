@@ -30,7 +30,19 @@ import type {
 export type * from './types.ts';
 export { withWhetstone } from './openai-loop.ts';
 export { SEARCH_TOOL_NAME, anthropicToolSearch, responsesToolSearch, type ReportedCall } from './tool-search.ts';
-export type { ChatClient, ChatCompletionLike, ChatMessage, ChatRequest, ExecutedCall, LoopOptions, LoopRun, LoopWhetstone, ToolCallLike, ToolHandler, WhetstoneLoop } from './openai-loop.ts';
+export type {
+  ChatClient,
+  ChatCompletionLike,
+  ChatMessage,
+  ChatRequest,
+  ExecutedCall,
+  LoopOptions,
+  LoopRun,
+  LoopWhetstone,
+  ToolCallLike,
+  ToolHandler,
+  WhetstoneLoop,
+} from './openai-loop.ts';
 
 /** Any fetch that takes a Request: the global one, a Worker's `exports.default.fetch`, a service binding. */
 export type FetchLike = (request: Request) => Promise<Response>;
@@ -79,7 +91,8 @@ export function createClient(options: ClientOptions) {
     /** `GET …/tools/:tool`: one tool row. */
     tool: (name: string) => send<ToolRow>('GET', toolPath(name)),
     /** `POST …/route`: the tools to offer the model for one request (a string is `{request}`). */
-    route: (input: RouteInput | string) => send<RouteResult>('POST', `${agentPath}/route`, typeof input === 'string' ? { request: input } : input),
+    route: (input: RouteInput | string) =>
+      send<RouteResult>('POST', `${agentPath}/route`, typeof input === 'string' ? { request: input } : input),
     /** `POST …/calls`: reports calls; idempotent by call `id`. */
     recordCalls: (calls: Call[]) => send<RecordCallsAnswer>('POST', `${agentPath}/calls`, { calls }),
     /** `POST …/traces`: reports a whole OpenAI or Anthropic message list. */
@@ -89,7 +102,8 @@ export function createClient(options: ClientOptions) {
     /** `POST …/reviews`: reads the log and proposes revisions (`dry_run` stores nothing). */
     review: (input: ReviewInput = {}) => send<Review>('POST', `${agentPath}/reviews`, input),
     /** `GET …/revisions`: newest first, optionally by tool and status. */
-    revisions: (query: RevisionsQuery = {}) => send<{ revisions: Revision[] }>('GET', `${agentPath}/revisions${queryString(query)}`),
+    revisions: (query: RevisionsQuery = {}) =>
+      send<{ revisions: Revision[] }>('GET', `${agentPath}/revisions${queryString(query)}`),
     /** `GET …/revisions/:id`. */
     revision: (id: string) => send<Revision>('GET', revisionPath(id)),
     /** `POST …/revisions/:id/apply`. */

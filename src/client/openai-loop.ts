@@ -108,7 +108,10 @@ export function withWhetstone(openai: ChatClient, whetstone: LoopWhetstone, opti
         (error: unknown) => ({ error }),
       );
       // Calls already run are reported even when a model call failed midway.
-      const recorded = calls.length > 0 ? await whetstone.recordCalls(calls.map((c) => toCall(c, request, route.turn_id, opts.conversation_id))) : null;
+      const recorded =
+        calls.length > 0
+          ? await whetstone.recordCalls(calls.map((c) => toCall(c, request, route.turn_id, opts.conversation_id)))
+          : null;
       if ('error' in outcome) throw outcome.error;
       const reply = outcome.reply;
       return { turn_id: route.turn_id, route, reply, messages, calls, recorded };
@@ -116,7 +119,14 @@ export function withWhetstone(openai: ChatClient, whetstone: LoopWhetstone, opti
   };
 }
 
-async function converse(openai: ChatClient, options: LoopOptions, route: RouteResult, messages: ChatMessage[], calls: ExecutedCall[], maxSteps: number): Promise<string | null> {
+async function converse(
+  openai: ChatClient,
+  options: LoopOptions,
+  route: RouteResult,
+  messages: ChatMessage[],
+  calls: ExecutedCall[],
+  maxSteps: number,
+): Promise<string | null> {
   for (let step = 0; step < maxSteps; step += 1) {
     const body: ChatRequest = { ...options.params, model: options.model, messages };
     if (route.model_tools.length > 0) body.tools = route.model_tools;
@@ -134,26 +144,46 @@ async function converse(openai: ChatClient, options: LoopOptions, route: RouteRe
 }
 
 /** Runs one tool call; a call with no handler is answered to the model but not reported (it never ran). */
-async function execute(toolCall: ToolCallLike, handlers: Record<string, ToolHandler>, turnId: string): Promise<{ call: ExecutedCall | null; content: string }> {
+async function execute(
+  toolCall: ToolCallLike,
+  handlers: Record<string, ToolHandler>,
+  turnId: string,
+): Promise<{ call: ExecutedCall | null; content: string }> {
   const name = toolCall.function?.name ?? '';
   const handler = Object.hasOwn(handlers, name) ? handlers[name] : undefined;
-  if (!toolCall.function || !handler) return { call: null, content: JSON.stringify({ error: `no tool named ${name || toolCall.type}` }) };
+  if (!toolCall.function || !handler)
+    return { call: null, content: JSON.stringify({ error: `no tool named ${name || toolCall.type}` }) };
   const id = `${turnId}:${toolCall.id}`.slice(0, ID_CHARS);
   const args = parseArguments(toolCall.function.arguments);
   if (!args) return failed(id, name, {}, 'the arguments are not a JSON object');
   try {
     const result: unknown = await handler(args);
     const error = errorOf(result);
-    if (error !== null) return { call: { id, tool: name, arguments: args, success: false, error, result }, content: JSON.stringify(result) };
-    return { call: { id, tool: name, arguments: args, success: true, error: null, result }, content: JSON.stringify(result ?? null) };
+    if (error !== null)
+      return {
+        call: { id, tool: name, arguments: args, success: false, error, result },
+        content: JSON.stringify(result),
+      };
+    return {
+      call: { id, tool: name, arguments: args, success: true, error: null, result },
+      content: JSON.stringify(result ?? null),
+    };
   } catch (err) {
     return failed(id, name, args, err instanceof Error ? err.message : String(err));
   }
 }
 
-function failed(id: string, tool: string, args: Record<string, unknown>, error: string): { call: ExecutedCall; content: string } {
+function failed(
+  id: string,
+  tool: string,
+  args: Record<string, unknown>,
+  error: string,
+): { call: ExecutedCall; content: string } {
   const clipped = error.slice(0, ERROR_CHARS);
-  return { call: { id, tool, arguments: args, success: false, error: clipped, result: null }, content: JSON.stringify({ error: clipped }) };
+  return {
+    call: { id, tool, arguments: args, success: false, error: clipped, result: null },
+    content: JSON.stringify({ error: clipped }),
+  };
 }
 
 /** A result `{error: …}` with a non-null error is a failure; its text is what the log keeps. */
@@ -167,14 +197,23 @@ function errorOf(result: unknown): string | null {
 function parseArguments(text: string): Record<string, unknown> | null {
   try {
     const parsed: unknown = JSON.parse(text || '{}');
-    return typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : null;
+    return typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)
+      ? (parsed as Record<string, unknown>)
+      : null;
   } catch {
     return null;
   }
 }
 
 function toCall(c: ExecutedCall, request: string, turnId: string, conversationId: string | undefined): Call {
-  const call: Call = { id: c.id, tool: c.tool, arguments: c.arguments, success: c.success, request: request.slice(0, REQUEST_CHARS), turn_id: turnId };
+  const call: Call = {
+    id: c.id,
+    tool: c.tool,
+    arguments: c.arguments,
+    success: c.success,
+    request: request.slice(0, REQUEST_CHARS),
+    turn_id: turnId,
+  };
   if (c.error !== null) call.error = c.error;
   if (conversationId !== undefined) call.conversation_id = conversationId;
   return call;

@@ -39,7 +39,12 @@ function queryOf(input: unknown): string {
 }
 
 /** Records the calls of the last routed turn (success and error). */
-async function report(shared: Shared, turnId: string | null, request: string | null, calls: readonly ReportedCall[]): Promise<void> {
+async function report(
+  shared: Shared,
+  turnId: string | null,
+  request: string | null,
+  calls: readonly ReportedCall[],
+): Promise<void> {
   if (calls.length === 0) return;
   await shared.whetstone.recordCalls(
     calls.map((c) => ({
@@ -93,13 +98,22 @@ export function responsesToolSearch(shared: Shared) {
   let request: string | null = null;
   const flat = (t: Record<string, unknown>) => {
     const f = t.function as { name: string; description: string; parameters: Record<string, unknown> };
-    return { type: 'function', name: f.name, description: f.description, parameters: f.parameters, ...(t.defer_loading ? { defer_loading: true } : {}) };
+    return {
+      type: 'function',
+      name: f.name,
+      description: f.description,
+      parameters: f.parameters,
+      ...(t.defer_loading ? { defer_loading: true } : {}),
+    };
   };
   return {
     /** The stable list: the client-executed search tool, then every function (sorted, deferred but pinned ones). */
     async tools(): Promise<Record<string, unknown>[]> {
       const { tools } = await shared.whetstone.modelTools('openai', true);
-      return [{ type: 'tool_search', execution: 'client', description: SEARCH_DESCRIPTION, parameters: SEARCH_PARAMETERS }, ...tools.map(flat)];
+      return [
+        { type: 'tool_search', execution: 'client', description: SEARCH_DESCRIPTION, parameters: SEARCH_PARAMETERS },
+        ...tools.map(flat),
+      ];
     },
     /** Answers a `tool_search_call` output item with the `tool_search_output` input item that loads the routed functions. */
     async answer(item: { call_id: string; arguments: unknown }) {

@@ -13,14 +13,16 @@ export interface Attribution {
 
 export function attributeRuns(runs: readonly Run[]): Map<string, Attribution> {
   const out = new Map<string, Attribution>();
-  for (const run of runs) out.set(run.key, { run_key: run.key, served_by: run.serving?.tool ?? null, corrected: false });
+  for (const run of runs)
+    out.set(run.key, { run_key: run.key, served_by: run.serving?.tool ?? null, corrected: false });
   for (const list of conversations(runs)) {
     for (let i = 0; i + 1 < list.length; i++) {
       const run = list[i]!;
       const next = list[i + 1]!;
       if (run.request === null || next.request === null || norm(run.request) !== norm(next.request)) continue;
       const later = next.serving?.tool ?? null;
-      if (later !== null && later !== (run.serving?.tool ?? null)) out.set(run.key, { run_key: run.key, served_by: later, corrected: true });
+      if (later !== null && later !== (run.serving?.tool ?? null))
+        out.set(run.key, { run_key: run.key, served_by: later, corrected: true });
     }
   }
   return out;

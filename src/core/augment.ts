@@ -28,7 +28,11 @@ export const AUGMENT_LIMITS = {
 
 /** Requests compare equal when they differ only in case, spacing or final punctuation. */
 export function requestKey(text: string): string {
-  return text.toLowerCase().replace(/\s+/g, ' ').replace(/[\s.?!]+$/, '').trim();
+  return text
+    .toLowerCase()
+    .replace(/\s+/g, ' ')
+    .replace(/[\s.?!]+$/, '')
+    .trim();
 }
 
 const AugmentRequest = z
@@ -54,9 +58,7 @@ export const AugmentReply = z.object({
 export type AugmentReply = z.infer<typeof AugmentReply>;
 
 /** What augmentation yields for one tool: the checked reply, or why the tool keeps its docstring. */
-export type AugmentResult =
-  | { ok: true; description: string; requests: string[] }
-  | { ok: false; reason: string };
+export type AugmentResult = { ok: true; description: string; requests: string[] } | { ok: false; reason: string };
 
 const SYSTEM_PROMPT = [
   'You write the catalogue entry of one tool that an AI agent can call.',

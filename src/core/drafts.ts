@@ -56,7 +56,13 @@ export function draftFor(
   calls: readonly Record<string, unknown>[],
 ): { definition_source: 'metadata' | 'inferred'; draft: ToolDraft } {
   if (definition) {
-    return { definition_source: 'metadata', draft: { name, description: definition.description, parameters: definition.parameters } };
+    return {
+      definition_source: 'metadata',
+      draft: { name, description: definition.description, parameters: definition.parameters },
+    };
   }
-  return { definition_source: 'inferred', draft: { name, description: draftDescription(name), parameters: inferParameters(calls) } };
+  return {
+    definition_source: 'inferred',
+    draft: { name, description: draftDescription(name), parameters: inferParameters(calls) },
+  };
 }

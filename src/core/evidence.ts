@@ -70,7 +70,9 @@ export function findFailedCalls(calls: readonly CallRecord[], registered: Readon
 
 /** The successful calls an example call was built from, as evidence a revision can list. */
 export function successfulCallEvidence(calls: readonly CallRecord[]): Evidence[] {
-  return calls.filter((c) => c.success).map((c) => callEvidence(c, 'successful_call', `succeeded:${c.call_id}`, c.request ?? ''));
+  return calls
+    .filter((c) => c.success)
+    .map((c) => callEvidence(c, 'successful_call', `succeeded:${c.call_id}`, c.request ?? ''));
 }
 
 function callEvidence(call: CallRecord, kind: Evidence['kind'], id: string, text: string): Evidence {

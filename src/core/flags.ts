@@ -30,7 +30,12 @@ export function usageFlags(input: UsageInput): Flag[] {
     if (called > 0) continue;
     const offered = offers.offered[tool] ?? 0;
     const observed = offers.observed[tool] ?? offers.routed_turns;
-    const flag = offered >= settings.min_offers ? 'retrieved_never_called' : offered === 0 && observed >= settings.min_turns ? 'never_retrieved' : null;
+    const flag =
+      offered >= settings.min_offers
+        ? 'retrieved_never_called'
+        : offered === 0 && observed >= settings.min_turns
+          ? 'never_retrieved'
+          : null;
     if (flag) flags.push({ tool, flag, offered_turns: offered, calls: 0, routed_turns: observed });
   }
   return flags;

@@ -50,16 +50,27 @@ export interface ApplyCaps {
  */
 export function planApply(row: LearnedState, rev: RevisionContent, caps: ApplyCaps): ApplyPlan {
   const refused: Refusal[] = [];
-  const notes = appendCapped(row.notes, rev.notes_added, caps.max_notes, (text) => refused.push(capRefusal(rev.tool, 'note', text, caps.max_notes)));
-  const avoid = appendCapped(row.avoid, rev.avoid_added, caps.max_avoid, (text) => refused.push(capRefusal(rev.tool, 'avoid', text, caps.max_avoid)));
-  const merged = mergeExamples(row.examples, rev.queries_added.map((text) => ({ text, revision_id: rev.revision_id })), caps.max_queries);
+  const notes = appendCapped(row.notes, rev.notes_added, caps.max_notes, (text) =>
+    refused.push(capRefusal(rev.tool, 'note', text, caps.max_notes)),
+  );
+  const avoid = appendCapped(row.avoid, rev.avoid_added, caps.max_avoid, (text) =>
+    refused.push(capRefusal(rev.tool, 'avoid', text, caps.max_avoid)),
+  );
+  const merged = mergeExamples(
+    row.examples,
+    rev.queries_added.map((text) => ({ text, revision_id: rev.revision_id })),
+    caps.max_queries,
+  );
   for (const r of merged.refused) {
     refused.push({
       tool: rev.tool,
       kind: 'request',
       text: r.text,
       reason: r.reason,
-      detail: r.reason === 'no_room' ? `the tool keeps ${caps.max_queries} examples and none is synthetic` : 'a kept example says the same',
+      detail:
+        r.reason === 'no_room'
+          ? `the tool keeps ${caps.max_queries} examples and none is synthetic`
+          : 'a kept example says the same',
     });
   }
   const refusedTexts = new Set(merged.refused.map((r) => r.text));
@@ -82,7 +93,13 @@ function appendCapped(current: string[], added: string[], cap: number, onRefused
 }
 
 function capRefusal(tool: string, kind: 'note' | 'avoid', text: string, cap: number): Refusal {
-  return { tool, kind, text, reason: 'cap_reached', detail: `the tool already keeps ${cap} ${kind === 'note' ? 'notes' : '"Not for" lines'}` };
+  return {
+    tool,
+    kind,
+    text,
+    reason: 'cap_reached',
+    detail: `the tool already keeps ${cap} ${kind === 'note' ? 'notes' : '"Not for" lines'}`,
+  };
 }
 
 /** The plan with its new examples withdrawn: notes, "Not for" lines and the example call stay. */
@@ -101,7 +118,12 @@ export interface ServedRequest {
  * docs/learning.md: routing is checked again for requests other tools served; a request whose serving tool
  * was offered before the change and is pushed out after it is a displacement.
  */
-export function findDisplaced(before: RoutingIndex, after: RoutingIndex, requests: readonly ServedRequest[], k: number): Displacement[] {
+export function findDisplaced(
+  before: RoutingIndex,
+  after: RoutingIndex,
+  requests: readonly ServedRequest[],
+  k: number,
+): Displacement[] {
   const out: Displacement[] = [];
   for (const r of requests) {
     const query = { text: r.text, vector: r.vector };
@@ -124,7 +146,11 @@ export interface ServingCandidate {
  * the serving tool of a run is its last successful call (docs/learning.md), so only the newest successful
  * call of each turn counts. Distinct request texts, at most `limit`.
  */
-export function requestsServedByOthers(candidates: readonly ServingCandidate[], tool: string, limit: number): { text: string; served_by: string }[] {
+export function requestsServedByOthers(
+  candidates: readonly ServingCandidate[],
+  tool: string,
+  limit: number,
+): { text: string; served_by: string }[] {
   const seenRuns = new Set<string>();
   const seenTexts = new Set<string>();
   const out: { text: string; served_by: string }[] = [];

@@ -67,7 +67,10 @@ function buildPostings(docs: readonly { text: string }[]): { postings: Map<strin
  * Builds the index. idf uses the non-negative Lucene form ln(1 + (N − n + 0.5)/(n + 0.5)), so a
  * word present in most tools still counts a little instead of subtracting.
  */
-export function buildLexicalIndex(docs: readonly { id: string; text: string }[], params: Bm25Params = DEFAULT_BM25): LexicalIndex {
+export function buildLexicalIndex(
+  docs: readonly { id: string; text: string }[],
+  params: Bm25Params = DEFAULT_BM25,
+): LexicalIndex {
   const { postings, lengths } = buildPostings(docs);
   const ids = docs.map((d) => d.id);
   const n = docs.length;

@@ -40,7 +40,11 @@ export async function mapPool<T, R>(
  * Runs `fn` over consecutive slices of at most `size` items, one slice after another, and joins
  * the results in order (providers cap how many texts one embedding request may carry).
  */
-export async function inBatches<T, R>(items: readonly T[], size: number, fn: (batch: T[]) => Promise<R[]>): Promise<R[]> {
+export async function inBatches<T, R>(
+  items: readonly T[],
+  size: number,
+  fn: (batch: T[]) => Promise<R[]>,
+): Promise<R[]> {
   const out: R[] = [];
   for (let i = 0; i < items.length; i += size) out.push(...(await fn(items.slice(i, i + size))));
   return out;

@@ -70,7 +70,13 @@ export interface ReviewInput {
    */
   kept_examples?: string[];
   /** How much evidence each kind of line must cite (docs/configuration.md), for models that write from evidence. */
-  thresholds?: { min_failures: number; min_misses: number; min_confusions: number; max_new_queries: number; max_avoid: number };
+  thresholds?: {
+    min_failures: number;
+    min_misses: number;
+    min_confusions: number;
+    max_new_queries: number;
+    max_avoid: number;
+  };
 }
 
 /** Per-agent offer counts (docs/learning.md, §7), kept in the agent's Durable Object. */

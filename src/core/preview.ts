@@ -17,7 +17,11 @@ export interface RevisionAdditions {
 }
 
 /** The model view of `tool` now and with `additions` applied. */
-export function previewRevision(tool: RenderableTool, additions: RevisionAdditions, showLearnedExamples: boolean): { before: ModelTool; after: ModelTool } {
+export function previewRevision(
+  tool: RenderableTool,
+  additions: RevisionAdditions,
+  showLearnedExamples: boolean,
+): { before: ModelTool; after: ModelTool } {
   const known = new Set(tool.examples.map((e) => e.text));
   const after: RenderableTool = {
     ...tool,
@@ -26,7 +30,9 @@ export function previewRevision(tool: RenderableTool, additions: RevisionAdditio
     call_example: additions.call_example ?? tool.call_example,
     examples: [
       ...tool.examples,
-      ...additions.queries_added.filter((q) => !known.has(q)).map((text) => ({ text, source: 'learned' as const, revision_id: null })),
+      ...additions.queries_added
+        .filter((q) => !known.has(q))
+        .map((text) => ({ text, source: 'learned' as const, revision_id: null })),
     ],
   };
   return { before: modelView(tool, showLearnedExamples), after: modelView(after, showLearnedExamples) };

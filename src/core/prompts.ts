@@ -63,7 +63,7 @@ function systemMessage(s: ProposalSettings): string {
     '',
     `- notes: usage notes saying how to call the tool so calls stop failing. Each cites at least ${s.min_failures} failed_calls ids.`,
     `- requests: example requests in a user's words that should reach this tool. Each cites at least ${s.min_misses}`,
-    '  missed_requests ids and shares a word with each request it cites. Prefer the users\' own wording.',
+    "  missed_requests ids and shares a word with each request it cites. Prefer the users' own wording.",
     '  Never one that says the same as a kept_examples entry: the tool has it already.',
     `- avoid: "Not for" lines. Each cites at least ${s.min_confusions} confused_requests ids, all served by the same tool,`,
     '  has exactly the shape "Not for <kind of request>; use <tool>." where <tool> is one of other_tools, and',

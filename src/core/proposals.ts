@@ -144,7 +144,9 @@ function refusalOf(
   if ('reason' in line) return line;
   const basis = citedEvidence(kind, cites, ctx);
   if ('reason' in basis) return basis;
-  return basisFailure(basis, line, ctx) ?? duplicateFailure(kind, text, accepted, ctx) ?? capFailure(kind, accepted, ctx);
+  return (
+    basisFailure(basis, line, ctx) ?? duplicateFailure(kind, text, accepted, ctx) ?? capFailure(kind, accepted, ctx)
+  );
 }
 
 function formFailure(kind: ProposalKind, text: string, ctx: ProposalContext): Failure | null {
@@ -192,7 +194,8 @@ function citedEvidence(kind: ProposalKind, cites: readonly string[], ctx: Propos
   for (const id of ids) {
     const e = own.get(id);
     if (!e) return { reason: 'no_evidence', detail: `"${id}" is not evidence for ${ctx.tool}` };
-    if (e.kind !== rule.evidence) return { reason: 'wrong_evidence', detail: `"${id}" is a ${e.kind}, not a ${rule.evidence}` };
+    if (e.kind !== rule.evidence)
+      return { reason: 'wrong_evidence', detail: `"${id}" is a ${e.kind}, not a ${rule.evidence}` };
     found.push(e);
   }
   const min = ctx.settings[rule.min];
@@ -205,7 +208,10 @@ function basisFailure(basis: readonly Evidence[], line: NotForLine, ctx: Proposa
   if (line.target !== null) {
     const other = basis.find((e) => e.served_by !== line.target);
     if (other) {
-      return { reason: 'not_served_by_target', detail: `"${other.evidence_id}" was served by ${other.served_by ?? 'no tool'}` };
+      return {
+        reason: 'not_served_by_target',
+        detail: `"${other.evidence_id}" was served by ${other.served_by ?? 'no tool'}`,
+      };
     }
   }
   if (basis.every((e) => e.kind === 'failed_call')) return null;
@@ -218,9 +224,15 @@ function basisFailure(basis: readonly Evidence[], line: NotForLine, ctx: Proposa
 }
 
 /** Repeats of what the tool already has, or of a line accepted earlier in this reply. */
-function duplicateFailure(kind: ProposalKind, text: string, accepted: readonly string[], ctx: ProposalContext): Failure | null {
+function duplicateFailure(
+  kind: ProposalKind,
+  text: string,
+  accepted: readonly string[],
+  ctx: ProposalContext,
+): Failure | null {
   if (kind === 'request') {
-    if (accepted.some((a) => saysTheSame(a, text))) return { reason: 'duplicate', detail: 'repeats an example proposed above' };
+    if (accepted.some((a) => saysTheSame(a, text)))
+      return { reason: 'duplicate', detail: 'repeats an example proposed above' };
     // A synthetic twin is no duplicate: the learned wording replaces it at apply (docs/learning.md "Apply").
     const kept = ctx.existing.examples.find((e) => e.source !== 'synthetic' && saysTheSame(e.text, text));
     if (kept?.source === 'learned') return { reason: 'already_kept', detail: `says the same as "${kept.text}"` };
@@ -243,7 +255,11 @@ function capFailure(kind: ProposalKind, accepted: readonly string[], ctx: Propos
   const s = ctx.settings;
   if (kind === 'request') {
     const kept = ctx.existing.examples.filter((e) => e.source !== 'synthetic').length;
-    if (kept + accepted.length >= s.max_queries) return { reason: 'cap_reached', detail: `max_queries is ${s.max_queries}: the tool keeps ${kept} examples that are not synthetic` };
+    if (kept + accepted.length >= s.max_queries)
+      return {
+        reason: 'cap_reached',
+        detail: `max_queries is ${s.max_queries}: the tool keeps ${kept} examples that are not synthetic`,
+      };
   }
   const [count, cap, what] =
     kind === 'note'

@@ -22,7 +22,11 @@ export const LEARNED_HEADING = 'Learned from use:';
 export function modelView(tool: RenderableTool, showLearnedExamples: boolean): ModelTool {
   return {
     type: 'function',
-    function: { name: tool.name, description: modelDescription(tool, showLearnedExamples), parameters: tool.parameters },
+    function: {
+      name: tool.name,
+      description: modelDescription(tool, showLearnedExamples),
+      parameters: tool.parameters,
+    },
   };
 }
 
@@ -74,19 +78,30 @@ export type FormattedTool = OpenAiView | AnthropicView | McpView;
 export function inFormat(view: ModelTool, format: ToolFormat, deferred = false): FormattedTool {
   const { name, description, parameters } = view.function;
   if (format === 'anthropic') {
-    return deferred ? { name, description, input_schema: parameters, defer_loading: true } : { name, description, input_schema: parameters };
+    return deferred
+      ? { name, description, input_schema: parameters, defer_loading: true }
+      : { name, description, input_schema: parameters };
   }
   if (format === 'mcp') {
-    return deferred ? { name, description, inputSchema: parameters, _meta: { defer_loading: true } } : { name, description, inputSchema: parameters };
+    return deferred
+      ? { name, description, inputSchema: parameters, _meta: { defer_loading: true } }
+      : { name, description, inputSchema: parameters };
   }
-  return deferred ? { type: 'function', function: { name, description, parameters }, defer_loading: true } : { type: 'function', function: { name, description, parameters } };
+  return deferred
+    ? { type: 'function', function: { name, description, parameters }, defer_loading: true }
+    : { type: 'function', function: { name, description, parameters } };
 }
 
 /**
  * The whole list as the model sees it: sorted by name (code-unit order, not locale) so the bytes are
  * the same call after call while no tool changes; with `defer`, every tool but the pinned ones deferred.
  */
-export function stableList(views: readonly ModelTool[], format: ToolFormat, defer: boolean, pinned: ReadonlySet<string>): FormattedTool[] {
+export function stableList(
+  views: readonly ModelTool[],
+  format: ToolFormat,
+  defer: boolean,
+  pinned: ReadonlySet<string>,
+): FormattedTool[] {
   return [...views]
     .sort((a, b) => (a.function.name < b.function.name ? -1 : a.function.name > b.function.name ? 1 : 0))
     .map((v) => inFormat(v, format, defer && !pinned.has(v.function.name)));

@@ -72,7 +72,8 @@ export function vectorScores(index: RoutingIndex, vector: Float32Array): Float64
   const dims: number[] = [];
   for (let j = 0; j < d; j++) if ((vector[j] ?? 0) !== 0) dims.push(j);
   let t = 0;
-  for (; t + COLUMNS_PER_PASS <= dims.length; t += COLUMNS_PER_PASS) addEightColumns(scores, index.matrix, vector, dims.slice(t, t + COLUMNS_PER_PASS));
+  for (; t + COLUMNS_PER_PASS <= dims.length; t += COLUMNS_PER_PASS)
+    addEightColumns(scores, index.matrix, vector, dims.slice(t, t + COLUMNS_PER_PASS));
   for (; t < dims.length; t++) addColumns(scores, index.matrix, vector, dims[t] ?? 0);
   return scores;
 }
@@ -93,16 +94,45 @@ function addColumns(scores: Float64Array, matrix: Float32Array, vector: Float32A
 }
 
 /** scores[i] += Σ q[j] · column j over eight dimensions, in one pass. */
-function addEightColumns(scores: Float64Array, matrix: Float32Array, vector: Float32Array, dims: readonly number[]): void {
+function addEightColumns(
+  scores: Float64Array,
+  matrix: Float32Array,
+  vector: Float32Array,
+  dims: readonly number[],
+): void {
   const n = scores.length;
   const column = (u: number): Float32Array => matrix.subarray((dims[u] ?? 0) * n, (dims[u] ?? 0) * n + n);
   const weight = (u: number): number => vector[dims[u] ?? 0] ?? 0;
-  const [c0, c1, c2, c3, c4, c5, c6, c7] = [column(0), column(1), column(2), column(3), column(4), column(5), column(6), column(7)];
-  const [w0, w1, w2, w3, w4, w5, w6, w7] = [weight(0), weight(1), weight(2), weight(3), weight(4), weight(5), weight(6), weight(7)];
+  const [c0, c1, c2, c3, c4, c5, c6, c7] = [
+    column(0),
+    column(1),
+    column(2),
+    column(3),
+    column(4),
+    column(5),
+    column(6),
+    column(7),
+  ];
+  const [w0, w1, w2, w3, w4, w5, w6, w7] = [
+    weight(0),
+    weight(1),
+    weight(2),
+    weight(3),
+    weight(4),
+    weight(5),
+    weight(6),
+    weight(7),
+  ];
   for (let i = 0; i < n; i++) {
     const sum =
-      w0 * (c0[i] ?? 0) + w1 * (c1[i] ?? 0) + w2 * (c2[i] ?? 0) + w3 * (c3[i] ?? 0) +
-      w4 * (c4[i] ?? 0) + w5 * (c5[i] ?? 0) + w6 * (c6[i] ?? 0) + w7 * (c7[i] ?? 0);
+      w0 * (c0[i] ?? 0) +
+      w1 * (c1[i] ?? 0) +
+      w2 * (c2[i] ?? 0) +
+      w3 * (c3[i] ?? 0) +
+      w4 * (c4[i] ?? 0) +
+      w5 * (c5[i] ?? 0) +
+      w6 * (c6[i] ?? 0) +
+      w7 * (c7[i] ?? 0);
     scores[i] = (scores[i] ?? 0) + sum;
   }
 }
@@ -112,7 +142,10 @@ function addEightColumns(scores: Float64Array, matrix: Float32Array, vector: Flo
  * the lowest score it gave (their true score is no higher); names unknown to this index (a stale
  * Vectorize entry of a removed tool: it is eventually consistent) are ignored.
  */
-function scoresFromMatches(index: RoutingIndex, matches: readonly VectorMatch[]): { scores: Float64Array; candidates: Set<number> } {
+function scoresFromMatches(
+  index: RoutingIndex,
+  matches: readonly VectorMatch[],
+): { scores: Float64Array; candidates: Set<number> } {
   const candidates = new Set<number>();
   let floor = Infinity;
   for (const match of matches) if (index.positions.has(match.id)) floor = Math.min(floor, match.score);
@@ -139,7 +172,12 @@ function ranksBefore(a: Scored, b: Scored): boolean {
  * Keeps the best `k` positions, best first, ties by name. A bounded insertion list: most positions
  * fail the first comparison against the current k-th, so this is ~O(n) for the small k of /route.
  */
-function selectTop(names: readonly string[], scores: Float64Array, positions: Iterable<number> | 'all', k: number): RoutedTool[] {
+function selectTop(
+  names: readonly string[],
+  scores: Float64Array,
+  positions: Iterable<number> | 'all',
+  k: number,
+): RoutedTool[] {
   const best: Scored[] = [];
   const consider = (p: number): void => {
     const score = scores[p] ?? 0;
@@ -243,7 +281,11 @@ export const EXAMPLE_WEIGHT = 0.25;
  * it, i.e. the embedding of its embedding text. One vector per row, so routing costs the same
  * whatever a row has learned.
  */
-export function toolVector(head: Float32Array, examples: Float32Array | null, weight: number = EXAMPLE_WEIGHT): Float32Array {
+export function toolVector(
+  head: Float32Array,
+  examples: Float32Array | null,
+  weight: number = EXAMPLE_WEIGHT,
+): Float32Array {
   if (examples === null) return head;
   const h = scaleOf(head);
   const e = weight * scaleOf(examples);

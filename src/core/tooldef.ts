@@ -24,15 +24,27 @@ export function normalizeToolDef(def: ToolDef): NormalizedTool {
   const examples = def.examples ?? [];
   if ('function' in def) {
     const f = def.function;
-    return { definition: { name: f.name, description: f.description ?? '', parameters: f.parameters ?? EMPTY_SCHEMA }, examples };
+    return {
+      definition: { name: f.name, description: f.description ?? '', parameters: f.parameters ?? EMPTY_SCHEMA },
+      examples,
+    };
   }
   if ('inputSchema' in def) {
-    return { definition: { name: def.name, description: def.description ?? '', parameters: def.inputSchema }, examples };
+    return {
+      definition: { name: def.name, description: def.description ?? '', parameters: def.inputSchema },
+      examples,
+    };
   }
   if ('input_schema' in def) {
-    return { definition: { name: def.name, description: def.description ?? '', parameters: def.input_schema }, examples };
+    return {
+      definition: { name: def.name, description: def.description ?? '', parameters: def.input_schema },
+      examples,
+    };
   }
-  return { definition: { name: def.name, description: def.description ?? '', parameters: def.parameters ?? EMPTY_SCHEMA }, examples };
+  return {
+    definition: { name: def.name, description: def.description ?? '', parameters: def.parameters ?? EMPTY_SCHEMA },
+    examples,
+  };
 }
 
 /** Top-level argument names of a JSON-Schema object, in the author's order. */

@@ -72,31 +72,48 @@ function blocksOf(message: unknown): string[] {
   if (typeof message !== 'object' || message === null) return [];
   const content = (message as { content?: unknown }).content;
   if (!Array.isArray(content)) return [];
-  return content.map((b: unknown) => (typeof b === 'object' && b !== null ? String((b as { type?: unknown }).type) : ''));
+  return content.map((b: unknown) =>
+    typeof b === 'object' && b !== null ? String((b as { type?: unknown }).type) : '',
+  );
 }
 
 /** Checks the messages against the format's schema and reads the request and the run's calls. */
-export function readTrace(messages: readonly unknown[], format: TraceFormat = detectTraceFormat(messages)): TraceReading {
+export function readTrace(
+  messages: readonly unknown[],
+  format: TraceFormat = detectTraceFormat(messages),
+): TraceReading {
   const events = format === 'openai' ? openAIEvents(messages) : anthropicEvents(messages);
   if (!events.ok) return { ok: false, issues: events.issues.map((i) => ({ ...i, path: ['messages', ...i.path] })) };
   return { ok: true, trace: { format, ...runOf(events.events) } };
 }
 
-function openAIEvents(messages: readonly unknown[]): { ok: true; events: TraceEvent[] } | { ok: false; issues: TraceIssue[] } {
+function openAIEvents(
+  messages: readonly unknown[],
+): { ok: true; events: TraceEvent[] } | { ok: false; issues: TraceIssue[] } {
   const parsed = z.array(OpenAIMessage).safeParse(messages);
   if (!parsed.success) return { ok: false, issues: parsed.error.issues };
   const events: TraceEvent[] = [];
   parsed.data.forEach((m, at) => {
     if (m.role === 'user') pushRequest(events, at, textOf(m.content));
     if (m.role === 'assistant') {
-      for (const c of m.tool_calls ?? []) events.push({ kind: 'call', at, id: c.id, tool: c.function.name, arguments: argumentsOf(c.function.arguments) });
+      for (const c of m.tool_calls ?? [])
+        events.push({
+          kind: 'call',
+          at,
+          id: c.id,
+          tool: c.function.name,
+          arguments: argumentsOf(c.function.arguments),
+        });
     }
-    if (m.role === 'tool') events.push({ kind: 'result', at, id: m.tool_call_id, text: textOf(m.content), is_error: false });
+    if (m.role === 'tool')
+      events.push({ kind: 'result', at, id: m.tool_call_id, text: textOf(m.content), is_error: false });
   });
   return { ok: true, events };
 }
 
-function anthropicEvents(messages: readonly unknown[]): { ok: true; events: TraceEvent[] } | { ok: false; issues: TraceIssue[] } {
+function anthropicEvents(
+  messages: readonly unknown[],
+): { ok: true; events: TraceEvent[] } | { ok: false; issues: TraceIssue[] } {
   const parsed = z.array(AnthropicMessage).safeParse(messages);
   if (!parsed.success) return { ok: false, issues: parsed.error.issues };
   const events: TraceEvent[] = [];
@@ -214,7 +231,11 @@ function isPlainObject(v: unknown): v is Record<string, unknown> {
  * message up to and including the request. Re-posting the trace, or a longer version of the same
  * run, gives the same text, so the same turn and call ids (idempotent ingestion).
  */
-export function turnFingerprint(messages: readonly unknown[], requestIndex: number, conversationId: string | null): string {
+export function turnFingerprint(
+  messages: readonly unknown[],
+  requestIndex: number,
+  conversationId: string | null,
+): string {
   const upTo = requestIndex >= 0 ? messages.slice(0, requestIndex + 1) : messages;
   return canonicalJson({ conversation_id: conversationId, messages: upTo });
 }

@@ -35,7 +35,8 @@ const SECURITY_HEADERS = {
 };
 
 /** A whetstone: a grey bar with a blade's edge (the browser asks for an icon; a 404 would be noise). */
-const ICON_SVG = '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 16 16"><rect x="1" y="6" width="14" height="6" rx="1" fill="#57606a"/><path d="M3 5 13 2v2L3 6z" fill="#0b5cad"/></svg>';
+const ICON_SVG =
+  '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 16 16"><rect x="1" y="6" width="14" height="6" rx="1" fill="#57606a"/><path d="M3 5 13 2v2L3 6z" fill="#0b5cad"/></svg>';
 
 /** The page's static files: ES modules import each other by these paths. */
 const ASSETS: Record<string, { type: string; body: string }> = {

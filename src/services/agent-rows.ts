@@ -90,7 +90,12 @@ async function readRow(svc: Services, agent: string, nowMs: number): Promise<Age
  * The agent's row for routing, or null when there is none (never cached: an agent created
  * through another isolate is found by the next route). `waitUntil` carries the early refresh.
  */
-export async function agentRow(svc: Services, agent: string, nowMs: number, waitUntil?: (p: Promise<unknown>) => void): Promise<AgentRecord | null> {
+export async function agentRow(
+  svc: Services,
+  agent: string,
+  nowMs: number,
+  waitUntil?: (p: Promise<unknown>) => void,
+): Promise<AgentRecord | null> {
   const cached = rowsOf(svc.store.db).rows.get(agent);
   const age = cached ? nowMs - cached.askedAt : Infinity;
   if (!cached || age < 0 || age >= AGENT_ROW_TTL_MS) return readRow(svc, agent, nowMs);

@@ -6,7 +6,14 @@
  * Two concurrent applies of one revision: one wins, the other gets 409 and writes nothing.
  */
 import { isWriteConflict, revisionStatusGuard, VersionConflict, type ToolWrite } from '../adapters/d1-store.ts';
-import { findDisplaced, learnedState, planApply, requestsServedByOthers, withdrawExamples, type LearnedState } from '../core/learning.ts';
+import {
+  findDisplaced,
+  learnedState,
+  planApply,
+  requestsServedByOthers,
+  withdrawExamples,
+  type LearnedState,
+} from '../core/learning.ts';
 import type { StoredTool } from '../core/records.ts';
 import { buildRoutingIndex, embeddingText } from '../core/routing.ts';
 import type { Services } from '../env.ts';
@@ -26,9 +33,19 @@ export interface Approval {
 }
 
 /** Applies a proposed revision; returns it as stored (now `applied`). */
-export async function applyRevision(svc: Services, agent: string, revisionId: string, who: Approval, now: string): Promise<Revision> {
+export async function applyRevision(
+  svc: Services,
+  agent: string,
+  revisionId: string,
+  who: Approval,
+  now: string,
+): Promise<Revision> {
   const rev = await requireStatus(svc, agent, revisionId, 'proposed');
-  const [row, settings, tools] = await Promise.all([svc.store.getTool(agent, rev.tool), agentSettings(svc, agent), svc.store.listTools(agent)]);
+  const [row, settings, tools] = await Promise.all([
+    svc.store.getTool(agent, rev.tool),
+    agentSettings(svc, agent),
+    svc.store.listTools(agent),
+  ]);
   if (!row) throw new ApiError('conflict', `tool ${rev.tool} is no longer registered`);
   let plan = planApply(learnedState(row), rev, settings);
   let next = await withState(svc, row, plan.state, now);
@@ -54,20 +71,34 @@ export async function applyRevision(svc: Services, agent: string, revisionId: st
     },
   });
   if (!update) throw notFound(`revision ${revisionId}`);
-  await writeGuarded(svc, agent, rowWrite(row, next, `revision:${revisionId}`), now, [guard.before, update, guard.after]);
+  await writeGuarded(svc, agent, rowWrite(row, next, `revision:${revisionId}`), now, [
+    guard.before,
+    update,
+    guard.after,
+  ]);
   return reread(svc, agent, revisionId);
 }
 
 /** Takes back the newest applied revision of a tool and restores the row as it was before it. */
-export async function undoTool(svc: Services, agent: string, tool: string, who: Approval, now: string): Promise<Revision> {
+export async function undoTool(
+  svc: Services,
+  agent: string,
+  tool: string,
+  who: Approval,
+  now: string,
+): Promise<Revision> {
   const row = await svc.store.getTool(agent, tool);
   if (!row) throw notFound(`tool ${tool}`);
   const [newest] = await svc.revisions.listRevisions(agent, { tool, status: 'applied', limit: 1 });
   if (!newest) throw new ApiError('conflict', `tool ${tool} has no applied revision to undo`);
   const record = await svc.revisions.getRevisionRecord(agent, newest.revision_id);
-  if (!record?.before_row) throw new ApiError('conflict', `revision ${newest.revision_id} kept no earlier state to restore`);
+  if (!record?.before_row)
+    throw new ApiError('conflict', `revision ${newest.revision_id} kept no earlier state to restore`);
   if (row.version !== newest.applied_version) {
-    throw new ApiError('conflict', `tool ${tool} was edited since revision ${newest.revision_id} was applied (version ${newest.applied_version ?? '?'}, now ${row.version}); undo would lose that edit`);
+    throw new ApiError(
+      'conflict',
+      `tool ${tool} was edited since revision ${newest.revision_id} was applied (version ${newest.applied_version ?? '?'}, now ${row.version}); undo would lose that edit`,
+    );
   }
   const before = JSON.parse(record.before_row) as Snapshot;
   const restored: StoredTool = {
@@ -79,14 +110,28 @@ export async function undoTool(svc: Services, agent: string, tool: string, who: 
     updated_at: now,
   };
   const guard = revisionStatusGuard(svc.store.db, agent, newest.revision_id, 'applied');
-  const update = await svc.revisions.updateRevisionStatement(agent, newest.revision_id, 'applied', { status: 'undone', undone_at: now, undone_by: who.approved_by, undone_key: who.actor });
+  const update = await svc.revisions.updateRevisionStatement(agent, newest.revision_id, 'applied', {
+    status: 'undone',
+    undone_at: now,
+    undone_by: who.approved_by,
+    undone_key: who.actor,
+  });
   if (!update) throw notFound(`revision ${newest.revision_id}`);
-  await writeGuarded(svc, agent, rowWrite(row, restored, `undo:${newest.revision_id}`), now, [guard.before, update, guard.after]);
+  await writeGuarded(svc, agent, rowWrite(row, restored, `undo:${newest.revision_id}`), now, [
+    guard.before,
+    update,
+    guard.after,
+  ]);
   return reread(svc, agent, newest.revision_id);
 }
 
 /** Closes a proposed revision without touching the tool. */
-export async function dismissRevision(svc: Services, agent: string, revisionId: string, who: Approval & { reason: string | null }): Promise<Revision> {
+export async function dismissRevision(
+  svc: Services,
+  agent: string,
+  revisionId: string,
+  who: Approval & { reason: string | null },
+): Promise<Revision> {
   await requireStatus(svc, agent, revisionId, 'proposed');
   const update = await svc.revisions.updateRevisionStatement(agent, revisionId, 'proposed', {
     status: 'dismissed',
@@ -94,7 +139,8 @@ export async function dismissRevision(svc: Services, agent: string, revisionId: 
     approved_key: who.actor,
     reason: who.reason,
   });
-  if (!update || (await update.run()).meta.changes === 0) throw new ApiError('conflict', `revision ${revisionId} changed while it was being dismissed`);
+  if (!update || (await update.run()).meta.changes === 0)
+    throw new ApiError('conflict', `revision ${revisionId} changed while it was being dismissed`);
   return reread(svc, agent, revisionId);
 }
 
@@ -126,13 +172,27 @@ async function withState(svc: Services, row: StoredTool, state: LearnedState, no
  * docs/learning.md re-check: routing again, from stored vectors, for the recent requests other tools served.
  * Returns the requests whose serving tool the changed row pushes out of the offered set.
  */
-async function displacedBy(svc: Services, agent: string, tools: StoredTool[], changed: StoredTool, settings: Settings): Promise<Displacement[]> {
+async function displacedBy(
+  svc: Services,
+  agent: string,
+  tools: StoredTool[],
+  changed: StoredTool,
+  settings: Settings,
+): Promise<Displacement[]> {
   const registered = new Set(tools.map((t) => t.name));
-  const served = requestsServedByOthers(await svc.log.recentServingCalls(agent, RECHECK_CALLS), changed.name, RECHECK_REQUESTS).filter((r) => registered.has(r.served_by));
+  const served = requestsServedByOthers(
+    await svc.log.recentServingCalls(agent, RECHECK_CALLS),
+    changed.name,
+    RECHECK_REQUESTS,
+  ).filter((r) => registered.has(r.served_by));
   if (served.length === 0) return [];
   const docs = await routingDocs(svc, tools);
   const before = buildRoutingIndex(docs);
-  const after = buildRoutingIndex(docs.map((d) => (d.name === changed.name ? { name: d.name, text: embeddingText(changed), vector: changed.vector ?? d.vector } : d)));
+  const after = buildRoutingIndex(
+    docs.map((d) =>
+      d.name === changed.name ? { name: d.name, text: embeddingText(changed), vector: changed.vector ?? d.vector } : d,
+    ),
+  );
   const vectors = await svc.embedder.embed(served.map((r) => r.text));
   const requests = served.map((r, i) => ({ ...r, vector: vectors[i] ?? new Float32Array(svc.embedder.dimensions) }));
   return findDisplaced(before, after, requests, settings.top_k);
@@ -163,14 +223,25 @@ function rowWrite(prev: StoredTool, next: StoredTool, source: string): ToolWrite
   };
 }
 
-async function writeGuarded(svc: Services, agent: string, write: ToolWrite, now: string, extra: D1PreparedStatement[]): Promise<void> {
+async function writeGuarded(
+  svc: Services,
+  agent: string,
+  write: ToolWrite,
+  now: string,
+  extra: D1PreparedStatement[],
+): Promise<void> {
   try {
     await svc.store.writeTools(agent, [write], now, extra);
   } catch (err) {
-    if (err instanceof VersionConflict || isWriteConflict(err)) throw new ApiError('conflict', `tool ${write.tool.name} or its revision was changed by another request; nothing was written`);
+    if (err instanceof VersionConflict || isWriteConflict(err))
+      throw new ApiError(
+        'conflict',
+        `tool ${write.tool.name} or its revision was changed by another request; nothing was written`,
+      );
     throw err;
   }
-  if (svc.vectorIndex && write.tool.vector) await svc.vectorIndex.upsert(agent, [{ id: write.tool.name, vector: write.tool.vector }]);
+  if (svc.vectorIndex && write.tool.vector)
+    await svc.vectorIndex.upsert(agent, [{ id: write.tool.name, vector: write.tool.vector }]);
 }
 
 async function reread(svc: Services, agent: string, id: string): Promise<Revision> {

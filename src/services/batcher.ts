@@ -82,7 +82,9 @@ export class Batcher<I, O> {
     const patience = this.#patienceMs;
     if (patience === undefined) return running;
     let timer: ReturnType<typeof setTimeout> | undefined;
-    const timeout = new Promise<typeof ABANDONED>((resolve) => (timer = setTimeout(() => resolve(ABANDONED), patience)));
+    const timeout = new Promise<typeof ABANDONED>(
+      (resolve) => (timer = setTimeout(() => resolve(ABANDONED), patience)),
+    );
     return Promise.race([running, timeout]).finally(() => clearTimeout(timer));
   }
 

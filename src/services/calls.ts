@@ -5,7 +5,12 @@ import { notFound } from '../errors.ts';
 import type { CallIn } from '../schemas.ts';
 
 /** Stores calls; a call whose id was seen before (in this batch or earlier) counts as a duplicate. */
-export async function recordCalls(svc: Services, agent: string, calls: readonly CallIn[], now: string): Promise<{ accepted: number; duplicates: number }> {
+export async function recordCalls(
+  svc: Services,
+  agent: string,
+  calls: readonly CallIn[],
+  now: string,
+): Promise<{ accepted: number; duplicates: number }> {
   if (!(await svc.store.getAgent(agent))) throw notFound(`agent ${agent}`);
   const rows: NewCall[] = calls.map((c) => ({
     call_id: c.id ?? crypto.randomUUID(),

@@ -20,18 +20,42 @@ type AugmentResult = { ok: true; description: string; requests: string[] } | { o
 type Augmented = Map<string, AugmentResult>;
 
 /** Registers (or re-registers) tools; an identical definition is a no-op, a changed one a new version. */
-export async function registerTools(svc: Services, agent: string, defs: readonly ToolDef[], augment: boolean, now: string): Promise<RegisterResult> {
+export async function registerTools(
+  svc: Services,
+  agent: string,
+  defs: readonly ToolDef[],
+  augment: boolean,
+  now: string,
+): Promise<RegisterResult> {
   const incoming = defs.map(normalizeToolDef);
   rejectDuplicateNames(incoming);
   const [existing, versions] = await Promise.all([svc.store.listTools(agent), svc.store.lastVersions(agent)]);
   const byName = new Map(existing.map((t) => [t.name, t]));
   const hashes = await Promise.all(incoming.map(definitionHash));
-  const changed = incoming.flatMap((t, i) => (byName.get(t.definition.name)?.definition_hash === hashes[i] ? [] : [{ t, hash: hashes[i] ?? '' }]));
+  const changed = incoming.flatMap((t, i) =>
+    byName.get(t.definition.name)?.definition_hash === hashes[i] ? [] : [{ t, hash: hashes[i] ?? '' }],
+  );
 
   const augmented: Augmented = augment
-    ? await augmentTools(svc.model, changed.map(({ t }) => ({ name: t.definition.name, docstring: t.definition.description, argument_names: argumentNames(t.definition.parameters) })))
+    ? await augmentTools(
+        svc.model,
+        changed.map(({ t }) => ({
+          name: t.definition.name,
+          docstring: t.definition.description,
+          argument_names: argumentNames(t.definition.parameters),
+        })),
+      )
     : new Map();
-  const rows = changed.map(({ t, hash }) => buildRow(t, hash, byName.get(t.definition.name), versions.get(t.definition.name) ?? 0, augmented.get(t.definition.name), now));
+  const rows = changed.map(({ t, hash }) =>
+    buildRow(
+      t,
+      hash,
+      byName.get(t.definition.name),
+      versions.get(t.definition.name) ?? 0,
+      augmented.get(t.definition.name),
+      now,
+    ),
+  );
   const vectors = rows.length > 0 ? await embedRows(svc, rows) : [];
   rows.forEach((r, i) => {
     r.vector = vectors[i] ?? null;
@@ -40,7 +64,11 @@ export async function registerTools(svc: Services, agent: string, defs: readonly
   const writes: ToolWrite[] = rows.map((tool, i) => ({
     tool,
     expected_version: byName.get(tool.name)?.version ?? null,
-    definition: changed[i]?.t.definition ?? { name: tool.name, description: tool.docstring, parameters: tool.parameters },
+    definition: changed[i]?.t.definition ?? {
+      name: tool.name,
+      description: tool.docstring,
+      parameters: tool.parameters,
+    },
     source: 'registered',
   }));
   // Issue #9: the agent row is written with the rows, after augmentation and embedding, so a
@@ -48,7 +76,10 @@ export async function registerTools(svc: Services, agent: string, defs: readonly
   if (writes.length > 0) await svc.store.writeTools(agent, writes, now, [svc.store.ensureAgentStatement(agent, now)]);
   else await svc.store.ensureAgent(agent, now);
   if (svc.vectorIndex && rows.length > 0) {
-    await svc.vectorIndex.upsert(agent, rows.flatMap((r) => (r.vector ? [{ id: r.name, vector: r.vector }] : [])));
+    await svc.vectorIndex.upsert(
+      agent,
+      rows.flatMap((r) => (r.vector ? [{ id: r.name, vector: r.vector }] : [])),
+    );
   }
   const created = rows.filter((r) => !byName.has(r.name)).map((r) => r.name);
   if (created.length > 0) await svc.offers.toolsRegistered(agent, created);
@@ -56,7 +87,9 @@ export async function registerTools(svc: Services, agent: string, defs: readonly
   const written = new Map(rows.map((r) => [r.name, r]));
   return {
     tools: incoming.map((t) => written.get(t.definition.name) ?? (byName.get(t.definition.name) as StoredTool)),
-    augmentation: augment ? changed.map(({ t }) => augmentOutcome(t.definition.name, augmented.get(t.definition.name))) : undefined,
+    augmentation: augment
+      ? changed.map(({ t }) => augmentOutcome(t.definition.name, augmented.get(t.definition.name)))
+      : undefined,
   };
 }
 
@@ -64,7 +97,11 @@ function rejectDuplicateNames(tools: readonly NormalizedTool[]): void {
   const seen = new Set<string>();
   const dups = tools.map((t) => t.definition.name).filter((n) => (seen.has(n) ? true : (seen.add(n), false)));
   if (dups.length > 0) {
-    throw new ApiError('invalid_request', 'each tool name may appear once per request', dups.map((name) => ({ path: ['tools'], message: `duplicate tool name ${name}` })));
+    throw new ApiError(
+      'invalid_request',
+      'each tool name may appear once per request',
+      dups.map((name) => ({ path: ['tools'], message: `duplicate tool name ${name}` })),
+    );
   }
 }
 
@@ -79,9 +116,20 @@ async function definitionHash(t: NormalizedTool): Promise<string> {
  * learned examples) and, unless augmented again now, the earlier augmentation; hand-written examples
  * (source `unknown`) are replaced by the new definition's.
  */
-function buildRow(t: NormalizedTool, hash: string, prev: StoredTool | undefined, lastVersion: number, aug: AugmentResult | undefined, now: string): StoredTool {
-  const kept: Example[] = (prev?.examples ?? []).filter((e) => e.source === 'learned' || (e.source === 'synthetic' && !aug?.ok));
-  const synthetic: Example[] = aug?.ok ? aug.requests.map((text) => ({ text, source: 'synthetic', revision_id: null })) : [];
+function buildRow(
+  t: NormalizedTool,
+  hash: string,
+  prev: StoredTool | undefined,
+  lastVersion: number,
+  aug: AugmentResult | undefined,
+  now: string,
+): StoredTool {
+  const kept: Example[] = (prev?.examples ?? []).filter(
+    (e) => e.source === 'learned' || (e.source === 'synthetic' && !aug?.ok),
+  );
+  const synthetic: Example[] = aug?.ok
+    ? aug.requests.map((text) => ({ text, source: 'synthetic', revision_id: null }))
+    : [];
   const hand: Example[] = t.examples.map((text) => ({ text, source: 'unknown', revision_id: null }));
   return {
     name: t.definition.name,

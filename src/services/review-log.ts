@@ -17,15 +17,29 @@ export interface ReviewLog {
 }
 
 /** Reads the log a review of `tools` needs; conversations are split where a neighbour was not read. */
-export async function readReviewLog(svc: Services, agent: string, tools: readonly string[], perTool: number): Promise<ReviewLog> {
+export async function readReviewLog(
+  svc: Services,
+  agent: string,
+  tools: readonly string[],
+  perTool: number,
+): Promise<ReviewLog> {
   const log = svc.reviewLog;
-  const [own, ranked] = await Promise.all([log.recentCalls(agent, tools, perTool), log.rankedFirstTurns(agent, tools, perTool)]);
+  const [own, ranked] = await Promise.all([
+    log.recentCalls(agent, tools, perTool),
+    log.rankedFirstTurns(agent, tools, perTool),
+  ]);
   const ownTurnIds = unique(own.flatMap((c) => c.turn_id ?? []));
-  const [ownTurns, neighbours] = await Promise.all([log.turnsById(agent, ownTurnIds), log.neighbourTurns(agent, ownTurnIds)]);
+  const [ownTurns, neighbours] = await Promise.all([
+    log.turnsById(agent, ownTurnIds),
+    log.neighbourTurns(agent, ownTurnIds),
+  ]);
   const recorded = new Set(ownTurns.map((t) => t.turn_id));
   // A call whose run has no recorded turn finds its neighbouring runs among the conversation's calls.
   const loose = own.filter((c) => c.conversation_id !== null && (c.turn_id === null || !recorded.has(c.turn_id)));
-  const nearCalls = await log.neighbourCalls(agent, loose.map((c) => c.seq));
+  const nearCalls = await log.neighbourCalls(
+    agent,
+    loose.map((c) => c.seq),
+  );
   const turns = uniqueBy([...ownTurns, ...neighbours, ...ranked], (t) => t.turn_id);
   const known = new Set(turns.map((t) => t.turn_id));
   const extraIds = unique(nearCalls.flatMap((c) => (c.turn_id !== null && !known.has(c.turn_id) ? [c.turn_id] : [])));
@@ -59,7 +73,14 @@ export function splitConversations(
   anchors: { turns: ReadonlySet<string>; calls: ReadonlySet<number> },
 ): { turns: TurnRecord[]; calls: CallRecord[] } {
   const turnPiece = pieces(
-    turns.filter((t) => t.conversation_id !== null).map((t) => ({ key: t.turn_id, conversation: t.conversation_id ?? '', seq: t.seq, anchor: anchors.turns.has(t.turn_id) })),
+    turns
+      .filter((t) => t.conversation_id !== null)
+      .map((t) => ({
+        key: t.turn_id,
+        conversation: t.conversation_id ?? '',
+        seq: t.seq,
+        anchor: anchors.turns.has(t.turn_id),
+      })),
   );
   const recorded = new Set(turns.map((t) => t.turn_id));
   const looseRuns = new Map<string, { key: string; conversation: string; seq: number; anchor: boolean }>();
@@ -73,7 +94,9 @@ export function splitConversations(
   }
   const callPiece = pieces([...looseRuns.values()]);
   return {
-    turns: turns.map((t) => (turnPiece.has(t.turn_id) ? { ...t, conversation_id: turnPiece.get(t.turn_id) ?? null } : t)),
+    turns: turns.map((t) =>
+      turnPiece.has(t.turn_id) ? { ...t, conversation_id: turnPiece.get(t.turn_id) ?? null } : t,
+    ),
     calls: calls.map((c) => {
       const key = c.turn_id === null ? `call:${c.call_id}` : `turn:${c.turn_id}`;
       const piece = callPiece.get(key);
@@ -83,8 +106,10 @@ export function splitConversations(
 }
 
 /** Run key → `<conversation>#<piece>`, cutting between consecutive runs neither of which is an anchor. */
-function pieces(runs: readonly { key: string; conversation: string; seq: number; anchor: boolean }[]): Map<string, string> {
-  const byConversation = new Map<string, typeof runs[number][]>();
+function pieces(
+  runs: readonly { key: string; conversation: string; seq: number; anchor: boolean }[],
+): Map<string, string> {
+  const byConversation = new Map<string, (typeof runs)[number][]>();
   for (const r of runs) byConversation.set(r.conversation, [...(byConversation.get(r.conversation) ?? []), r]);
   const out = new Map<string, string>();
   for (const [conversation, list] of byConversation) {

@@ -38,13 +38,19 @@ export async function rankChanges(
 ): Promise<Revision['ranks']> {
   if (missed.length === 0) return [];
   const texts = missed.map((e) => withoutPlaceholders(e.text));
-  const examples = mergeExamples(tool.examples, queriesAdded.map((text) => ({ text, revision_id: '' })), settings.max_queries).examples;
+  const examples = mergeExamples(
+    tool.examples,
+    queriesAdded.map((text) => ({ text, revision_id: '' })),
+    settings.max_queries,
+  ).examples;
   const changed = { ...tool, examples };
   const changedText = embeddingText(changed);
   const vectors = await svc.embedder.embed(texts);
   const [changedVector] = queriesAdded.length > 0 ? await embedTools(svc.embedder, [changed]) : [];
   const after = changedVector
-    ? buildRoutingIndex(box.docs.map((d) => (d.name === tool.name ? { name: d.name, text: changedText, vector: changedVector } : d)))
+    ? buildRoutingIndex(
+        box.docs.map((d) => (d.name === tool.name ? { name: d.name, text: changedText, vector: changedVector } : d)),
+      )
     : box.index;
   return missed.map((e, i) => {
     const query = { text: texts[i] ?? '', vector: vectors[i] ?? new Float32Array(box.index.dimensions) };

@@ -47,7 +47,13 @@ const MODEL_CONCURRENCY = 4;
 type Skip = Review['skipped'][number];
 
 /** Reviews an agent's tools; stores nothing when `dry_run`. Throws 404 (agent), 409 (lease). */
-export async function runReview(svc: Services, agent: string, opts: ReviewOptions, now: string, trigger: ReviewTrigger): Promise<Review> {
+export async function runReview(
+  svc: Services,
+  agent: string,
+  opts: ReviewOptions,
+  now: string,
+  trigger: ReviewTrigger,
+): Promise<Review> {
   const row = await svc.store.getAgent(agent);
   if (!row) throw notFound(`agent ${agent}`);
   const settings: Settings = { ...settingsOf(row.settings), ...opts.config };
@@ -62,7 +68,13 @@ export async function runReview(svc: Services, agent: string, opts: ReviewOption
 }
 
 /** Runs `fn` holding the agent's review lease (docs/learning.md); 409 when another review holds it. */
-export async function withReviewLease<T>(svc: Services, agent: string, holder: string, now: string, fn: () => Promise<T>): Promise<T> {
+export async function withReviewLease<T>(
+  svc: Services,
+  agent: string,
+  holder: string,
+  now: string,
+  fn: () => Promise<T>,
+): Promise<T> {
   const stub = svc.agents.get(svc.agents.idFromName(agent));
   if (!(await stub.acquireReviewLease(holder, Date.parse(now), REVIEW_LEASE_MS))) {
     throw new ApiError('conflict', `a review of agent ${agent} is already running; try again when it has finished`);
@@ -85,7 +97,13 @@ interface ReviewDone {
   failures: number;
 }
 
-async function reviewTools(svc: Services, agent: string, settings: Settings, reviewId: string, now: string): Promise<ReviewDone> {
+async function reviewTools(
+  svc: Services,
+  agent: string,
+  settings: Settings,
+  reviewId: string,
+  now: string,
+): Promise<ReviewDone> {
   const [lastSeq, tools, activity, waiting, flags] = await Promise.all([
     svc.revisions.lastCallSeq(agent),
     svc.store.listTools(agent),
@@ -93,20 +111,44 @@ async function reviewTools(svc: Services, agent: string, settings: Settings, rev
     svc.revisions.waitingRevisions(agent),
     usageFlags(svc, agent, settings),
   ]);
-  const review: Review = { review_id: reviewId, dry_run: false, revisions: [], refused: [], skipped: [], flags, model_calls: 0 };
+  const review: Review = {
+    review_id: reviewId,
+    dry_run: false,
+    revisions: [],
+    refused: [],
+    skipped: [],
+    flags,
+    model_calls: 0,
+  };
   const done: ReviewDone = { review, marks: new Map(), lastSeq, failures: 0 };
   const toRead = chooseReads(activity, waiting, settings, review.skipped, done.marks);
-  const log = await readReviewLog(svc, agent, toRead.map((a) => a.name), settings.max_calls_per_tool);
+  const log = await readReviewLog(
+    svc,
+    agent,
+    toRead.map((a) => a.name),
+    settings.max_calls_per_tool,
+  );
   const byName = new Map(tools.map((t) => [t.name, t]));
   const registered = new Set(byName.keys());
-  const evidence = evidenceByTool(findEvidence({ turns: log.turns, calls: log.calls, outcomes: log.outcomes, registered }));
+  const evidence = evidenceByTool(
+    findEvidence({ turns: log.turns, calls: log.calls, outcomes: log.outcomes, registered }),
+  );
   const chosen = chooseTools(toRead, log, evidence, settings, review.skipped, done.marks);
   const box = chosen.length > 0 ? toolboxOf(await routingDocs(svc, tools)) : null;
   const values = argumentValues(log.calls);
   const results = await mapPool(chosen, MODEL_CONCURRENCY, async (c) => {
     const tool = byName.get(c.activity.name);
     if (!tool || !box) return null;
-    return reviewTool(svc, { tool, box, registered, values, evidence: c.evidence, own: log.own.get(tool.name) ?? [], settings, now });
+    return reviewTool(svc, {
+      tool,
+      box,
+      registered,
+      values,
+      evidence: c.evidence,
+      own: log.own.get(tool.name) ?? [],
+      settings,
+      now,
+    });
   });
   // Recorded in the order chosen (most failed calls first), whatever order the model calls finished in.
   results.forEach((r, i) => {
@@ -141,14 +183,22 @@ function newestSeq(a: ToolActivity): number {
  * calls since its last review (no model call), not one that cannot reach `min_calls` calls or
  * `min_confusions` confused requests. A tool with no calls at all is not mentioned.
  */
-function chooseReads(activity: readonly ToolActivity[], waiting: ReadonlyMap<string, string>, s: Settings, skipped: Skip[], marks: Map<string, number>): ToolActivity[] {
+function chooseReads(
+  activity: readonly ToolActivity[],
+  waiting: ReadonlyMap<string, string>,
+  s: Settings,
+  skipped: Skip[],
+  marks: Map<string, number>,
+): ToolActivity[] {
   const read: ToolActivity[] = [];
   for (const a of activity) {
     const newest = newestSeq(a);
     const waitingId = waiting.get(a.name);
-    if (waitingId !== undefined) skipped.push({ tool: a.name, reason: `revision_waiting: revision ${waitingId} is proposed` });
+    if (waitingId !== undefined)
+      skipped.push({ tool: a.name, reason: `revision_waiting: revision ${waitingId} is proposed` });
     else if (newest === 0) continue;
-    else if (newest <= a.reviewed_seq) skipped.push({ tool: a.name, reason: 'no_new_calls: no calls since its last review' });
+    else if (newest <= a.reviewed_seq)
+      skipped.push({ tool: a.name, reason: 'no_new_calls: no calls since its last review' });
     else if (a.recent_calls < s.min_calls && a.recent_calls + a.ranked_first < s.min_confusions) {
       skipped.push({ tool: a.name, reason: belowThreshold(a.recent_calls, 0, s) });
       marks.set(a.name, newest);
@@ -171,7 +221,14 @@ interface Chosen {
  * enough of one kind of evidence for a line to pass its check (else no model call is worth making),
  * most failed calls first, at most `max_tools`.
  */
-function chooseTools(read: readonly ToolActivity[], log: ReviewLog, evidence: ReadonlyMap<string, ToolEvidence>, s: Settings, skipped: Skip[], marks: Map<string, number>): Chosen[] {
+function chooseTools(
+  read: readonly ToolActivity[],
+  log: ReviewLog,
+  evidence: ReadonlyMap<string, ToolEvidence>,
+  s: Settings,
+  skipped: Skip[],
+  marks: Map<string, number>,
+): Chosen[] {
   const candidates: Chosen[] = [];
   for (const a of read) {
     const own = new Set((log.own.get(a.name) ?? []).map((c) => c.call_id));
@@ -181,7 +238,11 @@ function chooseTools(read: readonly ToolActivity[], log: ReviewLog, evidence: Re
     if (a.recent_calls < s.min_calls && ev.confused.length < s.min_confusions) {
       skipped.push({ tool: a.name, reason: belowThreshold(a.recent_calls, ev.confused.length, s) });
       marks.set(a.name, newestSeq(a));
-    } else if (ev.failed.length < s.min_failures && ev.missed.length < s.min_misses && ev.confused.length < s.min_confusions) {
+    } else if (
+      ev.failed.length < s.min_failures &&
+      ev.missed.length < s.min_misses &&
+      ev.confused.length < s.min_confusions
+    ) {
       const counts = `${ev.failed.length} failed calls, ${ev.missed.length} missed and ${ev.confused.length} confused requests`;
       skipped.push({ tool: a.name, reason: `nothing_to_fix: ${counts}, each below its threshold` });
       marks.set(a.name, newestSeq(a));
@@ -189,9 +250,14 @@ function chooseTools(read: readonly ToolActivity[], log: ReviewLog, evidence: Re
       candidates.push({ activity: a, evidence: ev });
     }
   }
-  candidates.sort((x, y) => y.evidence.failed.length - x.evidence.failed.length || (x.activity.name < y.activity.name ? -1 : 1));
+  candidates.sort(
+    (x, y) => y.evidence.failed.length - x.evidence.failed.length || (x.activity.name < y.activity.name ? -1 : 1),
+  );
   for (const c of candidates.slice(s.max_tools)) {
-    skipped.push({ tool: c.activity.name, reason: `max_tools: ${s.max_tools} tools with more failed calls were reviewed first` });
+    skipped.push({
+      tool: c.activity.name,
+      reason: `max_tools: ${s.max_tools} tools with more failed calls were reviewed first`,
+    });
   }
   return candidates.slice(0, s.max_tools);
 }
@@ -228,10 +294,14 @@ async function reviewTool(svc: Services, t: ToolReview): Promise<ToolResult> {
   const successes = t.own.filter((c) => c.success).sort((a, b) => a.seq - b.seq);
   const built = t.evidence.failed.length >= t.settings.min_failures ? buildExampleCall(successes) : null;
   const callExample = built !== null && built !== t.tool.call_example ? built : null;
-  const empty = check.notes_added.length + check.queries_added.length + check.avoid_added.length === 0 && callExample === null;
+  const empty =
+    check.notes_added.length + check.queries_added.length + check.avoid_added.length === 0 && callExample === null;
   if (empty) return { revision: null, refused: check.refused, error: null };
   const cited = new Set(check.cited);
-  const evidence = [...all.filter((e) => cited.has(e.evidence_id)), ...(callExample ? successfulCallEvidence(successes) : [])];
+  const evidence = [
+    ...all.filter((e) => cited.has(e.evidence_id)),
+    ...(callExample ? successfulCallEvidence(successes) : []),
+  ];
   const missed = evidence.filter((e) => e.kind === 'missed_request');
   const revision: NewRevision = {
     revision_id: `rev_${crypto.randomUUID()}`,
@@ -259,7 +329,16 @@ function proposalContext(t: ToolReview, evidence: readonly Evidence[]): Proposal
 }
 
 function asProposed(r: NewRevision): Revision {
-  return { ...r, status: 'proposed', applied_at: null, approved_by: null, applied_version: null, dismiss_reason: null, undone_at: null, undone_by: null };
+  return {
+    ...r,
+    status: 'proposed',
+    applied_at: null,
+    approved_by: null,
+    applied_version: null,
+    dismiss_reason: null,
+    undone_at: null,
+    undone_by: null,
+  };
 }
 
 /**
@@ -267,7 +346,14 @@ function asProposed(r: NewRevision): Revision {
  * record. After a model failure the agent keeps its old call mark (only `last_review_at` moves), so
  * the cron tries again at the next due time.
  */
-async function storeReview(svc: Services, agent: string, done: ReviewDone, previousSeq: number, now: string, trigger: ReviewTrigger): Promise<void> {
+async function storeReview(
+  svc: Services,
+  agent: string,
+  done: ReviewDone,
+  previousSeq: number,
+  now: string,
+  trigger: ReviewTrigger,
+): Promise<void> {
   const r = done.review;
   const statements: D1PreparedStatement[] = [
     ...r.revisions.map((rev) => svc.revisions.insertRevisionStatement(agent, rev, r.review_id)),
@@ -277,7 +363,12 @@ async function storeReview(svc: Services, agent: string, done: ReviewDone, previ
       review_id: r.review_id,
       created_at: now,
       trigger,
-      summary: { revisions: r.revisions.map((x) => x.revision_id), refused: r.refused.length, skipped: r.skipped, model_calls: r.model_calls },
+      summary: {
+        revisions: r.revisions.map((x) => x.revision_id),
+        refused: r.refused.length,
+        skipped: r.skipped,
+        model_calls: r.model_calls,
+      },
     }),
   ];
   await svc.store.db.batch(statements);
@@ -291,7 +382,10 @@ async function autoApply(svc: Services, agent: string, review: Review, actor: st
       revisions.push(await applyRevision(svc, agent, rev.revision_id, { approved_by: AUTO_APPLY_BY, actor }, now));
     } catch (err) {
       revisions.push(rev);
-      review.skipped.push({ tool: rev.tool, reason: `auto_apply_failed: ${err instanceof Error ? err.message : String(err)}` });
+      review.skipped.push({
+        tool: rev.tool,
+        reason: `auto_apply_failed: ${err instanceof Error ? err.message : String(err)}`,
+      });
     }
   }
   return { ...review, revisions };

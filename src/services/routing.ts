@@ -73,7 +73,11 @@ function cachedSnapshot(agent: string, key: string): Promise<RoutingSnapshot> | 
 }
 
 /** The agent's routing snapshot, from this isolate's cache when tools and settings are unchanged. */
-export async function routingSnapshot(svc: Services, agent: string, waitUntil?: (p: Promise<unknown>) => void): Promise<RoutingSnapshot> {
+export async function routingSnapshot(
+  svc: Services,
+  agent: string,
+  waitUntil?: (p: Promise<unknown>) => void,
+): Promise<RoutingSnapshot> {
   const row = await agentRow(svc, agent, Date.now(), waitUntil);
   if (!row) throw notFound(`agent ${agent}`);
   const settings = settingsOf(row.settings);
@@ -100,10 +104,16 @@ async function buildSnapshot({ svc, agent, key, settings }: SnapshotBuild): Prom
  * (reference: "rows already embedded keep their vector").
  */
 export async function routingDocs(svc: Services, tools: readonly StoredTool[]): Promise<RoutingDoc[]> {
-  const stale = tools.filter((t) => !t.vector || t.embedder !== svc.embedder.id || t.vector.length !== svc.embedder.dimensions);
+  const stale = tools.filter(
+    (t) => !t.vector || t.embedder !== svc.embedder.id || t.vector.length !== svc.embedder.dimensions,
+  );
   const fresh = stale.length > 0 ? await embedTools(svc.embedder, stale) : [];
   const vectors = new Map(stale.map((t, i) => [t.name, fresh[i]]));
-  return tools.map((t) => ({ name: t.name, text: embeddingText(t), vector: vectors.get(t.name) ?? t.vector ?? new Float32Array(svc.embedder.dimensions) }));
+  return tools.map((t) => ({
+    name: t.name,
+    text: embeddingText(t),
+    vector: vectors.get(t.name) ?? t.vector ?? new Float32Array(svc.embedder.dimensions),
+  }));
 }
 
 /** Forgets an agent's snapshot in this isolate (other isolates notice tools_gen). */
@@ -118,7 +128,13 @@ export interface RouteInput {
 }
 
 /** Ranks the agent's tools for one request and records the turn after answering. */
-export async function route(svc: Services, agent: string, input: RouteInput, now: string, waitUntil: (p: Promise<unknown>) => void): Promise<RouteResult> {
+export async function route(
+  svc: Services,
+  agent: string,
+  input: RouteInput,
+  now: string,
+  waitUntil: (p: Promise<unknown>) => void,
+): Promise<RouteResult> {
   const snap = await routingSnapshot(svc, agent, waitUntil);
   const turn_id = crypto.randomUUID();
   const stable = snap.settings.stable_tool_list_tokens > 0 && snap.tokens <= snap.settings.stable_tool_list_tokens;

@@ -19,7 +19,8 @@ export async function embedTools(embedder: Embedder, tools: readonly EmbeddedToo
     return { head, examples };
   });
   const vectors = texts.length > 0 ? await embedder.embed(texts) : [];
-  if (vectors.length !== texts.length) throw new ApiError('upstream_error', `embedder returned ${vectors.length} vectors for ${texts.length} texts`);
+  if (vectors.length !== texts.length)
+    throw new ApiError('upstream_error', `embedder returned ${vectors.length} vectors for ${texts.length} texts`);
   return slots.map(({ head, examples }) => {
     const h = vectors[head] ?? new Float32Array(embedder.dimensions);
     return toolVector(h, examples === null ? null : (vectors[examples] ?? null));

@@ -66,7 +66,11 @@ const LINGER_MS = 200;
  * the 30 s a waitUntil may run.
  */
 const PATIENCE_MS = 5_000;
-const turnWriter = new Batcher<PendingTurn, void>(writeTurns, { maxBatch: TURNS_PER_BATCH, lingerMs: LINGER_MS, patienceMs: PATIENCE_MS });
+const turnWriter = new Batcher<PendingTurn, void>(writeTurns, {
+  maxBatch: TURNS_PER_BATCH,
+  lingerMs: LINGER_MS,
+  patienceMs: PATIENCE_MS,
+});
 
 /** Turns of this isolate not yet stored, so a request that names one can wait for it. */
 const pending = new Map<string, Promise<void>>();

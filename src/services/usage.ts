@@ -22,7 +22,12 @@ export const DRAFT_SAMPLE_CALLS = 50;
  * come from the turn id and the trace's tool call ids, and a trace without `turn_id` gets one
  * derived from its content. Answers the number of calls the trace holds (new or already recorded).
  */
-export async function ingestTrace(svc: Services, agent: string, body: TraceBody, now: string): Promise<{ turn_id: string; calls: number }> {
+export async function ingestTrace(
+  svc: Services,
+  agent: string,
+  body: TraceBody,
+  now: string,
+): Promise<{ turn_id: string; calls: number }> {
   if (!(await svc.store.getAgent(agent))) throw notFound(`agent ${agent}`);
   const trace = checkedTrace(body);
   const turn_id = body.turn_id ?? (await fingerprintTurnId(body, trace));
@@ -43,7 +48,17 @@ export async function ingestTrace(svc: Services, agent: string, body: TraceBody,
   }));
   const extra = svc.usage.traceToolStatements(agent, traceDefinitions(body), now);
   if (!existing) {
-    extra.unshift(svc.log.insertTurn(agent, { turn_id, request, conversation_id, routed: false, offered: [], source: 'trace', created_at: now }));
+    extra.unshift(
+      svc.log.insertTurn(agent, {
+        turn_id,
+        request,
+        conversation_id,
+        routed: false,
+        offered: [],
+        source: 'trace',
+        created_at: now,
+      }),
+    );
   }
   await svc.log.insertCalls(agent, rows, extra);
   return { turn_id, calls: rows.length };
@@ -54,7 +69,11 @@ function checkedTrace(body: TraceBody): ReadTrace {
   const format = body.format ?? detectTraceFormat(body.messages);
   const reading = readTrace(body.messages, format);
   if (!reading.ok) {
-    throw new ApiError('invalid_request', `the messages are not a valid ${format} trace${body.format ? '' : ' (format detected)'}`, reading.issues);
+    throw new ApiError(
+      'invalid_request',
+      `the messages are not a valid ${format} trace${body.format ? '' : ' (format detected)'}`,
+      reading.issues,
+    );
   }
   if (reading.trace.calls.length > LIMITS.callsPerPost) {
     throw new ApiError('invalid_request', `a trace may hold at most ${LIMITS.callsPerPost} tool calls`, [
@@ -87,7 +106,11 @@ function traceDefinitions(body: TraceBody): AuthorDefinition[] {
 export async function unregisteredTools(svc: Services, agent: string): Promise<UnregisteredTool[]> {
   if (!(await svc.store.getAgent(agent))) throw notFound(`agent ${agent}`);
   const rows = await svc.usage.unregisteredTools(agent, UNREGISTERED_LIMIT);
-  const samples = await svc.usage.recentArguments(agent, rows.filter((r) => !r.definition).map((r) => r.name), DRAFT_SAMPLE_CALLS);
+  const samples = await svc.usage.recentArguments(
+    agent,
+    rows.filter((r) => !r.definition).map((r) => r.name),
+    DRAFT_SAMPLE_CALLS,
+  );
   return rows.map((r) => ({
     name: r.name,
     call_count: r.call_count,

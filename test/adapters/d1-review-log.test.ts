@@ -19,7 +19,9 @@ const BINDS: Record<keyof typeof REVIEW_SQL, unknown[]> = {
 };
 
 async function plan(sql: string, binds: unknown[]): Promise<string[]> {
-  const { results } = await env.DB.prepare(`EXPLAIN QUERY PLAN ${sql}`).bind(...binds).all<{ detail: string }>();
+  const { results } = await env.DB.prepare(`EXPLAIN QUERY PLAN ${sql}`)
+    .bind(...binds)
+    .all<{ detail: string }>();
   return results.map((r) => r.detail);
 }
 

@@ -60,30 +60,85 @@ async function runFlows(): Promise<void> {
   await registerTools(svc, agent, tools, false, now());
   const later: Promise<unknown>[] = [];
   const turns: string[] = [];
-  for (const [i, request] of ['will it rain in Oslo', 'rain tomorrow in Oslo?', 'email my boss', 'convert 20 dollars'].entries()) {
-    turns.push((await route(svc, agent, { request, conversation_id: `c${i >> 1}` }, now(), (p) => later.push(p))).turn_id);
+  for (const [i, request] of [
+    'will it rain in Oslo',
+    'rain tomorrow in Oslo?',
+    'email my boss',
+    'convert 20 dollars',
+  ].entries()) {
+    turns.push(
+      (await route(svc, agent, { request, conversation_id: `c${i >> 1}` }, now(), (p) => later.push(p))).turn_id,
+    );
   }
   await Promise.all(later);
   const calls = turns.flatMap((turn_id, i) => [
-    { id: `f${i}`, tool: 'get_weather', arguments: { city: 'Oslo' }, success: false, error: 'unknown city name', request: 'weather in Oslo', turn_id, conversation_id: `c${i >> 1}` },
-    { id: `s${i}`, tool: i < 2 ? 'get_weather' : 'send_email', arguments: { city: 'Oslo' }, success: true, request: 'weather in Oslo', turn_id, conversation_id: `c${i >> 1}` },
-    { id: `n${i}`, tool: 'convert_currency', arguments: { amount: 3 }, success: i % 2 === 0, error: i % 2 === 0 ? null : 'bad amount', conversation_id: `c${i >> 1}` },
+    {
+      id: `f${i}`,
+      tool: 'get_weather',
+      arguments: { city: 'Oslo' },
+      success: false,
+      error: 'unknown city name',
+      request: 'weather in Oslo',
+      turn_id,
+      conversation_id: `c${i >> 1}`,
+    },
+    {
+      id: `s${i}`,
+      tool: i < 2 ? 'get_weather' : 'send_email',
+      arguments: { city: 'Oslo' },
+      success: true,
+      request: 'weather in Oslo',
+      turn_id,
+      conversation_id: `c${i >> 1}`,
+    },
+    {
+      id: `n${i}`,
+      tool: 'convert_currency',
+      arguments: { amount: 3 },
+      success: i % 2 === 0,
+      error: i % 2 === 0 ? null : 'bad amount',
+      conversation_id: `c${i >> 1}`,
+    },
   ]);
   await recordCalls(svc, agent, calls, now());
-  await runReview(svc, agent, { dry_run: false, auto_apply: true, config: { min_calls: 1, min_failures: 1, min_misses: 1, min_confusions: 1 } }, now(), 'api');
+  await runReview(
+    svc,
+    agent,
+    { dry_run: false, auto_apply: true, config: { min_calls: 1, min_failures: 1, min_misses: 1, min_confusions: 1 } },
+    now(),
+    'api',
+  );
   await runReview(svc, agent, { dry_run: true }, now(), 'api');
   await runScheduledReviews(svc, now());
   const key = await mintKey();
-  await svc.store.insertKey({ key_id: key.key_id, agent, role: 'agent', salt: key.salt, hash: key.hash, revoked_at: null }, now());
+  await svc.store.insertKey(
+    { key_id: key.key_id, agent, role: 'agent', salt: key.salt, hash: key.hash, revoked_at: null },
+    now(),
+  );
   await authenticate(`Bearer ${key.key}`, env.ADMIN_TOKEN, svc.store);
 }
 
 async function plan(sql: string, binds: unknown[]): Promise<string[]> {
-  const { results } = await env.DB.prepare(`EXPLAIN QUERY PLAN ${sql}`).bind(...binds).all<{ detail: string }>();
+  const { results } = await env.DB.prepare(`EXPLAIN QUERY PLAN ${sql}`)
+    .bind(...binds)
+    .all<{ detail: string }>();
   return results.map((r) => r.detail);
 }
 
-const NOT_AN_ALIAS = new Set(['WHERE', 'ON', 'JOIN', 'CROSS', 'LEFT', 'INNER', 'ORDER', 'GROUP', 'LIMIT', 'USING', 'SET', 'VALUES']);
+const NOT_AN_ALIAS = new Set([
+  'WHERE',
+  'ON',
+  'JOIN',
+  'CROSS',
+  'LEFT',
+  'INNER',
+  'ORDER',
+  'GROUP',
+  'LIMIT',
+  'USING',
+  'SET',
+  'VALUES',
+]);
 
 /** The names a statement gives `calls` and `turns` (the table names themselves included). */
 function logAliases(sql: string): Set<string> {
@@ -119,10 +174,27 @@ function unbounded(sql: string, lines: readonly string[]): string[] {
 describe('the plan check itself', () => {
   it('flags scans and agent-wide seeks of the log by table or alias, and lets MIN/MAX(seq) seeks pass', () => {
     expect(unbounded('SELECT * FROM calls c WHERE c.tool = ?1', ['SCAN c'])).toEqual(['SCAN c']);
-    expect(unbounded('SELECT COUNT(*) FROM turns WHERE agent = ?1', ['SEARCH turns USING COVERING INDEX turns_agent_seq (agent=?)'])).toHaveLength(1);
-    expect(unbounded('SELECT MAX(seq) AS seq FROM calls WHERE agent = ?1', ['SEARCH calls USING COVERING INDEX calls_agent_seq (agent=?)'])).toEqual([]);
-    expect(unbounded('SELECT (SELECT MAX(c.seq) FROM calls c WHERE c.agent = a.agent) FROM agents a', ['SCAN a', 'SEARCH c USING COVERING INDEX calls_agent_seq (agent=?)'])).toEqual([]);
-    expect(unbounded('SELECT * FROM tools WHERE agent = ?1', ['SEARCH tools USING INDEX sqlite_autoindex_tools_1 (agent=?)'])).toEqual([]);
+    expect(
+      unbounded('SELECT COUNT(*) FROM turns WHERE agent = ?1', [
+        'SEARCH turns USING COVERING INDEX turns_agent_seq (agent=?)',
+      ]),
+    ).toHaveLength(1);
+    expect(
+      unbounded('SELECT MAX(seq) AS seq FROM calls WHERE agent = ?1', [
+        'SEARCH calls USING COVERING INDEX calls_agent_seq (agent=?)',
+      ]),
+    ).toEqual([]);
+    expect(
+      unbounded('SELECT (SELECT MAX(c.seq) FROM calls c WHERE c.agent = a.agent) FROM agents a', [
+        'SCAN a',
+        'SEARCH c USING COVERING INDEX calls_agent_seq (agent=?)',
+      ]),
+    ).toEqual([]);
+    expect(
+      unbounded('SELECT * FROM tools WHERE agent = ?1', [
+        'SEARCH tools USING INDEX sqlite_autoindex_tools_1 (agent=?)',
+      ]),
+    ).toEqual([]);
   });
 });
 
@@ -131,7 +203,15 @@ describe('query plans of the route, the call log, reviews and the cron pass', ()
 
   it('recorded the statements of every flow, the log reads among them', () => {
     const all = [...seen.keys()].join('\n');
-    for (const table of ['FROM agents', 'FROM tools', 'INSERT INTO turns', 'INSERT INTO calls', 'FROM calls', 'FROM turns', 'FROM keys']) {
+    for (const table of [
+      'FROM agents',
+      'FROM tools',
+      'INSERT INTO turns',
+      'INSERT INTO calls',
+      'FROM calls',
+      'FROM turns',
+      'FROM keys',
+    ]) {
       expect(all).toContain(table);
     }
   });

@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { backoffDelayMs, redactSecrets, retryAfterFromHeaders, withRetry, type RetryOptions } from '../../src/adapters/retry.ts';
+import {
+  backoffDelayMs,
+  redactSecrets,
+  retryAfterFromHeaders,
+  withRetry,
+  type RetryOptions,
+} from '../../src/adapters/retry.ts';
 import { ApiError } from '../../src/errors.ts';
 
 class Status extends Error {
@@ -40,10 +46,13 @@ describe('withRetry', () => {
   it('stops at the bound and names the provider, what failed and the attempts', async () => {
     const waits: number[] = [];
     let attempts = 0;
-    const run = withRetry(async () => {
-      attempts += 1;
-      throw new Status(500);
-    }, options(waits, { retries: 1 }));
+    const run = withRetry(
+      async () => {
+        attempts += 1;
+        throw new Status(500);
+      },
+      options(waits, { retries: 1 }),
+    );
     await expect(run).rejects.toEqual(new ApiError('upstream_error', 'test:model: HTTP 500 (2 attempts)'));
     expect(attempts).toBe(2);
     expect(waits).toHaveLength(1);
@@ -73,24 +82,36 @@ describe('withRetry', () => {
       },
       options([], { timeoutMs: 20, retries: 1 }),
     );
-    await expect(run).rejects.toMatchObject({ code: 'upstream_error', message: 'test:model: no answer within 20 ms (2 attempts)' });
+    await expect(run).rejects.toMatchObject({
+      code: 'upstream_error',
+      message: 'test:model: no answer within 20 ms (2 attempts)',
+    });
     expect(signals.map((s) => s.aborted)).toEqual([true, true]);
   });
 
   it('honours Retry-After, capped', async () => {
     const waits: number[] = [];
     let attempts = 0;
-    await withRetry(async () => {
-      attempts += 1;
-      if (attempts === 1) throw new Status(429);
-      if (attempts === 2) throw new Status(503);
-      return 'ok';
-    }, options(waits, { maxDelayMs: 2000, retryAfterMs: (err) => (err instanceof Status && err.status === 429 ? 60_000 : null) }));
+    await withRetry(
+      async () => {
+        attempts += 1;
+        if (attempts === 1) throw new Status(429);
+        if (attempts === 2) throw new Status(503);
+        return 'ok';
+      },
+      options(waits, {
+        maxDelayMs: 2000,
+        retryAfterMs: (err) => (err instanceof Status && err.status === 429 ? 60_000 : null),
+      }),
+    );
     expect(waits).toEqual([2000, 150]);
   });
 
   it('redacts keys from provider messages', async () => {
-    const run = withRetry(async () => Promise.reject(new Error('bad key sk-proj-abcdef123456 for Bearer abc.def')), options([]));
+    const run = withRetry(
+      async () => Promise.reject(new Error('bad key sk-proj-abcdef123456 for Bearer abc.def')),
+      options([]),
+    );
     await expect(run).rejects.toMatchObject({ message: 'test:model: bad key sk-… for Bearer … (1 attempt)' });
   });
 });

@@ -61,8 +61,19 @@ function embed(text: string | string[], dims: number): { shape: number[]; data: 
 }
 
 const MODEL = '@cf/meta/llama-3.1-8b-instruct';
-const TOOL: AugmentInput = { name: 'lookup_claim', docstring: 'Look up a claim by reference.', argument_names: ['claim_ref'] };
-const REQUESTS = ['look up my claim', 'where is my claim', 'claim status please', 'has my claim been paid', 'find claim CW-123456', 'news on my claim'];
+const TOOL: AugmentInput = {
+  name: 'lookup_claim',
+  docstring: 'Look up a claim by reference.',
+  argument_names: ['claim_ref'],
+};
+const REQUESTS = [
+  'look up my claim',
+  'where is my claim',
+  'claim status please',
+  'has my claim been paid',
+  'find claim CW-123456',
+  'news on my claim',
+];
 const GOOD = { description: 'Finds an insurance claim and tells where it stands.', requests: REQUESTS };
 const OK = { ok: true, description: GOOD.description, requests: REQUESTS };
 
@@ -82,7 +93,9 @@ describe('workers-ai:<model> chat', () => {
   });
 
   it('reads OpenAI-shaped and already-parsed JSON replies', async () => {
-    const shaped = fakeAi([{ output: { choices: [{ message: { role: 'assistant', content: JSON.stringify(GOOD) } }] } }]);
+    const shaped = fakeAi([
+      { output: { choices: [{ message: { role: 'assistant', content: JSON.stringify(GOOD) } }] } },
+    ]);
     expect((await augmentTools(createWorkersAIModel(shaped, MODEL), [TOOL])).get('lookup_claim')).toEqual(OK);
     const parsed = fakeAi([{ output: { response: GOOD } }]);
     expect((await augmentTools(createWorkersAIModel(parsed, MODEL), [TOOL])).get('lookup_claim')).toEqual(OK);
@@ -106,7 +119,9 @@ describe('workers-ai:<model> chat', () => {
 
   it('a run that never answers times out on every attempt: upstream_error', async () => {
     const ai = fakeAi([{ hang: true }]);
-    const out = await augmentTools(createWorkersAIModel(ai, MODEL, { timeoutMs: 50, retries: 1, baseDelayMs: 1 }), [TOOL]);
+    const out = await augmentTools(createWorkersAIModel(ai, MODEL, { timeoutMs: 50, retries: 1, baseDelayMs: 1 }), [
+      TOOL,
+    ]);
     expect(out.get('lookup_claim')).toEqual({
       ok: false,
       reason: `upstream_error: workers-ai:${MODEL}: no answer within 50 ms (2 attempts)`,
@@ -115,7 +130,9 @@ describe('workers-ai:<model> chat', () => {
   });
 
   it('the daily allocation used up (3036) is not retried', async () => {
-    const ai = fakeAi([{ error: new InferenceUpstreamError('3036: You have used up your daily free allocation of 10,000 neurons.') }]);
+    const ai = fakeAi([
+      { error: new InferenceUpstreamError('3036: You have used up your daily free allocation of 10,000 neurons.') },
+    ]);
     const out = await augmentTools(createWorkersAIModel(ai, MODEL, { baseDelayMs: 1 }), [TOOL]);
     expect(out.get('lookup_claim')).toEqual({
       ok: false,
@@ -158,7 +175,9 @@ describe('workers-ai:<model> embeddings', () => {
       message: 'workers-ai:@cf/baai/bge-base-en-v1.5: returned a 384-dimensional vector, expected 768',
     });
     const missing: AiRunner = { run: async () => ({ shape: [0, 768], data: [] }) };
-    await expect(createWorkersAIEmbedder(missing, '@cf/baai/bge-small-en-v1.5').embed(['a', 'b'])).rejects.toMatchObject({
+    await expect(
+      createWorkersAIEmbedder(missing, '@cf/baai/bge-small-en-v1.5').embed(['a', 'b']),
+    ).rejects.toMatchObject({
       code: 'upstream_error',
       message: 'workers-ai:@cf/baai/bge-small-en-v1.5: returned 0 vectors for 2 texts',
     });
@@ -179,7 +198,9 @@ describe('workers-ai:<model> embeddings', () => {
   });
 
   it('an unknown model needs its vector length', () => {
-    expect(() => createWorkersAIEmbedder(fakeAi([]), '@cf/some/new-embedder')).toThrow(/set a positive integer vector length/);
+    expect(() => createWorkersAIEmbedder(fakeAi([]), '@cf/some/new-embedder')).toThrow(
+      /set a positive integer vector length/,
+    );
     expect(createWorkersAIEmbedder(fakeAi([]), '@cf/some/new-embedder', { dimensions: 512 }).dimensions).toBe(512);
   });
 });

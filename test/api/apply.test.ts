@@ -13,7 +13,9 @@ const svc = services(env);
 
 const tools = [
   tool('lookup_claim', 'Fetch an insurance claim record by its claim reference.', { claim_ref: { type: 'string' } }),
-  tool('start_recovery', 'Start a subrogation recovery against a third party on a claim.', { claim_ref: { type: 'string' } }),
+  tool('start_recovery', 'Start a subrogation recovery against a third party on a claim.', {
+    claim_ref: { type: 'string' },
+  }),
   tool('refer_llu', 'Refer a large loss to the large loss unit.', { claim_ref: { type: 'string' } }),
   tool('get_weather', 'Current weather for a city.', { city: { type: 'string' } }),
   tool('send_email', 'Send an email to a recipient.', { to: { type: 'string' } }),
@@ -54,30 +56,47 @@ async function propose(agent: string, rev: NewRevision): Promise<string> {
 }
 
 async function rawRow(agent: string, name: string) {
-  return env.DB.prepare('SELECT examples, notes, avoid, call_example, vector, embedder, version FROM tools WHERE agent = ?1 AND name = ?2')
+  return env.DB.prepare(
+    'SELECT examples, notes, avoid, call_example, vector, embedder, version FROM tools WHERE agent = ?1 AND name = ?2',
+  )
     .bind(agent, name)
     .first<Record<string, unknown>>();
 }
 
-const apply = (agent: string, id: string, by = 'operator-7') => api('POST', `/v1/agents/${agent}/revisions/${id}/apply`, { body: { approved_by: by } });
-const undo = (agent: string, name: string) => api('POST', `/v1/agents/${agent}/tools/${name}/undo`, { body: { approved_by: 'operator-7' } });
+const apply = (agent: string, id: string, by = 'operator-7') =>
+  api('POST', `/v1/agents/${agent}/revisions/${id}/apply`, { body: { approved_by: by } });
+const undo = (agent: string, name: string) =>
+  api('POST', `/v1/agents/${agent}/tools/${name}/undo`, { body: { approved_by: 'operator-7' } });
 const topFor = async (agent: string, request: string, k = 1) =>
-  (await api('POST', `/v1/agents/${agent}/route`, { body: { request, k } })).body.tools.map((t: { name: string }) => t.name);
+  (await api('POST', `/v1/agents/${agent}/route`, { body: { request, k } })).body.tools.map(
+    (t: { name: string }) => t.name,
+  );
 
 describe('apply', () => {
   it('puts notes, "Not for" lines and the example call under Learned from use, and a missed wording now reaches the tool', async () => {
     const agent = await setup();
     const wording = 'open the third party FNOL';
     expect(await topFor(agent, wording)).not.toEqual(['lookup_claim']);
-    const id = await propose(agent, revision('lookup_claim', {
-      notes_added: ['Pass claim_ref with its CW- prefix.'],
-      avoid_added: ['Not for large loss referrals; use refer_llu.'],
-      queries_added: [wording],
-      call_example: 'Example call: {"claim_ref": "CW-######"}',
-    }));
+    const id = await propose(
+      agent,
+      revision('lookup_claim', {
+        notes_added: ['Pass claim_ref with its CW- prefix.'],
+        avoid_added: ['Not for large loss referrals; use refer_llu.'],
+        queries_added: [wording],
+        call_example: 'Example call: {"claim_ref": "CW-######"}',
+      }),
+    );
     const res = await apply(agent, id);
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ revision_id: id, status: 'applied', approved_by: 'operator-7', queries_added: [wording], queries_withdrawn: [], displaced: [], applied_version: 2 });
+    expect(res.body).toMatchObject({
+      revision_id: id,
+      status: 'applied',
+      approved_by: 'operator-7',
+      queries_added: [wording],
+      queries_withdrawn: [],
+      displaced: [],
+      applied_version: 2,
+    });
     const row = (await api('GET', `/v1/agents/${agent}/tools/lookup_claim`)).body;
     expect(row.version).toBe(2);
     expect(row.model_view.function.description).toBe(
@@ -86,7 +105,10 @@ describe('apply', () => {
     expect(row.examples).toEqual([{ text: wording, source: 'learned', revision_id: id }]);
     expect(await topFor(agent, wording)).toEqual(['lookup_claim']);
     const versions = (await api('GET', `/v1/agents/${agent}/tools/lookup_claim/versions`)).body.versions;
-    expect(versions.map((v: { version: number; source: string }) => [v.version, v.source])).toEqual([[2, `revision:${id}`], [1, 'registered']]);
+    expect(versions.map((v: { version: number; source: string }) => [v.version, v.source])).toEqual([
+      [2, `revision:${id}`],
+      [1, 'registered'],
+    ]);
   });
 
   it('shows learned examples to the model only with show_learned_examples', async () => {
@@ -94,17 +116,24 @@ describe('apply', () => {
     const id = await propose(agent, revision('lookup_claim', { queries_added: ['where is my FNOL'] }));
     await apply(agent, id);
     const row = (await api('GET', `/v1/agents/${agent}/tools/lookup_claim`)).body;
-    expect(row.model_view.function.description).toBe('Fetch an insurance claim record by its claim reference.\n\nLearned from use:\n- Also asked for as: "where is my FNOL"');
+    expect(row.model_view.function.description).toBe(
+      'Fetch an insurance claim record by its claim reference.\n\nLearned from use:\n- Also asked for as: "where is my FNOL"',
+    );
   });
 
   it('withdraws examples that would push a neighbour out of the offered tools, and keeps the notes', async () => {
     const agent = await setup({ top_k: 1 });
     const served = 'send the weekly summary email to the team';
     expect(await topFor(agent, served)).toEqual(['send_email']);
-    await api('POST', `/v1/agents/${agent}/calls`, { body: { calls: [{ tool: 'send_email', arguments: { to: 'x' }, success: true, request: served }] } });
+    await api('POST', `/v1/agents/${agent}/calls`, {
+      body: { calls: [{ tool: 'send_email', arguments: { to: 'x' }, success: true, request: served }] },
+    });
     // Two examples: a row's examples weigh a quarter of its head in its vector (src/core/routing.ts EXAMPLE_WEIGHT).
     const added = ['send the weekly summary email to the team now', 'email the weekly team summary'];
-    const id = await propose(agent, revision('lookup_claim', { notes_added: ['Pass claim_ref with its prefix.'], queries_added: added }));
+    const id = await propose(
+      agent,
+      revision('lookup_claim', { notes_added: ['Pass claim_ref with its prefix.'], queries_added: added }),
+    );
     const res = await apply(agent, id);
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({
@@ -123,13 +152,20 @@ describe('apply', () => {
     const agent = await setup();
     const id = await propose(agent, revision('lookup_claim', { notes_added: ['A note.'] }));
     expect((await apply(agent, id)).status).toBe(200);
-    expect(await apply(agent, id)).toMatchObject({ status: 409, body: { error: { code: 'conflict', message: `revision ${id} is applied, not proposed` } } });
+    expect(await apply(agent, id)).toMatchObject({
+      status: 409,
+      body: { error: { code: 'conflict', message: `revision ${id} is applied, not proposed` } },
+    });
     const other = await propose(agent, revision('start_recovery', { notes_added: ['Another note.'] }));
-    const dismissed = await api('POST', `/v1/agents/${agent}/revisions/${other}/dismiss`, { body: { approved_by: 'op', reason: 'not useful' } });
+    const dismissed = await api('POST', `/v1/agents/${agent}/revisions/${other}/dismiss`, {
+      body: { approved_by: 'op', reason: 'not useful' },
+    });
     expect(dismissed.body).toMatchObject({ status: 'dismissed', approved_by: 'op', dismiss_reason: 'not useful' });
     expect((await apply(agent, other)).status).toBe(409);
     expect((await rawRow(agent, 'start_recovery'))?.version).toBe(1);
-    expect((await api('POST', `/v1/agents/${agent}/revisions/nope/apply`, { body: { approved_by: 'x' } })).status).toBe(404);
+    expect((await api('POST', `/v1/agents/${agent}/revisions/nope/apply`, { body: { approved_by: 'x' } })).status).toBe(
+      404,
+    );
   });
 
   it('lets one of two concurrent applies win; the other gets 409 and the row is written once', async () => {
@@ -139,7 +175,9 @@ describe('apply', () => {
     expect([a.status, b.status].sort()).toEqual([200, 409]);
     const row = await rawRow(agent, 'lookup_claim');
     expect(row).toMatchObject({ version: 2, notes: '["Only once."]' });
-    const versions = await env.DB.prepare('SELECT COUNT(*) AS n FROM tool_versions WHERE agent = ?1 AND name = ?2').bind(agent, 'lookup_claim').first<{ n: number }>();
+    const versions = await env.DB.prepare('SELECT COUNT(*) AS n FROM tool_versions WHERE agent = ?1 AND name = ?2')
+      .bind(agent, 'lookup_claim')
+      .first<{ n: number }>();
     expect(versions?.n).toBe(2);
   });
 
@@ -147,8 +185,17 @@ describe('apply', () => {
     const agent = await setup();
     const key = (await api('POST', `/v1/agents/${agent}/keys`, { body: { role: 'operator' } })).body;
     const id = await propose(agent, revision('lookup_claim', { notes_added: ['By key.'] }));
-    expect((await api('POST', `/v1/agents/${agent}/revisions/${id}/apply`, { token: key.key, body: { approved_by: 'dana' } })).status).toBe(200);
-    const stored = await env.DB.prepare('SELECT approved_by, approved_key FROM revisions WHERE revision_id = ?1').bind(id).first();
+    expect(
+      (
+        await api('POST', `/v1/agents/${agent}/revisions/${id}/apply`, {
+          token: key.key,
+          body: { approved_by: 'dana' },
+        })
+      ).status,
+    ).toBe(200);
+    const stored = await env.DB.prepare('SELECT approved_by, approved_key FROM revisions WHERE revision_id = ?1')
+      .bind(id)
+      .first();
     expect(stored).toEqual({ approved_by: 'dana', approved_key: key.key_id });
   });
 });
@@ -160,8 +207,17 @@ describe('undo', () => {
     const id = await propose(agent, revision('lookup_claim', { notes_added: ['A note.'] }));
     await api('POST', `/v1/agents/${agent}/revisions/${id}/apply`, { token: key.key, body: { approved_by: 'alice' } });
     const undone = await api('POST', `/v1/agents/${agent}/tools/lookup_claim/undo`, { body: { approved_by: 'bob' } });
-    expect(undone.body).toMatchObject({ status: 'undone', approved_by: 'alice', undone_by: 'bob', undone_at: expect.any(String) });
-    const stored = await env.DB.prepare('SELECT approved_by, approved_key, undone_by, undone_key FROM revisions WHERE revision_id = ?1').bind(id).first();
+    expect(undone.body).toMatchObject({
+      status: 'undone',
+      approved_by: 'alice',
+      undone_by: 'bob',
+      undone_at: expect.any(String),
+    });
+    const stored = await env.DB.prepare(
+      'SELECT approved_by, approved_key, undone_by, undone_key FROM revisions WHERE revision_id = ?1',
+    )
+      .bind(id)
+      .first();
     expect(stored).toEqual({ approved_by: 'alice', approved_key: key.key_id, undone_by: 'bob', undone_key: 'admin' });
   });
 
@@ -170,11 +226,21 @@ describe('undo', () => {
     // A row with two synthetic examples at the cap, so the learned one displaces the oldest.
     await svc.store.db
       .prepare('UPDATE tools SET examples = ?3 WHERE agent = ?1 AND name = ?2')
-      .bind(agent, 'lookup_claim', JSON.stringify([{ text: 'find a claim', source: 'synthetic', revision_id: null }, { text: 'claim lookup', source: 'synthetic', revision_id: null }]))
+      .bind(
+        agent,
+        'lookup_claim',
+        JSON.stringify([
+          { text: 'find a claim', source: 'synthetic', revision_id: null },
+          { text: 'claim lookup', source: 'synthetic', revision_id: null },
+        ]),
+      )
       .run();
     const before = await rawRow(agent, 'lookup_claim');
     const viewBefore = (await api('GET', `/v1/agents/${agent}/tools/lookup_claim`)).body.model_view;
-    const id = await propose(agent, revision('lookup_claim', { notes_added: ['Use the CW- prefix.'], queries_added: ['open the FNOL'] }));
+    const id = await propose(
+      agent,
+      revision('lookup_claim', { notes_added: ['Use the CW- prefix.'], queries_added: ['open the FNOL'] }),
+    );
     const applied = await apply(agent, id);
     expect(applied.body.queries_displaced).toEqual([{ text: 'find a claim', source: 'synthetic', revision_id: null }]);
     expect((await rawRow(agent, 'lookup_claim'))?.vector).not.toEqual(before?.vector);
@@ -194,7 +260,9 @@ describe('undo', () => {
     const agent = await setup();
     const id = await propose(agent, revision('lookup_claim', { notes_added: ['A note.'] }));
     await apply(agent, id);
-    await api('PUT', `/v1/agents/${agent}/tools`, { body: { tools: [{ ...tools[0], description: 'Fetch a claim by reference (v2).' }] } });
+    await api('PUT', `/v1/agents/${agent}/tools`, {
+      body: { tools: [{ ...tools[0], description: 'Fetch a claim by reference (v2).' }] },
+    });
     const res = await undo(agent, 'lookup_claim');
     expect(res.status).toBe(409);
     expect(res.body.error.message).toMatch(/edited since revision/);

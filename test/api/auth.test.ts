@@ -18,13 +18,17 @@ describe('auth', () => {
       body: { error: { code: 'unauthorized', message: 'send Authorization: Bearer <token>', details: [] } },
     });
     expect((await api('GET', `/v1/agents/${agent}/tools`, { token: 'wsk_nothex_x' })).status).toBe(401);
-    expect((await api('GET', `/v1/agents/${agent}/tools`, { token: 'wsk_0123456789abcdef_' + 'a'.repeat(43) })).status).toBe(401);
+    expect(
+      (await api('GET', `/v1/agents/${agent}/tools`, { token: 'wsk_0123456789abcdef_' + 'a'.repeat(43) })).status,
+    ).toBe(401);
   });
 
   it('stores keys hashed and shows the key once', async () => {
     const { agent, agentKey } = await agentWithKeys();
     expect(agentKey).toMatchObject({ role: 'agent', key_id: expect.stringMatching(/^[0-9a-f]{16}$/) });
-    const row = await env.DB.prepare('SELECT * FROM keys WHERE key_id = ?1').bind(agentKey.key_id).first<Record<string, string>>();
+    const row = await env.DB.prepare('SELECT * FROM keys WHERE key_id = ?1')
+      .bind(agentKey.key_id)
+      .first<Record<string, string>>();
     expect(row?.agent).toBe(agent);
     // The secret is everything after `wsk_<key_id>_`: it may itself contain `_` (base64url).
     const secret = agentKey.key.slice(`wsk_${agentKey.key_id}_`.length);
@@ -35,10 +39,22 @@ describe('auth', () => {
   it('gives an agent key the agent routes and reads, and 403 on operator routes', async () => {
     const { agent, agentKey } = await agentWithKeys();
     const token = agentKey.key;
-    expect((await api('POST', `/v1/agents/${agent}/route`, { token, body: { request: 'look up a record' } })).status).toBe(200);
-    expect((await api('POST', `/v1/agents/${agent}/calls`, { token, body: { calls: [{ tool: 'lookup', arguments: {}, success: true }] } })).status).toBe(200);
+    expect(
+      (await api('POST', `/v1/agents/${agent}/route`, { token, body: { request: 'look up a record' } })).status,
+    ).toBe(200);
+    expect(
+      (
+        await api('POST', `/v1/agents/${agent}/calls`, {
+          token,
+          body: { calls: [{ tool: 'lookup', arguments: {}, success: true }] },
+        })
+      ).status,
+    ).toBe(200);
     expect((await api('GET', `/v1/agents/${agent}/tools`, { token })).status).toBe(200);
-    expect(await api('PUT', `/v1/agents/${agent}/tools`, { token, body: { tools: [] } })).toMatchObject({ status: 403, body: { error: { code: 'forbidden' } } });
+    expect(await api('PUT', `/v1/agents/${agent}/tools`, { token, body: { tools: [] } })).toMatchObject({
+      status: 403,
+      body: { error: { code: 'forbidden' } },
+    });
     expect((await api('PUT', `/v1/agents/${agent}/config`, { token, body: { top_k: 3 } })).status).toBe(403);
     expect((await api('GET', `/v1/agents`, { token })).status).toBe(403);
   });

@@ -2,7 +2,8 @@ import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import { agentId, api, eventually, tool } from '../helpers.ts';
 
-const CSP = "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+const CSP =
+  "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 
 describe('GET / (the dashboard)', () => {
   it('serves the page without a token, under a strict Content-Security-Policy', async () => {
@@ -16,8 +17,14 @@ describe('GET / (the dashboard)', () => {
   });
 
   it('serves its scripts and stylesheet from this Worker, with no network address in them', async () => {
-    const files = [['main.js', 'text/javascript; charset=utf-8'], ['core.js', 'text/javascript; charset=utf-8'], ['inbox.js', 'text/javascript; charset=utf-8'],
-      ['tools.js', 'text/javascript; charset=utf-8'], ['app.css', 'text/css; charset=utf-8'], ['icon.svg', 'image/svg+xml']] as const;
+    const files = [
+      ['main.js', 'text/javascript; charset=utf-8'],
+      ['core.js', 'text/javascript; charset=utf-8'],
+      ['inbox.js', 'text/javascript; charset=utf-8'],
+      ['tools.js', 'text/javascript; charset=utf-8'],
+      ['app.css', 'text/css; charset=utf-8'],
+      ['icon.svg', 'image/svg+xml'],
+    ] as const;
     for (const [file, type] of files) {
       const res = await api('GET', `/dashboard/${file}`, { token: null });
       expect(res.status, file).toBe(200);
@@ -52,7 +59,12 @@ describe('GET /v1/agents/:agent/tools/:tool/activity', () => {
     ];
     expect((await api('POST', `/v1/agents/${agent}/calls`, { body: { calls } })).status).toBe(200);
     await api('POST', `/v1/agents/${agent}/route`, { body: { request: 'where is my order?' } });
-    await eventually(() => env.DB.prepare('SELECT 1 AS x FROM turns WHERE agent = ?1').bind(agent).first().then((r) => r ?? undefined));
+    await eventually(() =>
+      env.DB.prepare('SELECT 1 AS x FROM turns WHERE agent = ?1')
+        .bind(agent)
+        .first()
+        .then((r) => r ?? undefined),
+    );
 
     const res = await api('GET', `/v1/agents/${agent}/tools/get_order/activity?bucket=day&span=3`);
     expect(res.status).toBe(200);
@@ -74,7 +86,9 @@ describe('GET /v1/agents/:agent/tools/:tool/activity', () => {
     expect(res.body.buckets[4].start.slice(0, 13)).toBe(new Date().toISOString().slice(0, 13));
     const tooLong = await api('GET', `/v1/agents/${agent}/tools/get_order/activity?bucket=day&span=91`);
     expect(tooLong.status).toBe(400);
-    expect(tooLong.body.error.details).toEqual([{ code: 'too_big', path: ['span'], message: 'span is at most 90 for bucket=day' }]);
+    expect(tooLong.body.error.details).toEqual([
+      { code: 'too_big', path: ['span'], message: 'span is at most 90 for bucket=day' },
+    ]);
     expect((await api('GET', `/v1/agents/${agent}/tools/get_order/activity?bucket=week`)).status).toBe(400);
   });
 
@@ -93,16 +107,25 @@ describe('POST /v1/agents/:agent/tools/:tool/preview', () => {
     const agent = agentId();
     await api('PUT', `/v1/agents/${agent}/tools`, { body: { tools: [orders] } });
     const revision = {
-      revision_id: 'rev-1', status: 'proposed', evidence: [],
-      notes_added: ['Order ids start with ORD-.'], avoid_added: ['Not for refunds; use refund_order'],
-      queries_added: ['where is my parcel'], call_example: 'Example call: {"order_id": "ORD-#"}',
+      revision_id: 'rev-1',
+      status: 'proposed',
+      evidence: [],
+      notes_added: ['Order ids start with ORD-.'],
+      avoid_added: ['Not for refunds; use refund_order'],
+      queries_added: ['where is my parcel'],
+      call_example: 'Example call: {"order_id": "ORD-#"}',
     };
     const res = await api('POST', `/v1/agents/${agent}/tools/get_order/preview`, { body: revision });
     expect(res.status).toBe(200);
-    const view = (description: string) => ({ type: 'function', function: { name: 'get_order', description, parameters: orders.parameters } });
+    const view = (description: string) => ({
+      type: 'function',
+      function: { name: 'get_order', description, parameters: orders.parameters },
+    });
     expect(res.body).toEqual({
       before: view('Look up an order by its id.'),
-      after: view('Look up an order by its id.\n\nLearned from use:\n- Order ids start with ORD-.\n- Not for refunds; use refund_order\n- Example call: {"order_id": "ORD-#"}'),
+      after: view(
+        'Look up an order by its id.\n\nLearned from use:\n- Order ids start with ORD-.\n- Not for refunds; use refund_order\n- Example call: {"order_id": "ORD-#"}',
+      ),
     });
     expect((await api('GET', `/v1/agents/${agent}/tools/get_order`)).body.version).toBe(1);
   });
@@ -111,14 +134,20 @@ describe('POST /v1/agents/:agent/tools/:tool/preview', () => {
     const agent = agentId();
     await api('PUT', `/v1/agents/${agent}/tools`, { body: { tools: [orders] } });
     await api('PUT', `/v1/agents/${agent}/config`, { body: { show_learned_examples: true } });
-    const res = await api('POST', `/v1/agents/${agent}/tools/get_order/preview`, { body: { queries_added: ['where is my parcel'], notes_added: ['A.', 'A.'] } });
-    expect(res.body.after.function.description).toBe('Look up an order by its id.\n\nLearned from use:\n- A.\n- Also asked for as: "where is my parcel"');
+    const res = await api('POST', `/v1/agents/${agent}/tools/get_order/preview`, {
+      body: { queries_added: ['where is my parcel'], notes_added: ['A.', 'A.'] },
+    });
+    expect(res.body.after.function.description).toBe(
+      'Look up an order by its id.\n\nLearned from use:\n- A.\n- Also asked for as: "where is my parcel"',
+    );
   });
 
   it('is 404 for an unknown tool and 400 for a malformed body', async () => {
     const agent = agentId();
     await api('PUT', `/v1/agents/${agent}/tools`, { body: { tools: [orders] } });
-    expect((await api('POST', `/v1/agents/${agent}/tools/nope/preview`, { body: {} })).body).toEqual({ error: { code: 'not_found', message: 'tool nope not found', details: [] } });
+    expect((await api('POST', `/v1/agents/${agent}/tools/nope/preview`, { body: {} })).body).toEqual({
+      error: { code: 'not_found', message: 'tool nope not found', details: [] },
+    });
     const bad = await api('POST', `/v1/agents/${agent}/tools/get_order/preview`, { body: { notes_added: 'one line' } });
     expect(bad.status).toBe(400);
     expect(bad.body.error.details[0].path).toEqual(['notes_added']);

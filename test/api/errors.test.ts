@@ -18,13 +18,18 @@ describe('error shape (docs/api.md)', () => {
   });
 
   it('answers malformed JSON with 400 invalid_request', async () => {
-    const res = await api('PUT', `/v1/agents/${agentId()}/tools`, { raw: '{"tools": [', headers: { 'content-type': 'application/json' } });
+    const res = await api('PUT', `/v1/agents/${agentId()}/tools`, {
+      raw: '{"tools": [',
+      headers: { 'content-type': 'application/json' },
+    });
     expect(res.status).toBe(400);
     expect(res.body.error.code).toBe('invalid_request');
   });
 
   it('answers a body over 1 MiB with 413', async () => {
-    const res = await api('PUT', `/v1/agents/${agentId()}/tools`, { body: { tools: [], pad: 'x'.repeat(1024 * 1024 + 1) } });
+    const res = await api('PUT', `/v1/agents/${agentId()}/tools`, {
+      body: { tools: [], pad: 'x'.repeat(1024 * 1024 + 1) },
+    });
     expect(res).toMatchObject({ status: 413, body: { error: { code: 'payload_too_large' } } });
   });
 
@@ -39,7 +44,12 @@ describe('error shape (docs/api.md)', () => {
     expect(doc.status).toBe(200);
     expect(doc.body.openapi).toBe('3.1.0');
     expect(Object.keys(doc.body.paths)).toEqual(
-      expect.arrayContaining(['/v1/agents/{agent}/tools', '/v1/agents/{agent}/route', '/v1/agents/{agent}/calls', '/v1/agents/{agent}/config']),
+      expect.arrayContaining([
+        '/v1/agents/{agent}/tools',
+        '/v1/agents/{agent}/route',
+        '/v1/agents/{agent}/calls',
+        '/v1/agents/{agent}/config',
+      ]),
     );
   });
 });

@@ -7,9 +7,13 @@ import { ADMIN, agentId, api, eventually, tool } from '../helpers.ts';
 import pkg from '../../package.json';
 
 const tools = [
-  tool('get_weather', 'Current weather and forecast for a city: temperature, rain, wind.', { city: { type: 'string' } }),
+  tool('get_weather', 'Current weather and forecast for a city: temperature, rain, wind.', {
+    city: { type: 'string' },
+  }),
   tool('send_email', 'Send an email message to a recipient with a subject and body.', { to: { type: 'string' } }),
-  tool('convert_currency', "Convert an amount of money between currencies at today's exchange rate.", { amount: { type: 'number' } }),
+  tool('convert_currency', "Convert an amount of money between currencies at today's exchange rate.", {
+    amount: { type: 'number' },
+  }),
 ];
 
 async function setup(): Promise<string> {
@@ -24,7 +28,10 @@ async function connect(agent: string, token = ADMIN): Promise<Client> {
     requestInit: { headers: { authorization: `Bearer ${token}` } },
     fetch: (url, init) => exports.default.fetch(new Request(url, init)),
   });
-  const client = new Client({ name: 'mcp-test', version: '1.0.0' }, { jsonSchemaValidator: new CfWorkerJsonSchemaValidator() });
+  const client = new Client(
+    { name: 'mcp-test', version: '1.0.0' },
+    { jsonSchemaValidator: new CfWorkerJsonSchemaValidator() },
+  );
   await client.connect(transport);
   return client;
 }
@@ -46,21 +53,40 @@ describe('MCP endpoint /v1/agents/:agent/mcp', () => {
     expect(Object.keys(search?.inputSchema.properties ?? {})).toEqual(['request', 'conversation_id', 'k']);
     const report = listed[1];
     expect(report?.inputSchema).toMatchObject({ type: 'object', required: ['tool', 'success'] });
-    expect(Object.keys(report?.inputSchema.properties ?? {})).toEqual(['id', 'tool', 'arguments', 'success', 'error', 'request', 'turn_id', 'conversation_id', 'at']);
+    expect(Object.keys(report?.inputSchema.properties ?? {})).toEqual([
+      'id',
+      'tool',
+      'arguments',
+      'success',
+      'error',
+      'request',
+      'turn_id',
+      'conversation_id',
+      'at',
+    ]);
     await client.close();
   });
 
   it('search_tools routes the request, returns model views and records the turn', async () => {
     const agent = await setup();
     const client = await connect(agent);
-    const result = await client.callTool({ name: 'search_tools', arguments: { request: 'will it rain in Oslo tomorrow?', conversation_id: 'c-9', k: 2 } });
+    const result = await client.callTool({
+      name: 'search_tools',
+      arguments: { request: 'will it rain in Oslo tomorrow?', conversation_id: 'c-9', k: 2 },
+    });
     const body = structured(result);
     expect(result.isError).toBeUndefined();
     expect(body.routed).toBe(true);
     expect(body.tools).toHaveLength(2);
-    expect(body.tools[0]).toEqual({ type: 'function', function: { name: 'get_weather', description: tools[0]?.description, parameters: tools[0]?.parameters } });
+    expect(body.tools[0]).toEqual({
+      type: 'function',
+      function: { name: 'get_weather', description: tools[0]?.description, parameters: tools[0]?.parameters },
+    });
     const turn = await eventually(() =>
-      env.DB.prepare('SELECT request, conversation_id, routed FROM turns WHERE agent = ?1 AND turn_id = ?2').bind(agent, body.turn_id).first().then((r) => r ?? undefined),
+      env.DB.prepare('SELECT request, conversation_id, routed FROM turns WHERE agent = ?1 AND turn_id = ?2')
+        .bind(agent, body.turn_id)
+        .first()
+        .then((r) => r ?? undefined),
     );
     expect(turn).toEqual({ request: 'will it rain in Oslo tomorrow?', conversation_id: 'c-9', routed: 1 });
     await client.close();
@@ -69,11 +95,38 @@ describe('MCP endpoint /v1/agents/:agent/mcp', () => {
   it('report_tool_call records one call, idempotent by id', async () => {
     const agent = await setup();
     const client = await connect(agent);
-    const call = { id: 'mcp-1', tool: 'get_weather', arguments: { city: 'Oslo' }, success: false, error: 'city not found', request: 'rain in Oslo?', turn_id: 't-1' };
-    expect(structured(await client.callTool({ name: 'report_tool_call', arguments: call }))).toEqual({ accepted: 1, duplicates: 0 });
-    expect(structured(await client.callTool({ name: 'report_tool_call', arguments: call }))).toEqual({ accepted: 0, duplicates: 1 });
-    const row = await env.DB.prepare('SELECT tool, success, error, request, turn_id, arguments FROM calls WHERE agent = ?1').bind(agent).all();
-    expect(row.results).toEqual([{ tool: 'get_weather', success: 0, error: 'city not found', request: 'rain in Oslo?', turn_id: 't-1', arguments: '{"city":"Oslo"}' }]);
+    const call = {
+      id: 'mcp-1',
+      tool: 'get_weather',
+      arguments: { city: 'Oslo' },
+      success: false,
+      error: 'city not found',
+      request: 'rain in Oslo?',
+      turn_id: 't-1',
+    };
+    expect(structured(await client.callTool({ name: 'report_tool_call', arguments: call }))).toEqual({
+      accepted: 1,
+      duplicates: 0,
+    });
+    expect(structured(await client.callTool({ name: 'report_tool_call', arguments: call }))).toEqual({
+      accepted: 0,
+      duplicates: 1,
+    });
+    const row = await env.DB.prepare(
+      'SELECT tool, success, error, request, turn_id, arguments FROM calls WHERE agent = ?1',
+    )
+      .bind(agent)
+      .all();
+    expect(row.results).toEqual([
+      {
+        tool: 'get_weather',
+        success: 0,
+        error: 'city not found',
+        request: 'rain in Oslo?',
+        turn_id: 't-1',
+        arguments: '{"city":"Oslo"}',
+      },
+    ]);
     await client.close();
   });
 
@@ -83,7 +136,9 @@ describe('MCP endpoint /v1/agents/:agent/mcp', () => {
     const result = await client.callTool({ name: 'report_tool_call', arguments: { tool: 'get_weather' } });
     expect(result.isError).toBe(true);
     expect(JSON.stringify(result.content)).toContain('success');
-    const n = await env.DB.prepare('SELECT COUNT(*) AS n FROM calls WHERE agent = ?1').bind(agent).first<{ n: number }>();
+    const n = await env.DB.prepare('SELECT COUNT(*) AS n FROM calls WHERE agent = ?1')
+      .bind(agent)
+      .first<{ n: number }>();
     expect(n?.n).toBe(0);
     await client.close();
   });
@@ -96,7 +151,12 @@ describe('MCP endpoint /v1/agents/:agent/mcp', () => {
     await client.close();
 
     const other = await setup();
-    const initialize = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } };
+    const initialize = {
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } },
+    };
     const headers = { accept: 'application/json, text/event-stream' };
     expect(await api('POST', `/v1/agents/${other}/mcp`, { token: key, body: initialize, headers })).toMatchObject({
       status: 404,
@@ -116,11 +176,23 @@ describe('MCP endpoint /v1/agents/:agent/mcp', () => {
     expect(res.body.error.code).toBe('method_not_allowed');
     const agent = await setup();
     const list = { jsonrpc: '2.0', id: 1, method: 'tools/list' };
-    expect(await api('POST', `/v1/agents/${agent}/mcp`, { body: list, headers: { accept: 'application/json' } })).toMatchObject({
+    expect(
+      await api('POST', `/v1/agents/${agent}/mcp`, { body: list, headers: { accept: 'application/json' } }),
+    ).toMatchObject({
       status: 406,
-      body: { jsonrpc: '2.0', error: { code: -32000, message: 'Not Acceptable: Client must accept both application/json and text/event-stream' }, id: null },
+      body: {
+        jsonrpc: '2.0',
+        error: {
+          code: -32000,
+          message: 'Not Acceptable: Client must accept both application/json and text/event-stream',
+        },
+        id: null,
+      },
     });
-    const bad = await api('POST', '/v1/agents/bad%20id!/mcp', { body: {}, headers: { accept: 'application/json, text/event-stream' } });
+    const bad = await api('POST', '/v1/agents/bad%20id!/mcp', {
+      body: {},
+      headers: { accept: 'application/json, text/event-stream' },
+    });
     expect(bad.status).toBe(400);
     expect(bad.body.error.code).toBe('invalid_request');
   });

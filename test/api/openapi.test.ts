@@ -15,7 +15,9 @@ describe('GET /openapi.json', () => {
     expect(status).toBe(200);
     expect(body.info.version).toBe(pkg.version);
     expect(body.servers).toEqual([{ url: 'http://whetstone.test' }]);
-    const ops = Object.entries(body.paths).flatMap(([path, item]) => Object.entries(item).map(([method, op]) => ({ path, method, ...op })));
+    const ops = Object.entries(body.paths).flatMap(([path, item]) =>
+      Object.entries(item).map(([method, op]) => ({ path, method, ...op })),
+    );
     expect(ops.length).toBeGreaterThan(20);
     for (const op of ops) {
       expect(op.operationId, `${op.method} ${op.path}`).toMatch(/^[a-z][A-Za-z0-9]+$/);

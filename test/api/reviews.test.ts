@@ -11,10 +11,19 @@ import { app } from '../../src/app.ts';
 import { ADMIN, agentId, api, count, eventually, tool } from '../helpers.ts';
 
 const TOOLS = [
-  tool('lookup_claim', 'Look up an insurance claim by its claim reference and show its status.', { claim_ref: { type: 'string' } }),
-  tool('upload_file', 'Attach an uploaded document or photo to a claim.', { claim_ref: { type: 'string' }, file_mb: { type: 'number' } }),
-  tool('start_recovery', 'Start a subrogation recovery against a third party on a claim.', { claim_ref: { type: 'string' } }),
-  tool('refer_llu', 'Refer a large loss to the large loss unit for specialist handling.', { claim_ref: { type: 'string' } }),
+  tool('lookup_claim', 'Look up an insurance claim by its claim reference and show its status.', {
+    claim_ref: { type: 'string' },
+  }),
+  tool('upload_file', 'Attach an uploaded document or photo to a claim.', {
+    claim_ref: { type: 'string' },
+    file_mb: { type: 'number' },
+  }),
+  tool('start_recovery', 'Start a subrogation recovery against a third party on a claim.', {
+    claim_ref: { type: 'string' },
+  }),
+  tool('refer_llu', 'Refer a large loss to the large loss unit for specialist handling.', {
+    claim_ref: { type: 'string' },
+  }),
   tool('get_weather', 'Current weather for a city.', { city: { type: 'string' } }),
 ];
 
@@ -22,8 +31,20 @@ const PREFIX_ERROR = (ref: string) => `claim_ref "${ref}" not found; references 
 
 /** An id passed without its prefix twice, then two calls that worked (reference "The example call"). */
 const UPLOADS = [
-  { id: 'u1', tool: 'upload_file', arguments: { claim_ref: '123456', file_mb: 3 }, success: false, error: PREFIX_ERROR('123456') },
-  { id: 'u2', tool: 'upload_file', arguments: { claim_ref: '654321', file_mb: 1.5 }, success: false, error: PREFIX_ERROR('654321') },
+  {
+    id: 'u1',
+    tool: 'upload_file',
+    arguments: { claim_ref: '123456', file_mb: 3 },
+    success: false,
+    error: PREFIX_ERROR('123456'),
+  },
+  {
+    id: 'u2',
+    tool: 'upload_file',
+    arguments: { claim_ref: '654321', file_mb: 1.5 },
+    success: false,
+    error: PREFIX_ERROR('654321'),
+  },
   { id: 'u3', tool: 'upload_file', arguments: { claim_ref: 'CW-123456', file_mb: 3 }, success: true },
   { id: 'u4', tool: 'upload_file', arguments: { claim_ref: 'CW-654321', file_mb: 1.5 }, success: true },
 ];
@@ -37,10 +58,19 @@ async function setup(): Promise<string> {
 }
 
 /** Routes a request and waits until its turn is recorded (the turn is written after the answer). */
-async function routed(agent: string, request: string, extra: Record<string, unknown> = {}): Promise<{ turn_id: string; tools: { name: string }[] }> {
+async function routed(
+  agent: string,
+  request: string,
+  extra: Record<string, unknown> = {},
+): Promise<{ turn_id: string; tools: { name: string }[] }> {
   const res = await api('POST', `/v1/agents/${agent}/route`, { body: { request, ...extra } });
   expect(res.status).toBe(200);
-  await eventually(() => env.DB.prepare('SELECT 1 AS ok FROM turns WHERE agent = ?1 AND turn_id = ?2').bind(agent, res.body.turn_id).first().then((r) => r ?? undefined));
+  await eventually(() =>
+    env.DB.prepare('SELECT 1 AS ok FROM turns WHERE agent = ?1 AND turn_id = ?2')
+      .bind(agent, res.body.turn_id)
+      .first()
+      .then((r) => r ?? undefined),
+  );
   return res.body;
 }
 
@@ -66,7 +96,8 @@ async function seedReference(agent: string): Promise<string[]> {
   return turns.map((t) => t.turn_id);
 }
 
-const review = (agent: string, body: Record<string, unknown> = {}, token?: string) => api('POST', `/v1/agents/${agent}/reviews`, { body, token });
+const review = (agent: string, body: Record<string, unknown> = {}, token?: string) =>
+  api('POST', `/v1/agents/${agent}/reviews`, { body, token });
 
 const failed = (id: string) => ({
   evidence_id: `failed:${id}`,
@@ -81,7 +112,15 @@ const failed = (id: string) => ({
   at: expect.any(String),
 });
 
-const proposedStatus = { status: 'proposed', applied_at: null, approved_by: null, applied_version: null, dismiss_reason: null, undone_at: null, undone_by: null };
+const proposedStatus = {
+  status: 'proposed',
+  applied_at: null,
+  approved_by: null,
+  applied_version: null,
+  dismiss_reason: null,
+  undone_at: null,
+  undone_by: null,
+};
 const unchanged = { queries_withdrawn: [], displaced: [], queries_displaced: [], refused: [], base_version: 1 };
 
 describe('POST …/reviews with the extractive model', () => {
@@ -104,35 +143,72 @@ describe('POST …/reviews with the extractive model', () => {
       revision_id: expect.stringMatching(/^rev_/),
       tool: 'upload_file',
       created_at: expect.any(String),
-      notes_added: ['Calls fail with "claim_ref "<value>" not found; references start with CW-"; pass claim_ref with its prefix.'],
+      notes_added: [
+        'Calls fail with "claim_ref "<value>" not found; references start with CW-"; pass claim_ref with its prefix.',
+      ],
       queries_added: [],
       avoid_added: [],
       call_example: 'Example call: {"claim_ref": "CW-######", "file_mb": "<number>"}',
       evidence: [
         failed('u1'),
         failed('u2'),
-        ...['u3', 'u4'].map((id) => ({ ...failed(id), evidence_id: `succeeded:${id}`, kind: 'successful_call', text: '' })),
+        ...['u3', 'u4'].map((id) => ({
+          ...failed(id),
+          evidence_id: `succeeded:${id}`,
+          kind: 'successful_call',
+          text: '',
+        })),
       ],
       ranks: [],
       ...unchanged,
       ...proposedStatus,
     });
     const confused = (turn: string | undefined, call: string, text: string) => ({
-      evidence_id: `confused:ranked_first:turn:${turn}`, kind: 'confused_request', tool: 'lookup_claim', text, arguments: ['claim_ref'],
-      how: 'ranked_first', served_by: 'refer_llu', turn_id: turn, call_id: call, at: expect.any(String),
+      evidence_id: `confused:ranked_first:turn:${turn}`,
+      kind: 'confused_request',
+      tool: 'lookup_claim',
+      text,
+      arguments: ['claim_ref'],
+      how: 'ranked_first',
+      served_by: 'refer_llu',
+      turn_id: turn,
+      call_id: call,
+      at: expect.any(String),
     });
     expect(lookup).toMatchObject({
-      tool: 'lookup_claim', notes_added: [], queries_added: [], call_example: null, ranks: [],
+      tool: 'lookup_claim',
+      notes_added: [],
+      queries_added: [],
+      call_example: null,
+      ranks: [],
       avoid_added: ['Not for titan desk claim requests; use refer_llu.'],
       evidence: [confused(t1, 'l1', TITAN[0] ?? ''), confused(t2, 'l2', TITAN[1] ?? '')],
       ...unchanged,
       ...proposedStatus,
     });
     expect(refer).toMatchObject({
-      tool: 'refer_llu', notes_added: [], avoid_added: [], call_example: null, queries_added: TITAN,
+      tool: 'refer_llu',
+      notes_added: [],
+      avoid_added: [],
+      call_example: null,
+      queries_added: TITAN,
       evidence: [
-        { evidence_id: `missed:not_offered:turn:${t1}`, kind: 'missed_request', how: 'not_offered', text: TITAN[0], call_id: 'l1', arguments: ['claim_ref'] },
-        { evidence_id: `missed:not_offered:turn:${t2}`, kind: 'missed_request', how: 'not_offered', text: TITAN[1], call_id: 'l2', arguments: ['claim_ref'] },
+        {
+          evidence_id: `missed:not_offered:turn:${t1}`,
+          kind: 'missed_request',
+          how: 'not_offered',
+          text: TITAN[0],
+          call_id: 'l1',
+          arguments: ['claim_ref'],
+        },
+        {
+          evidence_id: `missed:not_offered:turn:${t2}`,
+          kind: 'missed_request',
+          how: 'not_offered',
+          text: TITAN[1],
+          call_id: 'l2',
+          arguments: ['claim_ref'],
+        },
       ],
       ranks: [
         { request: TITAN[0], before: 4, after: 1 },
@@ -143,10 +219,16 @@ describe('POST …/reviews with the extractive model', () => {
     // Stored as proposed, evidence without one argument value.
     const stored = await api('GET', `/v1/agents/${agent}/revisions`);
     expect(stored.status).toBe(200);
-    expect(new Set(stored.body.revisions.map((r: { revision_id: string }) => r.revision_id))).toEqual(new Set(res.body.revisions.map((r: { revision_id: string }) => r.revision_id)));
+    expect(new Set(stored.body.revisions.map((r: { revision_id: string }) => r.revision_id))).toEqual(
+      new Set(res.body.revisions.map((r: { revision_id: string }) => r.revision_id)),
+    );
     expect(JSON.stringify(stored.body)).not.toMatch(/123456|654321|111111|222222/);
     expect((await api('GET', `/v1/agents/${agent}/revisions/${upload.revision_id}`)).body).toEqual(upload);
-    const reviewed = await env.DB.prepare('SELECT name, reviewed_seq FROM tools WHERE agent = ?1 AND reviewed_seq > 0 ORDER BY name').bind(agent).all();
+    const reviewed = await env.DB.prepare(
+      'SELECT name, reviewed_seq FROM tools WHERE agent = ?1 AND reviewed_seq > 0 ORDER BY name',
+    )
+      .bind(agent)
+      .all();
     expect(reviewed.results.map((r) => r.name)).toEqual(['lookup_claim', 'refer_llu', 'upload_file']);
     expect(await count('reviews', agent)).toBe(1);
   });
@@ -155,15 +237,28 @@ describe('POST …/reviews with the extractive model', () => {
     const agent = await setup();
     await seedReference(agent);
     const first = await review(agent);
-    const waiting = new Map(first.body.revisions.map((r: { tool: string; revision_id: string }) => [r.tool, r.revision_id]));
-    await calls(agent, [{ id: 'u5', tool: 'upload_file', arguments: { claim_ref: '777777' }, success: false, error: PREFIX_ERROR('777777') }]);
+    const waiting = new Map(
+      first.body.revisions.map((r: { tool: string; revision_id: string }) => [r.tool, r.revision_id]),
+    );
+    await calls(agent, [
+      {
+        id: 'u5',
+        tool: 'upload_file',
+        arguments: { claim_ref: '777777' },
+        success: false,
+        error: PREFIX_ERROR('777777'),
+      },
+    ]);
     const second = await review(agent);
     expect(second.status).toBe(200);
     expect(second.body).toMatchObject({
       revisions: [],
       refused: [],
       model_calls: 0,
-      skipped: ['lookup_claim', 'refer_llu', 'upload_file'].map((t) => ({ tool: t, reason: `revision_waiting: revision ${waiting.get(t)} is proposed` })),
+      skipped: ['lookup_claim', 'refer_llu', 'upload_file'].map((t) => ({
+        tool: t,
+        reason: `revision_waiting: revision ${waiting.get(t)} is proposed`,
+      })),
     });
     expect(await count('revisions', agent)).toBe(3);
   });
@@ -181,12 +276,18 @@ describe('POST …/reviews with the extractive model', () => {
     ]);
     expect(await count('revisions', agent)).toBe(0);
     expect(await count('reviews', agent)).toBe(0);
-    const row = await env.DB.prepare('SELECT last_review_at, last_review_seq FROM agents WHERE agent = ?1').bind(agent).first();
+    const row = await env.DB.prepare('SELECT last_review_at, last_review_seq FROM agents WHERE agent = ?1')
+      .bind(agent)
+      .first();
     expect(row).toEqual({ last_review_at: null, last_review_seq: 0 });
-    expect(await env.DB.prepare('SELECT MAX(reviewed_seq) AS m FROM tools WHERE agent = ?1').bind(agent).first()).toEqual({ m: 0 });
+    expect(
+      await env.DB.prepare('SELECT MAX(reviewed_seq) AS m FROM tools WHERE agent = ?1').bind(agent).first(),
+    ).toEqual({ m: 0 });
     const real = await review(agent);
     expect(real.body.model_calls).toBe(3);
-    expect(real.body.revisions.map((r: { notes_added: string[] }) => r.notes_added)).toEqual(dry.body.revisions.map((r: { notes_added: string[] }) => r.notes_added));
+    expect(real.body.revisions.map((r: { notes_added: string[] }) => r.notes_added)).toEqual(
+      dry.body.revisions.map((r: { notes_added: string[] }) => r.notes_added),
+    );
   });
 
   it('auto_apply applies each revision as whetstone:tool_learning', async () => {
@@ -195,7 +296,11 @@ describe('POST …/reviews with the extractive model', () => {
     const res = await review(agent, { auto_apply: true });
     expect(res.status).toBe(200);
     expect(res.body.revisions).toHaveLength(1);
-    expect(res.body.revisions[0]).toMatchObject({ tool: 'upload_file', status: 'applied', approved_by: 'whetstone:tool_learning' });
+    expect(res.body.revisions[0]).toMatchObject({
+      tool: 'upload_file',
+      status: 'applied',
+      approved_by: 'whetstone:tool_learning',
+    });
     const row = await api('GET', `/v1/agents/${agent}/tools/upload_file`);
     expect(row.body.call_example).toBe('Example call: {"claim_ref": "CW-######", "file_mb": "<number>"}');
     expect(row.body.notes).toEqual(res.body.revisions[0].notes_added);
@@ -205,7 +310,9 @@ describe('POST …/reviews with the extractive model', () => {
     const agent = await setup();
     await calls(agent, UPLOADS.slice(0, 1));
     const strict = await review(agent, { dry_run: true });
-    expect(strict.body.skipped).toEqual([{ tool: 'upload_file', reason: 'below_threshold: 1 calls (min_calls 3), 0 confused requests (min_confusions 2)' }]);
+    expect(strict.body.skipped).toEqual([
+      { tool: 'upload_file', reason: 'below_threshold: 1 calls (min_calls 3), 0 confused requests (min_confusions 2)' },
+    ]);
     const lenient = await review(agent, { dry_run: true, config: { min_calls: 1, min_failures: 1 } });
     expect(lenient.body.model_calls).toBe(1);
     expect(lenient.body.revisions[0].notes_added).toHaveLength(1);
@@ -221,7 +328,9 @@ describe('POST …/reviews with the extractive model', () => {
     expect((await review(agent, { surprise: true })).status).toBe(400);
     const key = (await api('POST', `/v1/agents/${agent}/keys`, { body: { role: 'agent' } })).body.key;
     expect((await review(agent, {}, key)).status).toBe(403);
-    expect((await review(agentId('nobody'))).body).toEqual({ error: { code: 'not_found', message: expect.stringContaining('not found'), details: [] } });
+    expect((await review(agentId('nobody'))).body).toEqual({
+      error: { code: 'not_found', message: expect.stringContaining('not found'), details: [] },
+    });
     expect(await count('revisions', agent)).toBe(0);
     expect(await count('reviews', agent)).toBe(0);
   });
@@ -229,7 +338,8 @@ describe('POST …/reviews with the extractive model', () => {
 
 describe('evidence across the turns of a conversation', () => {
   const FIRST = ['is the Titan desk handling this claim yet', 'does the Titan desk have this claim'];
-  const hows = (rev: { evidence: { how: string | null; served_by: string | null }[] }) => rev.evidence.map((e) => [e.how, e.served_by]);
+  const hows = (rev: { evidence: { how: string | null; served_by: string | null }[] }) =>
+    rev.evidence.map((e) => [e.how, e.served_by]);
 
   it('finds re_asked and next_request between consecutive routed turns', async () => {
     const agent = await setup();
@@ -237,32 +347,68 @@ describe('evidence across the turns of a conversation', () => {
     for (const [i, first] of FIRST.entries()) {
       const a = await routed(agent, first, { conversation_id: `k${i}` });
       const b = await routed(agent, 'send it to the Titan desk then', { conversation_id: `k${i}` });
-      list.push({ id: `a${i}`, tool: 'lookup_claim', arguments: { claim_ref: `CW-10000${i}` }, success: true, turn_id: a.turn_id });
-      list.push({ id: `b${i}`, tool: 'refer_llu', arguments: { claim_ref: `CW-10000${i}` }, success: true, turn_id: b.turn_id });
+      list.push({
+        id: `a${i}`,
+        tool: 'lookup_claim',
+        arguments: { claim_ref: `CW-10000${i}` },
+        success: true,
+        turn_id: a.turn_id,
+      });
+      list.push({
+        id: `b${i}`,
+        tool: 'refer_llu',
+        arguments: { claim_ref: `CW-10000${i}` },
+        success: true,
+        turn_id: b.turn_id,
+      });
     }
     await calls(agent, [...list, { id: 'b9', tool: 'refer_llu', arguments: {}, success: true }]);
     const res = await review(agent);
     const byTool = new Map(res.body.revisions.map((r: { tool: string }) => [r.tool, r]));
-    expect(hows(byTool.get('lookup_claim') as never)).toEqual([['re_asked', 'refer_llu'], ['re_asked', 'refer_llu']]);
-    expect((byTool.get('lookup_claim') as { avoid_added: string[] }).avoid_added).toEqual(['Not for titan desk claim requests; use refer_llu.']);
-    expect(hows(byTool.get('refer_llu') as never)).toEqual([['next_request', null], ['next_request', null]]);
+    expect(hows(byTool.get('lookup_claim') as never)).toEqual([
+      ['re_asked', 'refer_llu'],
+      ['re_asked', 'refer_llu'],
+    ]);
+    expect((byTool.get('lookup_claim') as { avoid_added: string[] }).avoid_added).toEqual([
+      'Not for titan desk claim requests; use refer_llu.',
+    ]);
+    expect(hows(byTool.get('refer_llu') as never)).toEqual([
+      ['next_request', null],
+      ['next_request', null],
+    ]);
     expect((byTool.get('refer_llu') as { queries_added: string[] }).queries_added).toEqual(FIRST);
   });
 
   it('finds them between calls logged with a conversation and no turn', async () => {
     const agent = await setup();
     const list = FIRST.flatMap((first, i) => [
-      { id: `a${i}`, tool: 'lookup_claim', arguments: { claim_ref: `CW-20000${i}` }, success: true, request: first, conversation_id: `k${i}` },
-      { id: `b${i}`, tool: 'refer_llu', arguments: { claim_ref: `CW-20000${i}` }, success: true, request: 'send it to the Titan desk then', conversation_id: `k${i}` },
+      {
+        id: `a${i}`,
+        tool: 'lookup_claim',
+        arguments: { claim_ref: `CW-20000${i}` },
+        success: true,
+        request: first,
+        conversation_id: `k${i}`,
+      },
+      {
+        id: `b${i}`,
+        tool: 'refer_llu',
+        arguments: { claim_ref: `CW-20000${i}` },
+        success: true,
+        request: 'send it to the Titan desk then',
+        conversation_id: `k${i}`,
+      },
     ]);
     await calls(agent, [...list, { id: 'b9', tool: 'refer_llu', arguments: {}, success: true }]);
     const res = await review(agent);
     const byTool = new Map(res.body.revisions.map((r: { tool: string }) => [r.tool, r]));
-    expect((byTool.get('lookup_claim') as { evidence: { evidence_id: string }[] }).evidence.map((e) => e.evidence_id)).toEqual([
-      'confused:re_asked:call:a0',
-      'confused:re_asked:call:a1',
+    expect(
+      (byTool.get('lookup_claim') as { evidence: { evidence_id: string }[] }).evidence.map((e) => e.evidence_id),
+    ).toEqual(['confused:re_asked:call:a0', 'confused:re_asked:call:a1']);
+    expect(hows(byTool.get('refer_llu') as never)).toEqual([
+      ['next_request', null],
+      ['next_request', null],
     ]);
-    expect(hows(byTool.get('refer_llu') as never)).toEqual([['next_request', null], ['next_request', null]]);
   });
 });
 
@@ -281,17 +427,28 @@ describe('GET …/revisions', () => {
     const [newer] = second.body.revisions;
     expect([older.tool, newer.tool]).toEqual(['upload_file', 'lookup_claim']);
     const all = await api('GET', `/v1/agents/${agent}/revisions`);
-    expect(all.body.revisions.map((r: { revision_id: string }) => r.revision_id)).toEqual([newer.revision_id, older.revision_id]);
+    expect(all.body.revisions.map((r: { revision_id: string }) => r.revision_id)).toEqual([
+      newer.revision_id,
+      older.revision_id,
+    ]);
     expect((await api('GET', `/v1/agents/${agent}/revisions?tool=upload_file`)).body).toEqual({ revisions: [older] });
-    expect((await api('GET', `/v1/agents/${agent}/revisions?status=proposed&tool=lookup_claim`)).body).toEqual({ revisions: [newer] });
+    expect((await api('GET', `/v1/agents/${agent}/revisions?status=proposed&tool=lookup_claim`)).body).toEqual({
+      revisions: [newer],
+    });
     expect((await api('GET', `/v1/agents/${agent}/revisions?status=applied`)).body).toEqual({ revisions: [] });
     expect((await api('GET', `/v1/agents/${agent}/revisions?status=maybe`)).status).toBe(400);
     const key = (await api('POST', `/v1/agents/${agent}/keys`, { body: { role: 'agent' } })).body.key;
-    expect((await api('GET', `/v1/agents/${agent}/revisions/${newer.revision_id}`, { token: key })).body).toEqual(newer);
-    expect((await api('GET', `/v1/agents/${agent}/revisions/rev_nope`)).body).toEqual({ error: { code: 'not_found', message: 'revision rev_nope not found', details: [] } });
+    expect((await api('GET', `/v1/agents/${agent}/revisions/${newer.revision_id}`, { token: key })).body).toEqual(
+      newer,
+    );
+    expect((await api('GET', `/v1/agents/${agent}/revisions/rev_nope`)).body).toEqual({
+      error: { code: 'not_found', message: 'revision rev_nope not found', details: [] },
+    });
     const other = await setup();
     const otherKey = (await api('POST', `/v1/agents/${other}/keys`, { body: { role: 'operator' } })).body.key;
-    expect((await api('GET', `/v1/agents/${agent}/revisions/${newer.revision_id}`, { token: otherKey })).status).toBe(404);
+    expect((await api('GET', `/v1/agents/${agent}/revisions/${newer.revision_id}`, { token: otherKey })).status).toBe(
+      404,
+    );
     expect((await api('GET', `/v1/agents/${other}/revisions/${newer.revision_id}`)).status).toBe(404);
   });
 });
@@ -303,9 +460,21 @@ describe('POST …/outcomes', () => {
     const requests = ['chase the other driver for our money on this claim', 'get our money back from the other driver'];
     const turns = [];
     for (const request of requests) turns.push((await routed(agent, request)).turn_id);
-    await calls(agent, turns.map((turn_id, i) => ({ id: `q${i}`, tool: 'lookup_claim', arguments: { claim_ref: `CW-00000${i}` }, success: true, turn_id })));
+    await calls(
+      agent,
+      turns.map((turn_id, i) => ({
+        id: `q${i}`,
+        tool: 'lookup_claim',
+        arguments: { claim_ref: `CW-00000${i}` },
+        success: true,
+        turn_id,
+      })),
+    );
     for (const turn_id of turns) {
-      const res = await api('POST', `/v1/agents/${agent}/outcomes`, { token: key, body: { turn_id, ok: false, served_by: 'start_recovery' } });
+      const res = await api('POST', `/v1/agents/${agent}/outcomes`, {
+        token: key,
+        body: { turn_id, ok: false, served_by: 'start_recovery' },
+      });
       expect(res.status).toBe(204);
       expect(res.body).toBeNull();
     }
@@ -316,7 +485,12 @@ describe('POST …/outcomes', () => {
       tool: 'lookup_claim',
       avoid_added: ['Not for driver money requests; use start_recovery.'],
       evidence: turns.map((turn_id, i) => ({
-        evidence_id: `confused:verified:turn:${turn_id}`, kind: 'confused_request', how: 'verified', served_by: 'start_recovery', text: requests[i], turn_id,
+        evidence_id: `confused:verified:turn:${turn_id}`,
+        kind: 'confused_request',
+        how: 'verified',
+        served_by: 'start_recovery',
+        text: requests[i],
+        turn_id,
       })),
     });
   });
@@ -329,7 +503,9 @@ describe('POST …/outcomes', () => {
       error: { code: 'not_found', message: `turn ${turn_id} not found`, details: [] },
     });
     const own = await routed(agent, 'where is my claim');
-    const bad = await api('POST', `/v1/agents/${agent}/outcomes`, { body: { turn_id: own.turn_id, ok: true, served_by: 'no spaces allowed' } });
+    const bad = await api('POST', `/v1/agents/${agent}/outcomes`, {
+      body: { turn_id: own.turn_id, ok: true, served_by: 'no spaces allowed' },
+    });
     expect(bad.status).toBe(400);
     expect(bad.body.error.code).toBe('invalid_request');
     expect(await count('outcomes', agent)).toBe(0);
@@ -350,7 +526,9 @@ async function script(model: string, replies: unknown[]) {
   await fetch(`${FAKE}/_script`, { method: 'POST', body: JSON.stringify({ model, replies }) });
 }
 
-async function modelCalls(model: string): Promise<{ logical_calls: number; bodies: { messages: { content: string }[] }[] }> {
+async function modelCalls(
+  model: string,
+): Promise<{ logical_calls: number; bodies: { messages: { content: string }[] }[] }> {
   return (await (await fetch(`${FAKE}/_calls?model=${model}`)).json()) as never;
 }
 
@@ -369,7 +547,13 @@ async function reviewWith(e: typeof env, agent: string, body: Record<string, unk
   return { status: res.status, body: (await res.json()) as any };
 }
 
-const failing = (id: string, name: string) => ({ id, tool: name, arguments: { claim_ref: id }, success: false, error: PREFIX_ERROR(id) });
+const failing = (id: string, name: string) => ({
+  id,
+  tool: name,
+  arguments: { claim_ref: id },
+  success: false,
+  error: PREFIX_ERROR(id),
+});
 
 describe('POST …/reviews with an OpenAI-compatible model (fake server)', () => {
   it('makes one model call per reviewed tool, none without new calls, none for a tool with a revision waiting', async () => {
@@ -379,7 +563,12 @@ describe('POST …/reviews with an OpenAI-compatible model (fake server)', () =>
     await calls(agent, [
       ...UPLOADS,
       ...['k1', 'k2', 'k3'].map((id) => failing(id, 'lookup_claim')),
-      ...['s1', 's2', 's3'].map((id) => ({ id, tool: 'start_recovery', arguments: { claim_ref: `CW-${id}` }, success: true })),
+      ...['s1', 's2', 's3'].map((id) => ({
+        id,
+        tool: 'start_recovery',
+        arguments: { claim_ref: `CW-${id}` },
+        success: true,
+      })),
     ]);
     const first = await reviewWith(e, agent);
     expect(first.status).toBe(200);
@@ -387,12 +576,17 @@ describe('POST …/reviews with an OpenAI-compatible model (fake server)', () =>
     expect(first.body).toMatchObject({
       model_calls: 2,
       refused: [],
-      skipped: [{ tool: 'start_recovery', reason: 'nothing_to_fix: 0 failed calls, 0 missed and 0 confused requests, each below its threshold' }],
+      skipped: [
+        {
+          tool: 'start_recovery',
+          reason: 'nothing_to_fix: 0 failed calls, 0 missed and 0 confused requests, each below its threshold',
+        },
+      ],
     });
     // An empty reply leaves only the code-built example call: upload_file has one, lookup_claim none.
-    expect(first.body.revisions.map((r: { tool: string; call_example: string | null }) => [r.tool, r.call_example])).toEqual([
-      ['upload_file', 'Example call: {"claim_ref": "CW-######", "file_mb": "<number>"}'],
-    ]);
+    expect(
+      first.body.revisions.map((r: { tool: string; call_example: string | null }) => [r.tool, r.call_example]),
+    ).toEqual([['upload_file', 'Example call: {"claim_ref": "CW-######", "file_mb": "<number>"}']]);
 
     const second = await reviewWith(e, agent);
     expect((await modelCalls(model)).logical_calls).toBe(2);
@@ -402,7 +596,10 @@ describe('POST …/reviews with an OpenAI-compatible model (fake server)', () =>
       skipped: [
         { tool: 'lookup_claim', reason: 'no_new_calls: no calls since its last review' },
         { tool: 'start_recovery', reason: 'no_new_calls: no calls since its last review' },
-        { tool: 'upload_file', reason: `revision_waiting: revision ${first.body.revisions[0].revision_id} is proposed` },
+        {
+          tool: 'upload_file',
+          reason: `revision_waiting: revision ${first.body.revisions[0].revision_id} is proposed`,
+        },
       ],
     });
 
@@ -410,7 +607,10 @@ describe('POST …/reviews with an OpenAI-compatible model (fake server)', () =>
     const third = await reviewWith(e, agent);
     expect((await modelCalls(model)).logical_calls).toBe(3);
     expect(third.body.model_calls).toBe(1);
-    expect(third.body.skipped).toContainEqual({ tool: 'upload_file', reason: `revision_waiting: revision ${first.body.revisions[0].revision_id} is proposed` });
+    expect(third.body.skipped).toContainEqual({
+      tool: 'upload_file',
+      reason: `revision_waiting: revision ${first.body.revisions[0].revision_id} is proposed`,
+    });
   });
 
   it("checks every line of the model's reply: what passes is stored, what fails is refused with its reason", async () => {
@@ -443,8 +643,17 @@ describe('POST …/reviews with an OpenAI-compatible model (fake server)', () =>
       ['avoid', 'own_tool'],
     ]);
     const [rev] = res.body.revisions;
-    expect(rev).toMatchObject({ tool: 'upload_file', notes_added: ['Pass claim_ref with its CW- prefix.'], refused: res.body.refused });
-    expect(rev.evidence.map((x: { evidence_id: string }) => x.evidence_id)).toEqual(['failed:u1', 'failed:u2', 'succeeded:u3', 'succeeded:u4']);
+    expect(rev).toMatchObject({
+      tool: 'upload_file',
+      notes_added: ['Pass claim_ref with its CW- prefix.'],
+      refused: res.body.refused,
+    });
+    expect(rev.evidence.map((x: { evidence_id: string }) => x.evidence_id)).toEqual([
+      'failed:u1',
+      'failed:u2',
+      'succeeded:u3',
+      'succeeded:u4',
+    ]);
     // The model saw the evidence ids and argument names, never an argument value.
     const sent = JSON.stringify((await modelCalls(model)).bodies);
     expect(sent).toContain('failed:u1');
@@ -453,16 +662,29 @@ describe('POST …/reviews with an OpenAI-compatible model (fake server)', () =>
 
   it('records a provider failure for one tool as a skip; the other tools go on, and it is tried again next time', async () => {
     const { model, env: e } = fakeModel();
-    await script(model, [{ status: 400, body: { error: { message: 'bad request', type: 'invalid_request_error' } } }, { content: '{}' }]);
+    await script(model, [
+      { status: 400, body: { error: { message: 'bad request', type: 'invalid_request_error' } } },
+      { content: '{}' },
+    ]);
     const agent = await setup();
-    await calls(agent, [...UPLOADS, ...UPLOADS.map((c) => ({ ...c, id: `l-${c.id}`, tool: 'lookup_claim', arguments: { claim_ref: c.arguments.claim_ref } }))]);
+    await calls(agent, [
+      ...UPLOADS,
+      ...UPLOADS.map((c) => ({
+        ...c,
+        id: `l-${c.id}`,
+        tool: 'lookup_claim',
+        arguments: { claim_ref: c.arguments.claim_ref },
+      })),
+    ]);
     const first = await reviewWith(e, agent);
     expect(first.status).toBe(200);
     expect(first.body.model_calls).toBe(2);
     const failedSkips = first.body.skipped.filter((s: { reason: string }) => s.reason.startsWith('model_error: '));
     expect(failedSkips).toHaveLength(1);
     const failedTool = failedSkips[0].tool;
-    expect(first.body.revisions.map((r: { tool: string }) => r.tool)).toEqual([failedTool === 'upload_file' ? 'lookup_claim' : 'upload_file']);
+    expect(first.body.revisions.map((r: { tool: string }) => r.tool)).toEqual([
+      failedTool === 'upload_file' ? 'lookup_claim' : 'upload_file',
+    ]);
     const second = await reviewWith(e, agent);
     expect(second.body.model_calls).toBe(1);
     expect(second.body.revisions.map((r: { tool: string }) => r.tool)).toEqual([failedTool]);
@@ -476,9 +698,18 @@ describe('OpenAPI', () => {
     expect(doc.status).toBe(200);
     const paths = doc.body.paths;
     expect(Object.keys(paths)).toEqual(
-      expect.arrayContaining(['/v1/agents/{agent}/reviews', '/v1/agents/{agent}/revisions', '/v1/agents/{agent}/revisions/{id}', '/v1/agents/{agent}/outcomes']),
+      expect.arrayContaining([
+        '/v1/agents/{agent}/reviews',
+        '/v1/agents/{agent}/revisions',
+        '/v1/agents/{agent}/revisions/{id}',
+        '/v1/agents/{agent}/outcomes',
+      ]),
     );
-    expect(paths['/v1/agents/{agent}/revisions'].get.parameters.map((p: { name: string }) => p.name)).toEqual(['agent', 'tool', 'status']);
+    expect(paths['/v1/agents/{agent}/revisions'].get.parameters.map((p: { name: string }) => p.name)).toEqual([
+      'agent',
+      'tool',
+      'status',
+    ]);
     expect(Object.keys(paths['/v1/agents/{agent}/reviews'].post.responses)).toContain('409');
   });
 });

@@ -2,8 +2,12 @@ import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import { agentId, api, eventually, tool } from '../helpers.ts';
 
-const weather = tool('get_weather', 'Current weather and forecast for a city: temperature, rain, wind.', { city: { type: 'string' } });
-const email = tool('send_email', 'Send an email message to a recipient with a subject and body.', { to: { type: 'string' } });
+const weather = tool('get_weather', 'Current weather and forecast for a city: temperature, rain, wind.', {
+  city: { type: 'string' },
+});
+const email = tool('send_email', 'Send an email message to a recipient with a subject and body.', {
+  to: { type: 'string' },
+});
 const flights = tool('book_flight', 'Search and book airline flights between airports.', { from: { type: 'string' } });
 
 const route = (agent: string, request: string) => api('POST', `/v1/agents/${agent}/route`, { body: { request, k: 2 } });
@@ -38,7 +42,9 @@ describe('/route caching and batched writes', () => {
     expect(names(answers[0] as { body: { tools: { name: string }[] } })[0]).toBe('get_weather');
     const ids = answers.map((a) => a.body.turn_id as string).sort();
     const stored = await eventually(async () => {
-      const { results } = await env.DB.prepare('SELECT turn_id FROM turns WHERE agent = ?1 ORDER BY turn_id').bind(agent).all<{ turn_id: string }>();
+      const { results } = await env.DB.prepare('SELECT turn_id FROM turns WHERE agent = ?1 ORDER BY turn_id')
+        .bind(agent)
+        .all<{ turn_id: string }>();
       return results.length === 50 ? results.map((r) => r.turn_id) : undefined;
     }, 10_000);
     expect(stored).toEqual(ids);
@@ -48,7 +54,9 @@ describe('/route caching and batched writes', () => {
       return c.routed_turns === 50 ? c : undefined;
     }, 10_000);
     const offered = names(answers[0] as { body: { tools: { name: string }[] } });
-    const expected = Object.fromEntries(['get_weather', 'send_email', 'book_flight'].map((n) => [n, offered.includes(n) ? 50 : 0]));
+    const expected = Object.fromEntries(
+      ['get_weather', 'send_email', 'book_flight'].map((n) => [n, offered.includes(n) ? 50 : 0]),
+    );
     expect(counts.offered).toEqual(expected);
   });
 

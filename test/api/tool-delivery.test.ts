@@ -18,7 +18,9 @@ const EXPECTED: Record<string, { description: string; schema: Record<string, unk
 };
 
 async function rawText(path: string): Promise<string> {
-  const res = await exports.default.fetch(new Request(`http://whetstone.test${path}`, { headers: { authorization: `Bearer ${ADMIN}` } }));
+  const res = await exports.default.fetch(
+    new Request(`http://whetstone.test${path}`, { headers: { authorization: `Bearer ${ADMIN}` } }),
+  );
   expect(res.status).toBe(200);
   return res.text();
 }
@@ -40,7 +42,9 @@ describe('tool formats', () => {
         mcp: { name, description, inputSchema: schema },
       };
       for (const [format, shape] of Object.entries(shapes)) {
-        const routed = await api('POST', `/v1/agents/${agent}/route`, { body: { request: `use ${name}`, format, k: 4 } });
+        const routed = await api('POST', `/v1/agents/${agent}/route`, {
+          body: { request: `use ${name}`, format, k: 4 },
+        });
         expect(routed.status).toBe(200);
         expect(routed.body.model_tools).toContainEqual(shape);
         const listed = await api('GET', `/v1/agents/${agent}/tools?format=${format}`);
@@ -79,7 +83,12 @@ describe('the stable list', () => {
     expect((await api('PUT', `/v1/agents/${agent}/tools`, { body: { tools: [changed] } })).status).toBe(200);
     const after = await rawText(`/v1/agents/${agent}/tools?format=anthropic&defer=true`);
     expect(after).not.toBe(before);
-    expect(JSON.parse(after).tools).toContainEqual({ name: 'mcp_search', description: 'Search the web for pages.', input_schema: props('q'), defer_loading: true });
+    expect(JSON.parse(after).tools).toContainEqual({
+      name: 'mcp_search',
+      description: 'Search the web for pages.',
+      input_schema: props('q'),
+      defer_loading: true,
+    });
   });
 
   it('defers every tool but the pinned ones, in each provider field; unpinning defers it again', async () => {
@@ -92,7 +101,11 @@ describe('the stable list', () => {
     expect(anth.slice(1).every((t: { defer_loading?: boolean }) => t.defer_loading === true)).toBe(true);
     const openai = (await api('GET', `/v1/agents/${agent}/tools?format=openai&defer=true`)).body.tools;
     expect(openai[0]).not.toHaveProperty('defer_loading');
-    expect(openai[1]).toEqual({ type: 'function', function: { name: 'mcp_search', description: 'Search the web.', parameters: props('q') }, defer_loading: true });
+    expect(openai[1]).toEqual({
+      type: 'function',
+      function: { name: 'mcp_search', description: 'Search the web.', parameters: props('q') },
+      defer_loading: true,
+    });
     const mcp = (await api('GET', `/v1/agents/${agent}/tools?format=mcp&defer=true`)).body.tools;
     expect(mcp[1]._meta).toEqual({ defer_loading: true });
     const undeferred = (await api('GET', `/v1/agents/${agent}/tools?format=anthropic`)).body.tools;
@@ -109,7 +122,18 @@ describe('the stable list', () => {
 describe('GET …/pins/suggested', () => {
   it('proposes the smallest set of tools that finally served the share of served runs', async () => {
     const agent = await agentWithFourShapes();
-    const served = ['plain_weather', 'plain_weather', 'plain_weather', 'plain_weather', 'plain_weather', 'plain_weather', 'openai_email', 'openai_email', 'mcp_search', 'anth_calc'];
+    const served = [
+      'plain_weather',
+      'plain_weather',
+      'plain_weather',
+      'plain_weather',
+      'plain_weather',
+      'plain_weather',
+      'openai_email',
+      'openai_email',
+      'mcp_search',
+      'anth_calc',
+    ];
     for (const [i, name] of served.entries()) {
       const turn = await api('POST', `/v1/agents/${agent}/route`, { body: { request: `request number ${i}` } });
       const calls = [
@@ -124,7 +148,12 @@ describe('GET …/pins/suggested', () => {
     expect(res.body).toMatchObject({ share: 0.8, days: 14, served_runs: 10, covered_runs: 8, covered_share: 0.8 });
     expect(res.body.tools.map((t: { name: string }) => t.name)).toEqual(['plain_weather', 'openai_email']);
     const all = await api('GET', `/v1/agents/${agent}/pins/suggested?share=1`);
-    expect(all.body.tools.map((t: { name: string }) => t.name)).toEqual(['plain_weather', 'openai_email', 'anth_calc', 'mcp_search']);
+    expect(all.body.tools.map((t: { name: string }) => t.name)).toEqual([
+      'plain_weather',
+      'openai_email',
+      'anth_calc',
+      'mcp_search',
+    ]);
     expect(all.body.days).toBe(14);
     expect((await api('GET', `/v1/agents/${agent}/pins/suggested?share=0`)).status).toBe(400);
     expect((await api('GET', `/v1/agents/${agent}/pins/suggested?days=0`)).status).toBe(400);

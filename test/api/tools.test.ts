@@ -11,14 +11,34 @@ describe('PUT /v1/agents/:agent/tools', () => {
       body: {
         tools: [
           weather,
-          { type: 'function', function: { name: 'send_email', description: 'Send an email.', parameters: { type: 'object', properties: { to: { type: 'string' } } } } },
-          { name: 'mcp_search', description: 'Search the web.', inputSchema: { type: 'object', properties: { q: { type: 'string' } } } },
-          { name: 'anth_calc', description: 'Evaluate arithmetic.', input_schema: { type: 'object', properties: { expr: { type: 'string' } } } },
+          {
+            type: 'function',
+            function: {
+              name: 'send_email',
+              description: 'Send an email.',
+              parameters: { type: 'object', properties: { to: { type: 'string' } } },
+            },
+          },
+          {
+            name: 'mcp_search',
+            description: 'Search the web.',
+            inputSchema: { type: 'object', properties: { q: { type: 'string' } } },
+          },
+          {
+            name: 'anth_calc',
+            description: 'Evaluate arithmetic.',
+            input_schema: { type: 'object', properties: { expr: { type: 'string' } } },
+          },
         ],
       },
     });
     expect(res.status).toBe(200);
-    expect(res.body.tools.map((t: { name: string }) => t.name)).toEqual(['get_weather', 'send_email', 'mcp_search', 'anth_calc']);
+    expect(res.body.tools.map((t: { name: string }) => t.name)).toEqual([
+      'get_weather',
+      'send_email',
+      'mcp_search',
+      'anth_calc',
+    ]);
     const row = res.body.tools[0];
     expect(row).toMatchObject({
       name: 'get_weather',
@@ -31,9 +51,18 @@ describe('PUT /v1/agents/:agent/tools', () => {
       call_example: null,
       queries_source: null,
       version: 1,
-      model_view: { type: 'function', function: { name: 'get_weather', description: 'Current weather for a city.', parameters: { type: 'object', properties: { city: { type: 'string' } } } } },
+      model_view: {
+        type: 'function',
+        function: {
+          name: 'get_weather',
+          description: 'Current weather for a city.',
+          parameters: { type: 'object', properties: { city: { type: 'string' } } },
+        },
+      },
     });
-    const stored = await env.DB.prepare('SELECT COUNT(*) AS n FROM tools WHERE agent = ?1 AND vector IS NOT NULL').bind(agent).first<{ n: number }>();
+    const stored = await env.DB.prepare('SELECT COUNT(*) AS n FROM tools WHERE agent = ?1 AND vector IS NOT NULL')
+      .bind(agent)
+      .first<{ n: number }>();
     expect(stored?.n).toBe(4);
   });
 
@@ -44,7 +73,9 @@ describe('PUT /v1/agents/:agent/tools', () => {
       body: { tools: [{ parameters: weather.parameters, description: weather.description, name: weather.name }] },
     });
     expect(again.body.tools[0].version).toBe(1);
-    const changed = await api('PUT', `/v1/agents/${agent}/tools`, { body: { tools: [{ ...weather, description: 'Weather now and the next 3 days.' }] } });
+    const changed = await api('PUT', `/v1/agents/${agent}/tools`, {
+      body: { tools: [{ ...weather, description: 'Weather now and the next 3 days.' }] },
+    });
     expect(changed.body.tools[0]).toMatchObject({ version: 2, docstring: 'Weather now and the next 3 days.' });
     const versions = await api('GET', `/v1/agents/${agent}/tools/get_weather/versions`);
     expect(versions.status).toBe(200);
@@ -52,14 +83,23 @@ describe('PUT /v1/agents/:agent/tools', () => {
       [2, 'registered'],
       [1, 'registered'],
     ]);
-    expect(versions.body.versions[1].definition).toEqual({ name: 'get_weather', description: 'Current weather for a city.', parameters: weather.parameters });
+    expect(versions.body.versions[1].definition).toEqual({
+      name: 'get_weather',
+      description: 'Current weather for a city.',
+      parameters: weather.parameters,
+    });
   });
 
   it('keeps hand-written examples with source unknown', async () => {
     const agent = agentId();
-    await api('PUT', `/v1/agents/${agent}/tools`, { body: { tools: [{ ...weather, examples: ['is it raining in Oslo'] }] } });
+    await api('PUT', `/v1/agents/${agent}/tools`, {
+      body: { tools: [{ ...weather, examples: ['is it raining in Oslo'] }] },
+    });
     const res = await api('GET', `/v1/agents/${agent}/tools/get_weather/examples`);
-    expect(res).toMatchObject({ status: 200, body: { examples: [{ text: 'is it raining in Oslo', source: 'unknown', revision_id: null }] } });
+    expect(res).toMatchObject({
+      status: 200,
+      body: { examples: [{ text: 'is it raining in Oslo', source: 'unknown', revision_id: null }] },
+    });
   });
 
   it('rejects a schema that is not a JSON-Schema object, bad names and duplicates, writing nothing', async () => {
@@ -76,7 +116,9 @@ describe('PUT /v1/agents/:agent/tools', () => {
       expect(res.body.error.code).toBe('invalid_request');
       expect(res.body.error.details.length).toBeGreaterThan(0);
     }
-    const n = await env.DB.prepare('SELECT COUNT(*) AS n FROM tools WHERE agent = ?1').bind(agent).first<{ n: number }>();
+    const n = await env.DB.prepare('SELECT COUNT(*) AS n FROM tools WHERE agent = ?1')
+      .bind(agent)
+      .first<{ n: number }>();
     expect(n?.n).toBe(0);
   });
 

@@ -5,9 +5,13 @@ import { createClient, WhetstoneError, withWhetstone, type ChatClient, type Chat
 import { ADMIN, agentId, api, eventually, tool } from '../helpers.ts';
 
 const tools = [
-  tool('get_weather', 'Current weather and forecast for a city: temperature, rain, wind.', { city: { type: 'string' } }),
+  tool('get_weather', 'Current weather and forecast for a city: temperature, rain, wind.', {
+    city: { type: 'string' },
+  }),
   tool('send_email', 'Send an email message to a recipient with a subject and body.', { to: { type: 'string' } }),
-  tool('convert_currency', "Convert an amount of money between currencies at today's exchange rate.", { amount: { type: 'number' } }),
+  tool('convert_currency', "Convert an amount of money between currencies at today's exchange rate.", {
+    amount: { type: 'number' },
+  }),
 ];
 
 /** A client whose requests go straight into the Worker entry. */
@@ -16,7 +20,9 @@ function clientFor(agent: string, token = ADMIN) {
 }
 
 async function calls(agent: string) {
-  const { results } = await env.DB.prepare('SELECT call_id, tool, arguments, success, error, request, turn_id, conversation_id FROM calls WHERE agent = ?1 ORDER BY at, call_id')
+  const { results } = await env.DB.prepare(
+    'SELECT call_id, tool, arguments, success, error, request, turn_id, conversation_id FROM calls WHERE agent = ?1 ORDER BY at, call_id',
+  )
     .bind(agent)
     .all();
   return results;
@@ -40,11 +46,28 @@ describe('whetstone/client against the Worker', () => {
     expect(routed.model_tools).toHaveLength(2);
     expect((await ws.route('email the landlord')).tools[0]?.name).toBe('send_email');
 
-    const call = { id: 'k-1', tool: 'get_weather', arguments: { city: 'Lisbon' }, success: true, request: 'will it rain in Lisbon?', turn_id: routed.turn_id, conversation_id: 'c-1' };
+    const call = {
+      id: 'k-1',
+      tool: 'get_weather',
+      arguments: { city: 'Lisbon' },
+      success: true,
+      request: 'will it rain in Lisbon?',
+      turn_id: routed.turn_id,
+      conversation_id: 'c-1',
+    };
     expect(await ws.recordCalls([call])).toEqual({ accepted: 1, duplicates: 0 });
     expect(await ws.recordCalls([call])).toEqual({ accepted: 0, duplicates: 1 });
     expect(await calls(agent)).toEqual([
-      { call_id: 'k-1', tool: 'get_weather', arguments: '{"city":"Lisbon"}', success: 1, error: null, request: 'will it rain in Lisbon?', turn_id: routed.turn_id, conversation_id: 'c-1' },
+      {
+        call_id: 'k-1',
+        tool: 'get_weather',
+        arguments: '{"city":"Lisbon"}',
+        success: 1,
+        error: null,
+        request: 'will it rain in Lisbon?',
+        turn_id: routed.turn_id,
+        conversation_id: 'c-1',
+      },
     ]);
   });
 
@@ -73,13 +96,21 @@ describe('whetstone/client against the Worker', () => {
     const trace = await ws.recordTrace({
       messages: [
         { role: 'user', content: 'where is order A-17?' },
-        { role: 'assistant', content: null, tool_calls: [{ id: 'tc-1', type: 'function', function: { name: 'lookup_order', arguments: '{"order_id":"A-17"}' } }] },
+        {
+          role: 'assistant',
+          content: null,
+          tool_calls: [
+            { id: 'tc-1', type: 'function', function: { name: 'lookup_order', arguments: '{"order_id":"A-17"}' } },
+          ],
+        },
         { role: 'tool', tool_call_id: 'tc-1', content: 'shipped' },
       ],
     });
     expect(trace).toMatchObject({ calls: 1, turn_id: expect.any(String) });
     const unregistered = await ws.unregistered();
-    expect(unregistered.tools.map((t) => [t.name, t.call_count, t.definition_source])).toEqual([['lookup_order', 1, 'inferred']]);
+    expect(unregistered.tools.map((t) => [t.name, t.call_count, t.definition_source])).toEqual([
+      ['lookup_order', 1, 'inferred'],
+    ]);
     expect(await ws.flags()).toEqual((await api('GET', `/v1/agents/${agent}/flags`)).body);
   });
 
@@ -89,19 +120,41 @@ describe('whetstone/client against the Worker', () => {
     await ws.registerTools(tools);
     const invalid = await ws.route({ request: '' }).catch((e: unknown) => e);
     expect(invalid).toBeInstanceOf(WhetstoneError);
-    expect(invalid).toMatchObject({ name: 'WhetstoneError', status: 400, code: 'invalid_request', message: 'the request does not match the schema' });
+    expect(invalid).toMatchObject({
+      name: 'WhetstoneError',
+      status: 400,
+      code: 'invalid_request',
+      message: 'the request does not match the schema',
+    });
     expect((invalid as WhetstoneError).details).toEqual([expect.objectContaining({ path: ['request'] })]);
 
-    await expect(clientFor(agent, 'wrong').tools()).rejects.toMatchObject({ status: 401, code: 'unauthorized', message: 'the token is not valid', details: [] });
+    await expect(clientFor(agent, 'wrong').tools()).rejects.toMatchObject({
+      status: 401,
+      code: 'unauthorized',
+      message: 'the token is not valid',
+      details: [],
+    });
     const key = (await api('POST', `/v1/agents/${agent}/keys`, { body: { role: 'agent' } })).body.key as string;
-    await expect(clientFor(agent, key).setConfig({ top_k: 3 })).rejects.toMatchObject({ status: 403, code: 'forbidden' });
+    await expect(clientFor(agent, key).setConfig({ top_k: 3 })).rejects.toMatchObject({
+      status: 403,
+      code: 'forbidden',
+    });
     await expect(clientFor(agentId(), key).tools()).rejects.toMatchObject({ status: 404, code: 'not_found' });
     expect((await ws.config()).top_k).toBe(5);
   });
 
   it('turns a non-JSON failure into a WhetstoneError with the status', async () => {
-    const ws = createClient({ url: 'http://x.test', token: 't', agent: 'a', fetch: async () => new Response('<html>bad gateway</html>', { status: 502 }) });
-    await expect(ws.flags()).rejects.toMatchObject({ status: 502, code: 'http_502', message: '<html>bad gateway</html>' });
+    const ws = createClient({
+      url: 'http://x.test',
+      token: 't',
+      agent: 'a',
+      fetch: async () => new Response('<html>bad gateway</html>', { status: 502 }),
+    });
+    await expect(ws.flags()).rejects.toMatchObject({
+      status: 502,
+      code: 'http_502',
+      message: '<html>bad gateway</html>',
+    });
   });
 });
 
@@ -117,7 +170,23 @@ function scriptedModel(args: Record<string, unknown>[]): ChatClient & { requests
           const step = requests.length - 1;
           const offered = (body.tools?.[0] as { function: { name: string } } | undefined)?.function.name ?? 'none';
           if (step < args.length) {
-            return { choices: [{ message: { role: 'assistant', content: null, tool_calls: [{ id: `tc-${step}`, type: 'function', function: { name: offered, arguments: JSON.stringify(args[step]) } }] } }] };
+            return {
+              choices: [
+                {
+                  message: {
+                    role: 'assistant',
+                    content: null,
+                    tool_calls: [
+                      {
+                        id: `tc-${step}`,
+                        type: 'function',
+                        function: { name: offered, arguments: JSON.stringify(args[step]) },
+                      },
+                    ],
+                  },
+                },
+              ],
+            };
           }
           return { choices: [{ message: { role: 'assistant', content: 'It will rain.' } }] };
         },
@@ -143,11 +212,18 @@ describe('withWhetstone', () => {
         },
       },
     });
-    const run = await loop.run('will it rain in Lisbon?', { conversation_id: 'conv-1', messages: [{ role: 'system', content: 'Be brief.' }] });
+    const run = await loop.run('will it rain in Lisbon?', {
+      conversation_id: 'conv-1',
+      messages: [{ role: 'system', content: 'Be brief.' }],
+    });
 
     expect(run.reply).toBe('It will rain.');
     expect(run.route.tools.map((t) => t.name)).toEqual(['get_weather', expect.any(String)]);
-    expect(model.requests[0]).toMatchObject({ model: 'stand-in', tools: run.route.model_tools, messages: [{ role: 'system' }, { role: 'user', content: 'will it rain in Lisbon?' }] });
+    expect(model.requests[0]).toMatchObject({
+      model: 'stand-in',
+      tools: run.route.model_tools,
+      messages: [{ role: 'system' }, { role: 'user', content: 'will it rain in Lisbon?' }],
+    });
     expect(model.requests).toHaveLength(4);
     expect(run.calls.map((c) => [c.tool, c.success, c.error])).toEqual([
       ['get_weather', false, 'city must be a full name'],
@@ -160,12 +236,29 @@ describe('withWhetstone', () => {
       '{"forecast":"rain"}',
       '{"error":"days is not supported"}',
     ]);
-    const base = { tool: 'get_weather', request: 'will it rain in Lisbon?', turn_id: run.turn_id, conversation_id: 'conv-1' };
+    const base = {
+      tool: 'get_weather',
+      request: 'will it rain in Lisbon?',
+      turn_id: run.turn_id,
+      conversation_id: 'conv-1',
+    };
     expect(await calls(agent)).toEqual(
       expect.arrayContaining([
-        { ...base, call_id: `${run.turn_id}:tc-0`, arguments: '{"city":"LIS"}', success: 0, error: 'city must be a full name' },
+        {
+          ...base,
+          call_id: `${run.turn_id}:tc-0`,
+          arguments: '{"city":"LIS"}',
+          success: 0,
+          error: 'city must be a full name',
+        },
         { ...base, call_id: `${run.turn_id}:tc-1`, arguments: '{"city":"Lisbon"}', success: 1, error: null },
-        { ...base, call_id: `${run.turn_id}:tc-2`, arguments: '{"city":"Lisbon","days":2}', success: 0, error: 'days is not supported' },
+        {
+          ...base,
+          call_id: `${run.turn_id}:tc-2`,
+          arguments: '{"city":"Lisbon","days":2}',
+          success: 0,
+          error: 'days is not supported',
+        },
       ]),
     );
     expect(await calls(agent)).toHaveLength(3);
@@ -181,21 +274,58 @@ describe('withWhetstone', () => {
         completions: {
           async create() {
             step += 1;
-            if (step === 1) return { choices: [{ message: { role: 'assistant', content: null, tool_calls: [{ id: 'a', type: 'function', function: { name: 'delete_everything', arguments: '{}' } }] } }] };
-            if (step === 2) return { choices: [{ message: { role: 'assistant', content: null, tool_calls: [{ id: 'b', type: 'function', function: { name: 'get_weather', arguments: '{"city": ' } }] } }] };
+            if (step === 1)
+              return {
+                choices: [
+                  {
+                    message: {
+                      role: 'assistant',
+                      content: null,
+                      tool_calls: [
+                        { id: 'a', type: 'function', function: { name: 'delete_everything', arguments: '{}' } },
+                      ],
+                    },
+                  },
+                ],
+              };
+            if (step === 2)
+              return {
+                choices: [
+                  {
+                    message: {
+                      role: 'assistant',
+                      content: null,
+                      tool_calls: [
+                        { id: 'b', type: 'function', function: { name: 'get_weather', arguments: '{"city": ' } },
+                      ],
+                    },
+                  },
+                ],
+              };
             return { choices: [{ message: { role: 'assistant', content: 'done' } }] };
           },
         },
       },
     };
-    const run = await withWhetstone(model, ws, { model: 'm', handlers: { get_weather: () => ({ ok: true }) } }).run('weather please');
+    const run = await withWhetstone(model, ws, { model: 'm', handlers: { get_weather: () => ({ ok: true }) } }).run(
+      'weather please',
+    );
     expect(run.messages.filter((m) => m.role === 'tool').map((m) => m.content)).toEqual([
       '{"error":"no tool named delete_everything"}',
       '{"error":"the arguments are not a JSON object"}',
     ]);
     expect(run.recorded).toEqual({ accepted: 1, duplicates: 0 });
     expect(await calls(agent)).toEqual([
-      { call_id: `${run.turn_id}:b`, tool: 'get_weather', arguments: '{}', success: 0, error: 'the arguments are not a JSON object', request: 'weather please', turn_id: run.turn_id, conversation_id: null },
+      {
+        call_id: `${run.turn_id}:b`,
+        tool: 'get_weather',
+        arguments: '{}',
+        success: 0,
+        error: 'the arguments are not a JSON object',
+        request: 'weather please',
+        turn_id: run.turn_id,
+        conversation_id: null,
+      },
     ]);
   });
 
@@ -209,13 +339,28 @@ describe('withWhetstone', () => {
         completions: {
           async create() {
             step += 1;
-            if (step === 1) return { choices: [{ message: { role: 'assistant', content: null, tool_calls: [{ id: 'a', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Oslo"}' } }] } }] };
+            if (step === 1)
+              return {
+                choices: [
+                  {
+                    message: {
+                      role: 'assistant',
+                      content: null,
+                      tool_calls: [
+                        { id: 'a', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Oslo"}' } },
+                      ],
+                    },
+                  },
+                ],
+              };
             throw new Error('model unavailable');
           },
         },
       },
     };
-    await expect(withWhetstone(model, ws, { model: 'm', handlers: { get_weather: () => 'sunny' } }).run('weather in Oslo')).rejects.toThrow('model unavailable');
+    await expect(
+      withWhetstone(model, ws, { model: 'm', handlers: { get_weather: () => 'sunny' } }).run('weather in Oslo'),
+    ).rejects.toThrow('model unavailable');
     expect((await calls(agent)).map((c) => [c.tool, c.success])).toEqual([['get_weather', 1]]);
   });
 
@@ -225,14 +370,28 @@ describe('withWhetstone', () => {
     await ws.registerTools(tools);
     const base = inject('fakeOpenAI');
     const model = `client-loop-${agent}`;
-    await fetch(`${base}/_script`, { method: 'POST', body: JSON.stringify({ model, replies: [{ content: 'Bring an umbrella.' }] }) });
+    await fetch(`${base}/_script`, {
+      method: 'POST',
+      body: JSON.stringify({ model, replies: [{ content: 'Bring an umbrella.' }] }),
+    });
     const openai = new OpenAI({ apiKey: 'test', baseURL: `${base}/v1`, maxRetries: 0 });
     const run = await withWhetstone(openai, ws, { model, handlers: {} }).run('will it rain in Porto?');
     expect(run.reply).toBe('Bring an umbrella.');
     expect(run.recorded).toBeNull();
-    const seen = (await (await fetch(`${base}/_calls?model=${model}`)).json()) as { bodies: { tools: unknown; messages: unknown }[] };
-    expect(seen.bodies[0]).toMatchObject({ model, tools: run.route.model_tools, messages: [{ role: 'user', content: 'will it rain in Porto?' }] });
-    await eventually(() => env.DB.prepare('SELECT 1 AS y FROM turns WHERE agent = ?1 AND turn_id = ?2').bind(agent, run.turn_id).first().then((r) => r ?? undefined));
+    const seen = (await (await fetch(`${base}/_calls?model=${model}`)).json()) as {
+      bodies: { tools: unknown; messages: unknown }[];
+    };
+    expect(seen.bodies[0]).toMatchObject({
+      model,
+      tools: run.route.model_tools,
+      messages: [{ role: 'user', content: 'will it rain in Porto?' }],
+    });
+    await eventually(() =>
+      env.DB.prepare('SELECT 1 AS y FROM turns WHERE agent = ?1 AND turn_id = ?2')
+        .bind(agent, run.turn_id)
+        .first()
+        .then((r) => r ?? undefined),
+    );
   });
 });
 
@@ -240,7 +399,10 @@ describe('withWhetstone', () => {
 async function seedFailures(ws: ReturnType<typeof clientFor>): Promise<string[]> {
   await ws.registerTools([
     tool('get_order', 'Look up an order by its id: status, items and delivery date.', { order_id: { type: 'string' } }),
-    tool('refund_order', 'Refund an order, fully or in part.', { order_id: { type: 'string' }, amount: { type: 'number' } }),
+    tool('refund_order', 'Refund an order, fully or in part.', {
+      order_id: { type: 'string' },
+      amount: { type: 'number' },
+    }),
   ]);
   const requests = ['where is my order 1234?', 'has order 5678 shipped yet?', 'status of order ORD-12345 please'];
   const turns: string[] = [];
@@ -249,7 +411,16 @@ async function seedFailures(ws: ReturnType<typeof clientFor>): Promise<string[]>
     const { turn_id } = await ws.route({ request, conversation_id: `c${i}` });
     turns.push(turn_id);
     const ok = i === 2;
-    batch.push({ id: `call-${i}`, tool: 'get_order', arguments: { order_id: ok ? 'ORD-12345' : String(1234 + i) }, success: ok, ...(ok ? {} : { error: 'order_id must start with the ORD- prefix' }), request, turn_id, conversation_id: `c${i}` });
+    batch.push({
+      id: `call-${i}`,
+      tool: 'get_order',
+      arguments: { order_id: ok ? 'ORD-12345' : String(1234 + i) },
+      success: ok,
+      ...(ok ? {} : { error: 'order_id must start with the ORD- prefix' }),
+      request,
+      turn_id,
+      conversation_id: `c${i}`,
+    });
   }
   await ws.recordCalls(batch);
   return turns;
@@ -282,7 +453,10 @@ describe('whetstone/client: reviews and revisions', () => {
     const undone = await ws.undo('get_order', { approved_by: 'ana' });
     expect(undone).toMatchObject({ revision_id: proposed.revision_id, status: 'undone' });
     expect((await ws.tool('get_order')).notes).toEqual([]);
-    await expect(ws.apply(proposed.revision_id, { approved_by: 'ana' })).rejects.toMatchObject({ status: 409, code: 'conflict' });
+    await expect(ws.apply(proposed.revision_id, { approved_by: 'ana' })).rejects.toMatchObject({
+      status: 409,
+      code: 'conflict',
+    });
   });
 
   it('dismisses a proposed revision with a reason and reports outcomes', async () => {
@@ -296,7 +470,9 @@ describe('whetstone/client: reviews and revisions', () => {
     expect(await ws.revisions({ status: 'dismissed' })).toEqual({ revisions: [dismissed] });
 
     expect(await ws.outcome({ turn_id: turn, ok: false, served_by: 'refund_order' })).toBeUndefined();
-    const row = await env.DB.prepare('SELECT turn_id, ok, served_by FROM outcomes WHERE agent = ?1').bind(agent).first();
+    const row = await env.DB.prepare('SELECT turn_id, ok, served_by FROM outcomes WHERE agent = ?1')
+      .bind(agent)
+      .first();
     expect(row).toEqual({ turn_id: turn, ok: 0, served_by: 'refund_order' });
   });
 });

@@ -12,8 +12,13 @@ import { anthropicLoop, responsesLoop, type Handler } from '../../examples/tool-
 import { ADMIN, agentId, api, eventually, tool } from '../helpers.ts';
 
 const TOOLS = [
-  tool('lookup_claim', 'Look up an insurance claim by its claim reference and show its status.', { claim_ref: { type: 'string' } }),
-  tool('upload_file', 'Attach an uploaded document or photo to a claim.', { claim_ref: { type: 'string' }, file_mb: { type: 'number' } }),
+  tool('lookup_claim', 'Look up an insurance claim by its claim reference and show its status.', {
+    claim_ref: { type: 'string' },
+  }),
+  tool('upload_file', 'Attach an uploaded document or photo to a claim.', {
+    claim_ref: { type: 'string' },
+    file_mb: { type: 'number' },
+  }),
   tool('get_weather', 'Current weather for a city.', { city: { type: 'string' } }),
 ];
 const handlers: Record<string, Handler> = {
@@ -27,21 +32,38 @@ const handlers: Record<string, Handler> = {
 async function setup(prefix: string) {
   const agent = agentId(prefix);
   expect((await api('PUT', `/v1/agents/${agent}/tools`, { body: { tools: TOOLS } })).status).toBe(200);
-  const whetstone = createClient({ url: 'http://whetstone.test', token: ADMIN, agent, fetch: (req) => exports.default.fetch(req) });
+  const whetstone = createClient({
+    url: 'http://whetstone.test',
+    token: ADMIN,
+    agent,
+    fetch: (req) => exports.default.fetch(req),
+  });
   return { agent, whetstone, provider: inject('fakeProviders'), model: `m-${agent}` };
 }
 
 async function script(provider: string, model: string, replies: unknown[][]) {
-  const res = await fetch(`${provider}/_script`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ model, replies }) });
+  const res = await fetch(`${provider}/_script`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ model, replies }),
+  });
   expect(res.status).toBe(200);
 }
 
-async function received(provider: string, model: string): Promise<{ bodies: { tools: unknown }[]; violations: string[] }> {
+async function received(
+  provider: string,
+  model: string,
+): Promise<{ bodies: { tools: unknown }[]; violations: string[] }> {
   return (await fetch(`${provider}/_calls?model=${encodeURIComponent(model)}`)).json();
 }
 
 async function turnOf(agent: string, turnId: string) {
-  return eventually(() => env.DB.prepare('SELECT request, conversation_id FROM turns WHERE agent = ?1 AND turn_id = ?2').bind(agent, turnId).first().then((r) => r ?? undefined));
+  return eventually(() =>
+    env.DB.prepare('SELECT request, conversation_id FROM turns WHERE agent = ?1 AND turn_id = ?2')
+      .bind(agent, turnId)
+      .first()
+      .then((r) => r ?? undefined),
+  );
 }
 
 /** Two failed upload calls then a good one, each after a routed search, reach a review as failed_call evidence. */
@@ -50,7 +72,9 @@ async function expectReviewEvidence(agent: string, failedIds: string[]) {
   expect(review.status).toBe(200);
   const upload = review.body.revisions.find((r: { tool: string }) => r.tool === 'upload_file');
   expect(upload).toBeDefined();
-  const failed = upload.evidence.filter((e: { kind: string }) => e.kind === 'failed_call').map((e: { call_id: string }) => e.call_id);
+  const failed = upload.evidence
+    .filter((e: { kind: string }) => e.kind === 'failed_call')
+    .map((e: { call_id: string }) => e.call_id);
   expect(failed.sort()).toEqual([...failedIds].sort());
 }
 
@@ -59,14 +83,35 @@ describe('Anthropic Messages with Whetstone as the custom tool search', () => {
     const { agent, whetstone, provider, model } = await setup('anth');
     const convo = (n: number) => [
       [{ type: 'tool_use', id: `${agent}-s${n}`, name: 'tool_search', input: { query: 'attach a photo to my claim' } }],
-      [{ type: 'tool_use', id: `${agent}-bad${n}`, name: 'upload_file', input: { claim_ref: `12345${n}`, file_mb: 2 } }],
-      [{ type: 'tool_use', id: `${agent}-ok${n}`, name: 'upload_file', input: { claim_ref: `CW-12345${n}`, file_mb: 2 } }],
+      [
+        {
+          type: 'tool_use',
+          id: `${agent}-bad${n}`,
+          name: 'upload_file',
+          input: { claim_ref: `12345${n}`, file_mb: 2 },
+        },
+      ],
+      [
+        {
+          type: 'tool_use',
+          id: `${agent}-ok${n}`,
+          name: 'upload_file',
+          input: { claim_ref: `CW-12345${n}`, file_mb: 2 },
+        },
+      ],
       [{ type: 'text', text: `attached ${n}` }],
     ];
     await script(provider, model, [...convo(1), ...convo(2)]);
     const turns: string[] = [];
     for (const n of [1, 2]) {
-      const out = await anthropicLoop({ whetstone, provider, model, request: `upload for claim ${n}`, handlers, conversationId: `c${n}` });
+      const out = await anthropicLoop({
+        whetstone,
+        provider,
+        model,
+        request: `upload for claim ${n}`,
+        handlers,
+        conversationId: `c${n}`,
+      });
       expect(out.text).toBe(`attached ${n}`);
       expect(out.turnId).not.toBeNull();
       turns.push(out.turnId!);
@@ -79,11 +124,15 @@ describe('Anthropic Messages with Whetstone as the custom tool search', () => {
     expect(tools.slice(0, 3).every((t) => t.defer_loading === true)).toBe(true);
     expect(tools[3]).not.toHaveProperty('defer_loading');
     for (const body of seen.bodies) expect(JSON.stringify(body.tools)).toBe(JSON.stringify(tools));
-    const second = seen.bodies[1] as unknown as { messages: { content: { type: string; content?: { type: string; tool_name: string }[] }[] }[] };
+    const second = seen.bodies[1] as unknown as {
+      messages: { content: { type: string; content?: { type: string; tool_name: string }[] }[] }[];
+    };
     const refs = second.messages[2]!.content[0]!.content!;
     expect(refs[0]).toEqual({ type: 'tool_reference', tool_name: 'upload_file' });
     expect(await turnOf(agent, turns[0]!)).toEqual({ request: 'attach a photo to my claim', conversation_id: 'c1' });
-    const calls = await env.DB.prepare('SELECT call_id, success, turn_id FROM calls WHERE agent = ?1 ORDER BY seq').bind(agent).all();
+    const calls = await env.DB.prepare('SELECT call_id, success, turn_id FROM calls WHERE agent = ?1 ORDER BY seq')
+      .bind(agent)
+      .all();
     expect(calls.results).toEqual([
       { call_id: `${agent}-bad1`, success: 0, turn_id: turns[0] },
       { call_id: `${agent}-ok1`, success: 1, turn_id: turns[0] },
@@ -95,11 +144,23 @@ describe('Anthropic Messages with Whetstone as the custom tool search', () => {
 
   it('the fake refuses a tools array that changed between turns', async () => {
     const { provider, model } = await setup('anthfake');
-    const body = (description: string) => ({ model, max_tokens: 10, messages: [{ role: 'user', content: 'hi' }], tools: [{ name: 'tool_search', description, input_schema: { type: 'object' } }] });
-    const send = (b: unknown) => fetch(`${provider}/v1/messages`, { method: 'POST', headers: { 'content-type': 'application/json', 'anthropic-version': '2023-06-01' }, body: JSON.stringify(b) });
+    const body = (description: string) => ({
+      model,
+      max_tokens: 10,
+      messages: [{ role: 'user', content: 'hi' }],
+      tools: [{ name: 'tool_search', description, input_schema: { type: 'object' } }],
+    });
+    const send = (b: unknown) =>
+      fetch(`${provider}/v1/messages`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'anthropic-version': '2023-06-01' },
+        body: JSON.stringify(b),
+      });
     expect((await send(body('a'))).status).toBe(200);
     expect((await send(body('b'))).status).toBe(400);
-    expect((await received(provider, model)).violations).toEqual(['tools differ from the first request: the cached prefix is broken']);
+    expect((await received(provider, model)).violations).toEqual([
+      'tools differ from the first request: the cached prefix is broken',
+    ]);
   });
 });
 
@@ -107,30 +168,77 @@ describe('OpenAI Responses with Whetstone as the client-executed tool_search', (
   it('keeps the tools prefix byte-identical, answers tool_search_call with tool_search_output, records turns and calls', async () => {
     const { agent, whetstone, provider, model } = await setup('resp');
     const convo = (n: number) => [
-      [{ type: 'tool_search_call', call_id: `${agent}-s${n}`, execution: 'client', arguments: { query: 'attach a photo to my claim' } }],
-      [{ type: 'function_call', call_id: `${agent}-bad${n}`, name: 'upload_file', arguments: JSON.stringify({ claim_ref: `12345${n}`, file_mb: 2 }) }],
-      [{ type: 'function_call', call_id: `${agent}-ok${n}`, name: 'upload_file', arguments: JSON.stringify({ claim_ref: `CW-12345${n}`, file_mb: 2 }) }],
+      [
+        {
+          type: 'tool_search_call',
+          call_id: `${agent}-s${n}`,
+          execution: 'client',
+          arguments: { query: 'attach a photo to my claim' },
+        },
+      ],
+      [
+        {
+          type: 'function_call',
+          call_id: `${agent}-bad${n}`,
+          name: 'upload_file',
+          arguments: JSON.stringify({ claim_ref: `12345${n}`, file_mb: 2 }),
+        },
+      ],
+      [
+        {
+          type: 'function_call',
+          call_id: `${agent}-ok${n}`,
+          name: 'upload_file',
+          arguments: JSON.stringify({ claim_ref: `CW-12345${n}`, file_mb: 2 }),
+        },
+      ],
       [{ type: 'message', role: 'assistant', content: [{ type: 'output_text', text: `attached ${n}` }] }],
     ];
     await script(provider, model, [...convo(1), ...convo(2)]);
     const turns: string[] = [];
     for (const n of [1, 2]) {
-      const out = await responsesLoop({ whetstone, provider, model, request: `upload for claim ${n}`, handlers, conversationId: `c${n}` });
+      const out = await responsesLoop({
+        whetstone,
+        provider,
+        model,
+        request: `upload for claim ${n}`,
+        handlers,
+        conversationId: `c${n}`,
+      });
       expect(out.text).toBe(`attached ${n}`);
       turns.push(out.turnId!);
     }
     const seen = await received(provider, model);
     expect(seen.violations).toEqual([]);
     expect(seen.bodies).toHaveLength(8);
-    const tools = seen.bodies[0]!.tools as { type: string; name?: string; defer_loading?: boolean; execution?: string }[];
+    const tools = seen.bodies[0]!.tools as {
+      type: string;
+      name?: string;
+      defer_loading?: boolean;
+      execution?: string;
+    }[];
     expect(tools[0]).toMatchObject({ type: 'tool_search', execution: 'client' });
-    expect(tools.slice(1).map((t) => [t.name, t.defer_loading])).toEqual([['get_weather', true], ['lookup_claim', true], ['upload_file', true]]);
+    expect(tools.slice(1).map((t) => [t.name, t.defer_loading])).toEqual([
+      ['get_weather', true],
+      ['lookup_claim', true],
+      ['upload_file', true],
+    ]);
     for (const body of seen.bodies) expect(JSON.stringify(body.tools)).toBe(JSON.stringify(tools));
-    const second = seen.bodies[1] as unknown as { input: { type?: string; tools?: { name: string; parameters: unknown }[] }[] };
+    const second = seen.bodies[1] as unknown as {
+      input: { type?: string; tools?: { name: string; parameters: unknown }[] }[];
+    };
     const answer = second.input.find((i) => i.type === 'tool_search_output')!;
-    expect(answer.tools![0]).toEqual({ type: 'function', name: 'upload_file', description: TOOLS[1]!.description, parameters: TOOLS[1]!.parameters, defer_loading: true });
+    expect(answer.tools![0]).toEqual({
+      type: 'function',
+      name: 'upload_file',
+      description: TOOLS[1]!.description,
+      parameters: TOOLS[1]!.parameters,
+      defer_loading: true,
+    });
     expect(await turnOf(agent, turns[1]!)).toEqual({ request: 'attach a photo to my claim', conversation_id: 'c2' });
-    const calls = await env.DB.prepare('SELECT call_id, success, turn_id FROM calls WHERE agent = ?1 ORDER BY seq').bind(agent).all();
+    const calls = await env.DB.prepare('SELECT call_id, success, turn_id FROM calls WHERE agent = ?1 ORDER BY seq')
+      .bind(agent)
+      .all();
     expect(calls.results).toEqual([
       { call_id: `${agent}-bad1`, success: 0, turn_id: turns[0] },
       { call_id: `${agent}-ok1`, success: 1, turn_id: turns[0] },

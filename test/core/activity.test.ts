@@ -10,7 +10,10 @@ describe('activity buckets', () => {
 
   it('zero-fills missing buckets and keys them by the ISO prefix', () => {
     const calls = new Map([['2026-03-10T14', { calls: 3, failures: 1 }]]);
-    const offers = new Map([['2026-03-10T13', 2], ['2026-03-10T15', 5]]);
+    const offers = new Map([
+      ['2026-03-10T13', 2],
+      ['2026-03-10T15', 5],
+    ]);
     expect(fillBuckets('2026-03-10T15:42:00.000Z', 'hour', 3, calls, offers)).toEqual([
       { start: '2026-03-10T13:00:00.000Z', calls: 0, failures: 0, offers: 2 },
       { start: '2026-03-10T14:00:00.000Z', calls: 3, failures: 1, offers: 0 },

@@ -29,7 +29,11 @@ describe('buildAugmentTask', () => {
     expect(system?.content).toContain('six different requests');
     // The docstring travels escaped inside a JSON string: it cannot close the quote.
     const data = user?.content.slice(user.content.indexOf('{')) ?? '';
-    expect(JSON.parse(data)).toEqual({ name: 'lookup_claim', docstring: tool.docstring, argument_names: ['claim_ref'] });
+    expect(JSON.parse(data)).toEqual({
+      name: 'lookup_claim',
+      docstring: tool.docstring,
+      argument_names: ['claim_ref'],
+    });
   });
 });
 
@@ -100,7 +104,9 @@ describe('parseAugmentReply', () => {
       ok: false,
       reason: 'reply has the wrong shape: requests.0: must be one line',
     });
-    expect(parseAugmentReply(JSON.stringify({ description: 'd', requests: ['Find my claim', 'find my  claim?'] }))).toEqual({
+    expect(
+      parseAugmentReply(JSON.stringify({ description: 'd', requests: ['Find my claim', 'find my  claim?'] })),
+    ).toEqual({
       ok: false,
       reason: 'reply has the wrong shape: requests: must not repeat a request',
     });

@@ -84,7 +84,13 @@ describe('failed calls', () => {
     ];
     const found = find([], calls);
     expect(found.map((e) => [e.evidence_id, e.kind, e.tool, e.text, e.arguments])).toEqual([
-      ['failed:c1', 'failed_call', 'lookup_claim', 'claim_ref "<value>" not found; references start with CW-', ['claim_ref']],
+      [
+        'failed:c1',
+        'failed_call',
+        'lookup_claim',
+        'claim_ref "<value>" not found; references start with CW-',
+        ['claim_ref'],
+      ],
       ['failed:c3', 'failed_call', 'lookup_claim', 'failed without an error message', []],
     ]);
   });
@@ -93,7 +99,12 @@ describe('failed calls', () => {
     const [e] = successfulCallEvidence([
       call('c1', 'upload_file', { arguments: { claim_ref: 'CW-123456' }, request: 'attach the photo to CW-123456' }),
     ]);
-    expect(e).toMatchObject({ evidence_id: 'succeeded:c1', kind: 'successful_call', text: 'attach the photo to <value>', arguments: ['claim_ref'] });
+    expect(e).toMatchObject({
+      evidence_id: 'succeeded:c1',
+      kind: 'successful_call',
+      text: 'attach the photo to <value>',
+      arguments: ['claim_ref'],
+    });
   });
 });
 
@@ -120,7 +131,10 @@ describe('missed requests', () => {
   });
 
   it('not_offered needs routing to have chosen and the tool to be missing', () => {
-    const unrouted = find([turn('t1', 'refer this', [], { routed: false })], [call('c1', 'refer_llu', { turn_id: 't1' })]);
+    const unrouted = find(
+      [turn('t1', 'refer this', [], { routed: false })],
+      [call('c1', 'refer_llu', { turn_id: 't1' })],
+    );
     const offered = find([turn('t2', 'refer this', ['refer_llu'])], [call('c2', 'refer_llu', { turn_id: 't2' })]);
     expect(unrouted).toEqual([]);
     expect(offered).toEqual([]);
@@ -168,7 +182,10 @@ describe('missed requests', () => {
 
   it('counts requests only when the call or its turn carried one', () => {
     const found = find(
-      [turn('t1', null, ['lookup_claim'], { conversation_id: 'k1' }), turn('t2', null, ['lookup_claim'], { conversation_id: 'k1' })],
+      [
+        turn('t1', null, ['lookup_claim'], { conversation_id: 'k1' }),
+        turn('t2', null, ['lookup_claim'], { conversation_id: 'k1' }),
+      ],
       [call('c1', 'refer_llu', { turn_id: 't2' })],
     );
     expect(found).toEqual([]);
@@ -196,7 +213,9 @@ describe('confused requests', () => {
     expect(confused.map((e) => [e.evidence_id, e.tool, e.served_by, e.how, e.text])).toEqual([
       ['confused:re_asked:turn:t1', 'start_recovery', 'refer_llu', 're_asked', 'this is a large loss'],
     ]);
-    expect(found.filter((e) => e.kind === 'missed_request').map((e) => e.evidence_id)).toEqual(['missed:next_request:turn:t1']);
+    expect(found.filter((e) => e.kind === 'missed_request').map((e) => e.evidence_id)).toEqual([
+      'missed:next_request:turn:t1',
+    ]);
   });
 
   it('ranked_first: Y ranked first, X left out and X served the turn', () => {
@@ -245,16 +264,20 @@ describe('confused requests', () => {
         call('c2', 'refer_llu', { request: 'refer the large loss', conversation_id: 'k1', at: '2026-01-02T00:00:05Z' }),
       ],
     );
-    expect(found.map((e) => e.evidence_id).sort()).toEqual(['confused:re_asked:call:c1', 'missed:next_request:call:c1']);
+    expect(found.map((e) => e.evidence_id).sort()).toEqual([
+      'confused:re_asked:call:c1',
+      'missed:next_request:call:c1',
+    ]);
   });
 });
 
 describe('evidence ids', () => {
   it('are stable across runs and grouped per tool', () => {
-    const input = () => [
-      [turn('t1', 'large loss referral', ['start_recovery'], { conversation_id: 'k' })],
-      [call('c1', 'refer_llu', { turn_id: 't1' }), call('c2', 'refer_llu', { success: false, error: 'x' })],
-    ] as const;
+    const input = () =>
+      [
+        [turn('t1', 'large loss referral', ['start_recovery'], { conversation_id: 'k' })],
+        [call('c1', 'refer_llu', { turn_id: 't1' }), call('c2', 'refer_llu', { success: false, error: 'x' })],
+      ] as const;
     const [turns, calls] = input();
     const first = find([...turns], [...calls]).map((e) => e.evidence_id);
     const second = find([...turns], [...calls]).map((e) => e.evidence_id);

@@ -62,19 +62,31 @@ describe('the reference cases, through the extractive model and the checks', () 
   it('an id passed without its prefix twice → a usage note and the example call', async () => {
     const calls = [
       call('upload_file', { claim_ref: 'CW-123456', file_mb: 12 }),
-      call('upload_file', { claim_ref: '123456', file_mb: 2 }, { success: false, error: 'claim_ref "123456" not found: references start with CW-' }),
-      call('upload_file', { claim_ref: '998877', file_mb: 4 }, { success: false, error: 'claim_ref "998877" not found: references start with CW-' }),
+      call(
+        'upload_file',
+        { claim_ref: '123456', file_mb: 2 },
+        { success: false, error: 'claim_ref "123456" not found: references start with CW-' },
+      ),
+      call(
+        'upload_file',
+        { claim_ref: '998877', file_mb: 4 },
+        { success: false, error: 'claim_ref "998877" not found: references start with CW-' },
+      ),
       call('upload_file', { claim_ref: 'CW-998877', file_mb: 3.5 }),
     ];
     const result = await review('upload_file', [], calls);
     expect(result).toEqual({
-      notes_added: ['Calls fail with "claim_ref "<value>" not found: references start with CW-"; pass claim_ref with its prefix.'],
+      notes_added: [
+        'Calls fail with "claim_ref "<value>" not found: references start with CW-"; pass claim_ref with its prefix.',
+      ],
       queries_added: [],
       avoid_added: [],
       refused: [],
       cited: calls.filter((c) => !c.success).map((c) => `failed:${c.call_id}`),
     });
-    expect(buildExampleCall(calls.filter((c) => c.success))).toBe('Example call: {"claim_ref": "CW-######", "file_mb": "<number>"}');
+    expect(buildExampleCall(calls.filter((c) => c.success))).toBe(
+      'Example call: {"claim_ref": "CW-######", "file_mb": "<number>"}',
+    );
   });
 
   it('a house term that routing missed twice → learned example requests citing both', async () => {
@@ -158,7 +170,9 @@ describe('createExtractiveModel', () => {
       { id: 'm2', text: 'LLU referral please' },
       { id: 'm3', text: 'send it to the LLU' },
     ];
-    const raw = await model.complete(buildReviewTask(input({ missed_requests: missed, kept_examples: ['Open the LLU files'] })));
+    const raw = await model.complete(
+      buildReviewTask(input({ missed_requests: missed, kept_examples: ['Open the LLU files'] })),
+    );
     const cites = ['m1', 'm2', 'm3'];
     expect(JSON.parse(raw ?? 'null')).toEqual({
       notes: [],
@@ -195,13 +209,17 @@ describe('createExtractiveModel', () => {
     );
     const [note] = (JSON.parse(raw ?? '{}') as { notes: { text: string; cites: string[] }[] }).notes;
     expect(note?.text.length).toBeLessThanOrEqual(220);
-    expect(note?.text).toMatch(/^Calls fail with "claim_ref is invalid: very long detail .*…"; check the format of claim_ref\.$/);
+    expect(note?.text).toMatch(
+      /^Calls fail with "claim_ref is invalid: very long detail .*…"; check the format of claim_ref\.$/,
+    );
     expect(note?.cites).toEqual(['f1', 'f2']);
   });
 
   it('goes through the same checks: a proposal below the threshold is refused', async () => {
     // The model is told one failure is enough; the checks hold it to the agent's own threshold (2).
-    const reviewInput = input({ failed_calls: [{ id: 'failed:f1', error: 'claim_ref missing', arguments: ['claim_ref'] }] });
+    const reviewInput = input({
+      failed_calls: [{ id: 'failed:f1', error: 'claim_ref missing', arguments: ['claim_ref'] }],
+    });
     const raw = await model.complete(buildReviewTask(reviewInput, { ...DEFAULT_SETTINGS, min_failures: 1 }));
     const result = checkReply(raw, {
       tool: 'lookup_claim',

@@ -16,11 +16,18 @@ describe('usageFlags (docs/learning.md)', () => {
       calls: new Map(),
       settings,
     });
-    expect(flags).toEqual([{ tool: 'b', flag: 'retrieved_never_called', offered_turns: 5, calls: 0, routed_turns: 10 }]);
+    expect(flags).toEqual([
+      { tool: 'b', flag: 'retrieved_never_called', offered_turns: 5, calls: 0, routed_turns: 10 },
+    ]);
   });
 
   it('never flags a tool that was called, however often it was offered', () => {
-    const flags = usageFlags({ tools: ['a'], offers: offers(50, { a: 50 }, { a: 50 }), calls: new Map([['a', 1]]), settings });
+    const flags = usageFlags({
+      tools: ['a'],
+      offers: offers(50, { a: 50 }, { a: 50 }),
+      calls: new Map([['a', 1]]),
+      settings,
+    });
     expect(flags).toEqual([]);
   });
 
@@ -40,7 +47,9 @@ describe('usageFlags (docs/learning.md)', () => {
   });
 
   it('raises nothing when no turn was routed (the stable-list rule counts nothing)', () => {
-    expect(usageFlags({ tools: ['a', 'b'], offers: offers(0, {}, { a: 0, b: 0 }), calls: new Map(), settings })).toEqual([]);
+    expect(
+      usageFlags({ tools: ['a', 'b'], offers: offers(0, {}, { a: 0, b: 0 }), calls: new Map(), settings }),
+    ).toEqual([]);
   });
 
   it('ignores counts of tools that are not registered and sorts by tool name', () => {
@@ -57,7 +66,12 @@ describe('usageFlags (docs/learning.md)', () => {
   });
 
   it('follows the thresholds it is given', () => {
-    const flags = usageFlags({ tools: ['a'], offers: offers(3, { a: 2 }, { a: 3 }), calls: new Map(), settings: { min_offers: 2, min_turns: 1 } });
+    const flags = usageFlags({
+      tools: ['a'],
+      offers: offers(3, { a: 2 }, { a: 3 }),
+      calls: new Map(),
+      settings: { min_offers: 2, min_turns: 1 },
+    });
     expect(flags).toEqual([{ tool: 'a', flag: 'retrieved_never_called', offered_turns: 2, calls: 0, routed_turns: 3 }]);
   });
 });

@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { findDisplaced, planApply, requestsServedByOthers, withdrawExamples, type LearnedState } from '../../src/core/learning.ts';
+import {
+  findDisplaced,
+  planApply,
+  requestsServedByOthers,
+  withdrawExamples,
+  type LearnedState,
+} from '../../src/core/learning.ts';
 import { buildRoutingIndex } from '../../src/core/routing.ts';
 
 const row: LearnedState = {
@@ -11,7 +17,14 @@ const row: LearnedState = {
   avoid: [],
   call_example: null,
 };
-const rev = { revision_id: 'r1', tool: 'lookup_claim', notes_added: ['new note'], avoid_added: ['Not for refunds; use refund.'], queries_added: ['where is my FNOL'], call_example: 'Example call: {"id": "<text>"}' };
+const rev = {
+  revision_id: 'r1',
+  tool: 'lookup_claim',
+  notes_added: ['new note'],
+  avoid_added: ['Not for refunds; use refund.'],
+  queries_added: ['where is my FNOL'],
+  call_example: 'Example call: {"id": "<text>"}',
+};
 
 describe('planApply', () => {
   it('appends notes and "Not for" lines, sets the example call, adds the example as learned', () => {
@@ -63,7 +76,10 @@ describe('findDisplaced', () => {
       { name: 'b', text: 'beta', vector: v(0, 1, 0) },
       { name: 'c', text: 'gamma', vector: v(0.2, 1, 0) },
     ]);
-    const requests = [{ text: 'query', vector: v(0.1, 1, 0), served_by: 'b' }, { text: 'other', vector: v(1, 0, 0), served_by: 'a' }];
+    const requests = [
+      { text: 'query', vector: v(0.1, 1, 0), served_by: 'b' },
+      { text: 'other', vector: v(1, 0, 0), served_by: 'a' },
+    ];
     expect(findDisplaced(before, before, requests, 1)).toEqual([]);
     expect(findDisplaced(before, after, requests, 1)).toEqual([{ request: 'query', tool: 'b' }]);
   });
@@ -71,8 +87,17 @@ describe('findDisplaced', () => {
 
 describe('requestsServedByOthers', () => {
   it('takes only the newest successful call of each run and skips the tool itself', () => {
-    const c = (seq: number, tool: string, turn_id: string | null, request: string | null) => ({ call: { seq, call_id: `c${seq}`, tool, turn_id }, request });
-    const candidates = [c(9, 'x', 't3', 'third'), c(8, 'lookup', 't3', 'third'), c(7, 'lookup', 't2', 'second'), c(6, 'y', null, 'solo'), c(5, 'z', null, null)];
+    const c = (seq: number, tool: string, turn_id: string | null, request: string | null) => ({
+      call: { seq, call_id: `c${seq}`, tool, turn_id },
+      request,
+    });
+    const candidates = [
+      c(9, 'x', 't3', 'third'),
+      c(8, 'lookup', 't3', 'third'),
+      c(7, 'lookup', 't2', 'second'),
+      c(6, 'y', null, 'solo'),
+      c(5, 'z', null, null),
+    ];
     expect(requestsServedByOthers(candidates, 'lookup', 10)).toEqual([
       { text: 'third', served_by: 'x' },
       { text: 'solo', served_by: 'y' },

@@ -5,16 +5,36 @@ import type { CallRecord, TurnRecord } from '../../src/core/records.ts';
 import { groupRuns } from '../../src/core/serving.ts';
 
 const turn = (seq: number, request: string, conversation: string): TurnRecord => ({
-  seq, turn_id: `t${seq}`, request, conversation_id: conversation, routed: true, offered: [], created_at: `2026-01-01T00:00:0${seq}Z`,
+  seq,
+  turn_id: `t${seq}`,
+  request,
+  conversation_id: conversation,
+  routed: true,
+  offered: [],
+  created_at: `2026-01-01T00:00:0${seq}Z`,
 });
 const call = (seq: number, turnId: string, tool: string, success = true): CallRecord => ({
-  seq, call_id: `c${seq}`, tool, arguments: {}, success, error: success ? null : 'boom', request: null, turn_id: turnId, conversation_id: null, at: '2026-01-01T00:00:00Z',
+  seq,
+  call_id: `c${seq}`,
+  tool,
+  arguments: {},
+  success,
+  error: success ? null : 'boom',
+  request: null,
+  turn_id: turnId,
+  conversation_id: null,
+  at: '2026-01-01T00:00:00Z',
 });
 
 describe('attributeRuns', () => {
   it('credits the last successful call, or the tool that served the re-asked request next', () => {
     const turns = [turn(1, 'Refund my order', 'a'), turn(2, 'refund  my order', 'a'), turn(3, 'weather?', 'b')];
-    const calls = [call(1, 't1', 'get_order'), call(2, 't2', 'refund_order'), call(3, 't3', 'get_weather'), call(4, 't3', 'send_email', false)];
+    const calls = [
+      call(1, 't1', 'get_order'),
+      call(2, 't2', 'refund_order'),
+      call(3, 't3', 'get_weather'),
+      call(4, 't3', 'send_email', false),
+    ];
     const a = attributeRuns(groupRuns(turns, calls));
     expect(a.get('turn:t1')).toEqual({ run_key: 'turn:t1', served_by: 'refund_order', corrected: true });
     expect(a.get('turn:t2')).toEqual({ run_key: 'turn:t2', served_by: 'refund_order', corrected: false });
@@ -22,7 +42,12 @@ describe('attributeRuns', () => {
   });
 
   it('leaves a run alone when the next request is a different one', () => {
-    const a = attributeRuns(groupRuns([turn(1, 'Refund my order', 'a'), turn(2, 'and the weather', 'a')], [call(1, 't1', 'get_order'), call(2, 't2', 'get_weather')]));
+    const a = attributeRuns(
+      groupRuns(
+        [turn(1, 'Refund my order', 'a'), turn(2, 'and the weather', 'a')],
+        [call(1, 't1', 'get_order'), call(2, 't2', 'get_weather')],
+      ),
+    );
     expect(a.get('turn:t1')).toEqual({ run_key: 'turn:t1', served_by: 'get_order', corrected: false });
   });
 });
@@ -30,7 +55,14 @@ describe('attributeRuns', () => {
 describe('suggestPins', () => {
   it('takes the most-served tools until the share is covered, and no more', () => {
     const served = [...Array(5).fill('a'), ...Array(3).fill('b'), 'c', 'd'];
-    expect(suggestPins(served, 0.8)).toMatchObject({ served_runs: 10, covered_runs: 8, tools: [{ name: 'a', served_runs: 5 }, { name: 'b', served_runs: 3 }] });
+    expect(suggestPins(served, 0.8)).toMatchObject({
+      served_runs: 10,
+      covered_runs: 8,
+      tools: [
+        { name: 'a', served_runs: 5 },
+        { name: 'b', served_runs: 3 },
+      ],
+    });
     expect(suggestPins(served, 0.81).tools.map((t) => t.name)).toEqual(['a', 'b', 'c']);
     expect(suggestPins(served, 0.5).tools.map((t) => t.name)).toEqual(['a']);
     expect(suggestPins([], 0.8)).toEqual({ tools: [], served_runs: 0, covered_runs: 0, covered_share: 0 });

@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { checkProposal, checkReply, parseProposalReply, type ProposalContext, type ProposalReply } from '../../src/core/proposals.ts';
+import {
+  checkProposal,
+  checkReply,
+  parseProposalReply,
+  type ProposalContext,
+  type ProposalReply,
+} from '../../src/core/proposals.ts';
 import { DEFAULT_SETTINGS, type Evidence, type Example } from '../../src/schemas.ts';
 
 function ev(evidence_id: string, kind: Evidence['kind'], text: string, extra: Partial<Evidence> = {}): Evidence {
@@ -24,9 +30,18 @@ const EVIDENCE: Evidence[] = [
   ev('missed:next_request:turn:m1', 'missed_request', 'open an LLU referral', { how: 'next_request' }),
   ev('missed:not_offered:turn:m2', 'missed_request', 'LLU referral for the big claim', { how: 'not_offered' }),
   ev('missed:not_offered:turn:m3', 'missed_request', 'what is the weather', { how: 'not_offered' }),
-  ev('confused:re_asked:turn:x1', 'confused_request', 'large loss on a claim', { how: 're_asked', served_by: 'refer_llu' }),
-  ev('confused:ranked_first:turn:x2', 'confused_request', 'this is a large loss', { how: 'ranked_first', served_by: 'refer_llu' }),
-  ev('confused:verified:turn:x3', 'confused_request', 'escalate the large loss', { how: 'verified', served_by: 'start_recovery' }),
+  ev('confused:re_asked:turn:x1', 'confused_request', 'large loss on a claim', {
+    how: 're_asked',
+    served_by: 'refer_llu',
+  }),
+  ev('confused:ranked_first:turn:x2', 'confused_request', 'this is a large loss', {
+    how: 'ranked_first',
+    served_by: 'refer_llu',
+  }),
+  ev('confused:verified:turn:x3', 'confused_request', 'escalate the large loss', {
+    how: 'verified',
+    served_by: 'start_recovery',
+  }),
   ev('failed:o1', 'failed_call', 'other tool failed', { tool: 'refer_llu' }),
 ];
 
@@ -79,7 +94,10 @@ describe('checkProposal: what passes', () => {
   it('accepts the shape without the final period and a 220-character note', () => {
     const note = `${'x'.repeat(219)}.`;
     const result = checkProposal(
-      reply({ notes: [{ text: note, cites: F }], avoid: [{ text: 'Not for large loss claims; use refer_llu', cites: X }] }),
+      reply({
+        notes: [{ text: note, cites: F }],
+        avoid: [{ text: 'Not for large loss claims; use refer_llu', cites: X }],
+      }),
       context(),
     );
     expect(result.refused).toEqual([]);
@@ -101,10 +119,34 @@ describe('checkProposal: what is refused, with its reason', () => {
       context(),
     );
     expect(result.refused).toEqual([
-      { tool: 'lookup_claim', kind: 'note', text: 'Use claim_ref CW-123456 as the model.', reason: 'argument_value', detail: 'contains the argument value "CW-123456"' },
-      { tool: 'lookup_claim', kind: 'note', text: 'Ids look like CW-555111.', reason: 'argument_value', detail: 'contains the argument value "CW-555111"' },
-      { tool: 'lookup_claim', kind: 'note', text: 'Calls for ann smith fail.', reason: 'argument_value', detail: 'contains the argument value "ann smith"' },
-      { tool: 'lookup_claim', kind: 'note', text: 'Files over 12 MB fail.', reason: 'argument_value', detail: 'contains the argument value "12"' },
+      {
+        tool: 'lookup_claim',
+        kind: 'note',
+        text: 'Use claim_ref CW-123456 as the model.',
+        reason: 'argument_value',
+        detail: 'contains the argument value "CW-123456"',
+      },
+      {
+        tool: 'lookup_claim',
+        kind: 'note',
+        text: 'Ids look like CW-555111.',
+        reason: 'argument_value',
+        detail: 'contains the argument value "CW-555111"',
+      },
+      {
+        tool: 'lookup_claim',
+        kind: 'note',
+        text: 'Calls for ann smith fail.',
+        reason: 'argument_value',
+        detail: 'contains the argument value "ann smith"',
+      },
+      {
+        tool: 'lookup_claim',
+        kind: 'note',
+        text: 'Files over 12 MB fail.',
+        reason: 'argument_value',
+        detail: 'contains the argument value "12"',
+      },
     ]);
   });
 
@@ -157,7 +199,10 @@ describe('checkProposal: what is refused, with its reason', () => {
           { text: 'Not for large loss, use refer_llu.', cites: X },
           { text: 'Not for large loss requests; use nope_tool.', cites: X },
           { text: 'Not for large loss requests; use lookup_claim.', cites: X },
-          { text: 'Not for large loss requests; use refer_llu.', cites: ['confused:re_asked:turn:x1', 'confused:verified:turn:x3'] },
+          {
+            text: 'Not for large loss requests; use refer_llu.',
+            cites: ['confused:re_asked:turn:x1', 'confused:verified:turn:x3'],
+          },
           { text: 'Not for weather questions; use refer_llu.', cites: X },
         ],
       }),
@@ -205,7 +250,10 @@ describe('checkProposal: what is refused, with its reason', () => {
 
   it('lets an example that says the same as a synthetic one through: it replaces it at apply', () => {
     const examples: Example[] = [{ text: 'Open an LLU referral', source: 'synthetic', revision_id: null }];
-    const result = checkProposal(reply({ requests: [{ text: 'open an LLU referral', cites: M }] }), context({ existing: { notes: [], avoid: [], examples } }));
+    const result = checkProposal(
+      reply({ requests: [{ text: 'open an LLU referral', cites: M }] }),
+      context({ existing: { notes: [], avoid: [], examples } }),
+    );
     expect(result.queries_added).toEqual(['open an LLU referral']);
   });
 
@@ -218,7 +266,10 @@ describe('checkProposal: what is refused, with its reason', () => {
           { text: 'Pass the prefix.', cites: F },
           { text: 'Pass the whole prefix.', cites: F },
         ],
-        requests: ['llu one', 'llu two', 'llu three', 'llu four', 'llu five'].map((text) => ({ text: `${text} referral`, cites: M })),
+        requests: ['llu one', 'llu two', 'llu three', 'llu four', 'llu five'].map((text) => ({
+          text: `${text} referral`,
+          cites: M,
+        })),
       }),
       ctx,
     );
@@ -231,16 +282,25 @@ describe('checkProposal: what is refused, with its reason', () => {
   });
 
   it('caps examples with the ones the tool keeps (max_queries); synthetic ones give way and take no place', () => {
-    const learned = (n: number): Example[] => Array.from({ length: n }, (_, i) => ({ text: `kept wording ${i}`, source: 'learned', revision_id: 'r1' }));
+    const learned = (n: number): Example[] =>
+      Array.from({ length: n }, (_, i) => ({ text: `kept wording ${i}`, source: 'learned', revision_id: 'r1' }));
     const synthetic: Example[] = [{ text: 'an invented wording', source: 'synthetic', revision_id: null }];
     const requests = ['llu one', 'llu two'].map((text) => ({ text: `${text} referral`, cites: M }));
     const ctx = context({ existing: { notes: [], avoid: [], examples: [...learned(11), ...synthetic] } });
     const result = checkProposal(reply({ requests }), ctx);
     expect(result.queries_added).toEqual(['llu one referral']);
     expect(result.refused.map((r) => [r.kind, r.text, r.reason, r.detail])).toEqual([
-      ['request', 'llu two referral', 'cap_reached', 'max_queries is 12: the tool keeps 11 examples that are not synthetic'],
+      [
+        'request',
+        'llu two referral',
+        'cap_reached',
+        'max_queries is 12: the tool keeps 11 examples that are not synthetic',
+      ],
     ]);
-    expect(reasons({ requests }, context({ existing: { notes: [], avoid: [], examples: learned(12) } }))).toEqual(['cap_reached', 'cap_reached']);
+    expect(reasons({ requests }, context({ existing: { notes: [], avoid: [], examples: learned(12) } }))).toEqual([
+      'cap_reached',
+      'cap_reached',
+    ]);
   });
 });
 
@@ -248,7 +308,10 @@ describe('parseProposalReply / checkReply', () => {
   it('finds the JSON object inside chatter or a code fence, braces in strings included', () => {
     const raw = `Sure! Here you go:\n\`\`\`json\n{"notes": [{"text": "Pass the {prefix}.", "cites": ["failed:f1", "failed:f2"]}]}\n\`\`\`\nAnything else?`;
     const parsed = parseProposalReply('lookup_claim', raw);
-    expect(parsed).toEqual({ ok: true, reply: { notes: [{ text: 'Pass the {prefix}.', cites: F }], requests: [], avoid: [] } });
+    expect(parsed).toEqual({
+      ok: true,
+      reply: { notes: [{ text: 'Pass the {prefix}.', cites: F }], requests: [], avoid: [] },
+    });
   });
 
   it('is lenient on missing arrays and cites, strict on types', () => {
@@ -274,7 +337,9 @@ describe('parseProposalReply / checkReply', () => {
   });
 
   it('refuses no reply and a reply without JSON as one invalid_reply', () => {
-    expect(checkReply(null, context()).refused.map((r) => [r.reason, r.detail])).toEqual([['invalid_reply', 'the model returned no reply']]);
+    expect(checkReply(null, context()).refused.map((r) => [r.reason, r.detail])).toEqual([
+      ['invalid_reply', 'the model returned no reply'],
+    ]);
     expect(checkReply('I cannot help with that.', context()).refused.map((r) => [r.reason, r.detail])).toEqual([
       ['invalid_reply', 'no JSON object in the reply'],
     ]);

@@ -14,7 +14,13 @@ const TOOLS = [
 
 function docs(tools = TOOLS): RoutingDoc[] {
   return tools.map((t) => {
-    const text = embeddingText({ name: t.name, description: null, docstring: t.description, parameters: {}, examples: [] });
+    const text = embeddingText({
+      name: t.name,
+      description: null,
+      docstring: t.description,
+      parameters: {},
+      examples: [],
+    });
     return { name: t.name, text, vector: hashEmbed(text, 512) };
   });
 }
@@ -33,7 +39,9 @@ describe('embeddingText', () => {
   };
 
   it('is the split name, the docstring, the argument names and every example, one per line', () => {
-    expect(embeddingText(tool)).toBe('get Weather\nWeather for a city.\ncity name, units\nis it raining in Oslo\nforecast for Lima');
+    expect(embeddingText(tool)).toBe(
+      'get Weather\nWeather for a city.\ncity name, units\nis it raining in Oslo\nforecast for Lima',
+    );
   });
 
   it('uses the augmented description instead of the docstring when there is one', () => {
@@ -42,8 +50,12 @@ describe('embeddingText', () => {
   });
 
   it('skips empty parts and a schema without properties', () => {
-    expect(embeddingText({ name: 'ping', description: null, docstring: '', parameters: {}, examples: [] })).toBe('ping');
-    expect(embeddingText({ ...tool, parameters: { properties: ['not', 'an', 'object'] }, examples: [] })).toBe('get Weather\nWeather for a city.');
+    expect(embeddingText({ name: 'ping', description: null, docstring: '', parameters: {}, examples: [] })).toBe(
+      'ping',
+    );
+    expect(embeddingText({ ...tool, parameters: { properties: ['not', 'an', 'object'] }, examples: [] })).toBe(
+      'get Weather\nWeather for a city.',
+    );
   });
 });
 
@@ -52,12 +64,16 @@ describe('rankTools', () => {
 
   it('ranks first the tool that shares words with the request', () => {
     expect(rankTools(index, query('will it rain in Lisbon? weather please'), 3)[0]?.name).toBe('get_weather');
-    expect(rankTools(index, query('how much is 50 dollars in euros, convert the money'), 3)[0]?.name).toBe('convertCurrency');
+    expect(rankTools(index, query('how much is 50 dollars in euros, convert the money'), 3)[0]?.name).toBe(
+      'convertCurrency',
+    );
     expect(rankTools(index, query('cheap flights from JFK to LAX'), 3)[0]?.name).toBe('SearchFlights');
   });
 
   it('matches words of a split tool name', () => {
-    const index2 = buildRoutingIndex(docs([{ name: 'SummarizeAnything_pr', description: 'Short notes for a link.' }, ...TOOLS]));
+    const index2 = buildRoutingIndex(
+      docs([{ name: 'SummarizeAnything_pr', description: 'Short notes for a link.' }, ...TOOLS]),
+    );
     expect(rankTools(index2, query('summarize this article for me'), 1)[0]?.name).toBe('SummarizeAnything_pr');
   });
 
@@ -65,7 +81,8 @@ describe('rankTools', () => {
     const ranked = rankTools(index, query('share price of Apple'), 4);
     expect(ranked.map((t) => t.rank)).toEqual([1, 2, 3, 4]);
     expect(ranked[0]?.name).toBe('stock_quote');
-    for (let i = 1; i < ranked.length; i++) expect(ranked[i - 1]?.score).toBeGreaterThanOrEqual(ranked[i]?.score ?? Infinity);
+    for (let i = 1; i < ranked.length; i++)
+      expect(ranked[i - 1]?.score).toBeGreaterThanOrEqual(ranked[i]?.score ?? Infinity);
   });
 
   it('returns every tool when k is larger than the toolbox, and nothing for an empty toolbox or k 0', () => {

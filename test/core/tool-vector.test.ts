@@ -1,7 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { createHashEmbedder, hashEmbed } from '../../src/adapters/hash-embedder.ts';
 import type { Embedder } from '../../src/core/ports.ts';
-import { EXAMPLE_WEIGHT, buildRoutingIndex, embeddingParts, embeddingText, rankTools, toolVector } from '../../src/core/routing.ts';
+import {
+  EXAMPLE_WEIGHT,
+  buildRoutingIndex,
+  embeddingParts,
+  embeddingText,
+  rankTools,
+  toolVector,
+} from '../../src/core/routing.ts';
 import { embedTools } from '../../src/services/tool-vectors.ts';
 
 const WEATHER = {
@@ -62,25 +69,41 @@ describe('embedTools', () => {
     const bare = { ...WEATHER, name: 'news', docstring: 'Latest headlines.', examples: [] };
     const [weather, news] = await embedTools(counting, [WEATHER, bare]);
     expect(calls).toEqual([3]);
-    const [head, examples, newsHead] = await hash.embed([embeddingParts(WEATHER).head, embeddingParts(WEATHER).examples ?? '', embeddingText(bare)]);
+    const [head, examples, newsHead] = await hash.embed([
+      embeddingParts(WEATHER).head,
+      embeddingParts(WEATHER).examples ?? '',
+      embeddingText(bare),
+    ]);
     expect(Array.from(weather ?? [])).toEqual(Array.from(toolVector(head ?? new Float32Array(), examples ?? null)));
     expect(Array.from(news ?? [])).toEqual(Array.from(newsHead ?? []));
   });
 
   it('answers 502 upstream_error when the embedder returns the wrong number of vectors', async () => {
     const short: Embedder = { id: 'short', dimensions: 4, embed: () => Promise.resolve([]) };
-    await expect(embedTools(short, [WEATHER])).rejects.toMatchObject({ code: 'upstream_error', message: 'embedder returned 0 vectors for 2 texts' });
+    await expect(embedTools(short, [WEATHER])).rejects.toMatchObject({
+      code: 'upstream_error',
+      message: 'embedder returned 0 vectors for 2 texts',
+    });
   });
 
   it('lets a learned wording reach its tool without pulling the tool onto its neighbours’ requests', async () => {
     const hash = createHashEmbedder();
     const tools = [
       { ...WEATHER, examples: [{ text: 'do I need an umbrella tomorrow' }] },
-      { name: 'send_email', description: null, docstring: 'Send an email to a recipient.', parameters: {}, examples: [] },
+      {
+        name: 'send_email',
+        description: null,
+        docstring: 'Send an email to a recipient.',
+        parameters: {},
+        examples: [],
+      },
     ];
     const vectors = await embedTools(hash, tools);
-    const index = buildRoutingIndex(tools.map((t, i) => ({ name: t.name, text: embeddingText(t), vector: vectors[i] ?? new Float32Array(512) })));
-    const route = async (text: string) => rankTools(index, { text, vector: (await hash.embed([text]))[0] ?? new Float32Array(512) }, 1)[0]?.name;
+    const index = buildRoutingIndex(
+      tools.map((t, i) => ({ name: t.name, text: embeddingText(t), vector: vectors[i] ?? new Float32Array(512) })),
+    );
+    const route = async (text: string) =>
+      rankTools(index, { text, vector: (await hash.embed([text]))[0] ?? new Float32Array(512) }, 1)[0]?.name;
     expect(await route('umbrella tomorrow?')).toBe('get_weather');
     expect(await route('email my umbrella receipt to Ana')).toBe('send_email');
   });

@@ -1,6 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { draftFor, inferParameters, jsonTypeOf } from '../../src/core/drafts.ts';
-import { argumentsOf, detectTraceFormat, errorEnvelope, outcomeOf, readTrace, traceCallId, turnFingerprint } from '../../src/core/traces.ts';
+import {
+  argumentsOf,
+  detectTraceFormat,
+  errorEnvelope,
+  outcomeOf,
+  readTrace,
+  traceCallId,
+  turnFingerprint,
+} from '../../src/core/traces.ts';
 import { anthropicTrace, openAITrace } from '../fixtures/traces.ts';
 
 describe('readTrace: OpenAI Chat Completions (docs/api.md traces)', () => {
@@ -13,7 +21,14 @@ describe('readTrace: OpenAI Chat Completions (docs/api.md traces)', () => {
         request: 'Upload the scan for claim CW-123456',
         request_index: 5,
         calls: [
-          { tool_call_id: 'call_1', occurrence: 0, tool: 'upload_file', arguments: { claim_ref: '123456', file_mb: 12 }, success: false, error: 'claim_ref must look like CW-######' },
+          {
+            tool_call_id: 'call_1',
+            occurrence: 0,
+            tool: 'upload_file',
+            arguments: { claim_ref: '123456', file_mb: 12 },
+            success: false,
+            error: 'claim_ref must look like CW-######',
+          },
           { tool_call_id: 'call_2', occurrence: 0, tool: 'lookup_claim', arguments: {}, success: true, error: null },
         ],
         unanswered: ['call_3'],
@@ -26,13 +41,23 @@ describe('readTrace: OpenAI Chat Completions (docs/api.md traces)', () => {
       { role: 'assistant', content: null, tool_calls: [{ id: 'a', function: { name: 't', arguments: { x: 1 } } }] },
       { role: 'tool', tool_call_id: 'a', content: 'ok' },
     ]);
-    expect(reading.ok && reading.trace).toMatchObject({ request: null, request_index: -1, calls: [{ tool: 't', arguments: { x: 1 }, success: true }] });
+    expect(reading.ok && reading.trace).toMatchObject({
+      request: null,
+      request_index: -1,
+      calls: [{ tool: 't', arguments: { x: 1 }, success: true }],
+    });
   });
 
   it('keeps repeated tool call ids apart and pairs results in order', () => {
     const reading = readTrace([
       { role: 'user', content: 'go' },
-      { role: 'assistant', tool_calls: [{ id: 'dup', function: { name: 't', arguments: '{"n": 1}' } }, { id: 'dup', function: { name: 't', arguments: '{"n": 2}' } }] },
+      {
+        role: 'assistant',
+        tool_calls: [
+          { id: 'dup', function: { name: 't', arguments: '{"n": 1}' } },
+          { id: 'dup', function: { name: 't', arguments: '{"n": 2}' } },
+        ],
+      },
       { role: 'tool', tool_call_id: 'dup', content: 'first' },
       { role: 'tool', tool_call_id: 'dup', content: '{"error": {"message": "second failed", "code": 500}}' },
     ]);
@@ -43,7 +68,13 @@ describe('readTrace: OpenAI Chat Completions (docs/api.md traces)', () => {
   });
 
   it('refuses a message that does not fit the format, with the path of the problem', () => {
-    const reading = readTrace([{ role: 'user', content: 'x' }, { role: 'tool', content: 'no id' }], 'openai');
+    const reading = readTrace(
+      [
+        { role: 'user', content: 'x' },
+        { role: 'tool', content: 'no id' },
+      ],
+      'openai',
+    );
     expect(reading.ok).toBe(false);
     expect(!reading.ok && reading.issues.map((i) => i.path)).toEqual([['messages', 1]]);
   });
@@ -58,7 +89,9 @@ describe('readTrace: OpenAI Chat Completions (docs/api.md traces)', () => {
       ['messages', 4, 'content', 0, 'type'],
       ['messages', 5, 'content', 1, 'type'],
     ]);
-    expect(!reading.ok && reading.issues[0]?.message).toBe('a part of type text, tool_use, tool_result must have its own fields, in its own format');
+    expect(!reading.ok && reading.issues[0]?.message).toBe(
+      'a part of type text, tool_use, tool_result must have its own fields, in its own format',
+    );
   });
 });
 
@@ -71,8 +104,22 @@ describe('readTrace: Anthropic Messages', () => {
         request: 'Move my meeting with Dana to Friday',
         request_index: 0,
         calls: [
-          { tool_call_id: 'toolu_1', occurrence: 0, tool: 'find_event', arguments: { query: 'Dana', days: 7 }, success: false, error: 'days must be at most 5' },
-          { tool_call_id: 'toolu_2', occurrence: 0, tool: 'find_event', arguments: { query: 'Dana', days: 5 }, success: true, error: null },
+          {
+            tool_call_id: 'toolu_1',
+            occurrence: 0,
+            tool: 'find_event',
+            arguments: { query: 'Dana', days: 7 },
+            success: false,
+            error: 'days must be at most 5',
+          },
+          {
+            tool_call_id: 'toolu_2',
+            occurrence: 0,
+            tool: 'find_event',
+            arguments: { query: 'Dana', days: 5 },
+            success: true,
+            error: null,
+          },
         ],
         unanswered: ['toolu_3'],
       },
@@ -83,7 +130,13 @@ describe('readTrace: Anthropic Messages', () => {
     const reading = readTrace([
       { role: 'user', content: 'first' },
       { role: 'assistant', content: [{ type: 'tool_use', id: 't1', name: 'a', input: {} }] },
-      { role: 'user', content: [{ type: 'tool_result', tool_use_id: 't1', content: 'done' }, { type: 'text', text: 'now the second thing' }] },
+      {
+        role: 'user',
+        content: [
+          { type: 'tool_result', tool_use_id: 't1', content: 'done' },
+          { type: 'text', text: 'now the second thing' },
+        ],
+      },
       { role: 'assistant', content: [{ type: 'tool_use', id: 't2', name: 'b', input: {} }] },
       { role: 'user', content: [{ type: 'tool_result', tool_use_id: 't2', is_error: true }] },
     ]);
@@ -95,7 +148,10 @@ describe('readTrace: Anthropic Messages', () => {
   });
 
   it('refuses a tool_use block without an id', () => {
-    const reading = readTrace([{ role: 'assistant', content: [{ type: 'tool_use', name: 'a', input: {} }] }], 'anthropic');
+    const reading = readTrace(
+      [{ role: 'assistant', content: [{ type: 'tool_use', name: 'a', input: {} }] }],
+      'anthropic',
+    );
     expect(!reading.ok && reading.issues[0]?.path.slice(0, 2)).toEqual(['messages', 0]);
   });
 });
@@ -132,7 +188,9 @@ describe('trace helpers', () => {
     const long = readTrace(openAITrace);
     expect(short.ok && long.ok).toBe(true);
     if (!short.ok || !long.ok) return;
-    expect(turnFingerprint(openAITrace.slice(0, 8), short.trace.request_index, 'c1')).toBe(turnFingerprint(openAITrace, long.trace.request_index, 'c1'));
+    expect(turnFingerprint(openAITrace.slice(0, 8), short.trace.request_index, 'c1')).toBe(
+      turnFingerprint(openAITrace, long.trace.request_index, 'c1'),
+    );
     expect(turnFingerprint(openAITrace, 5, 'c1')).not.toBe(turnFingerprint(openAITrace, 5, 'c2'));
     expect(traceCallId('t1', { tool_call_id: 'call_1', occurrence: 0 })).toBe('trace:t1:call_1');
     expect(traceCallId('t1', { tool_call_id: 'call_1', occurrence: 2 })).toBe('trace:t1:call_1#2');
@@ -164,11 +222,19 @@ describe('drafts for unregistered tools (docs/learning.md)', () => {
   });
 
   it('uses a trace definition verbatim, else marks the inferred description as a draft', () => {
-    const def = { name: 'x', description: 'Does x.', parameters: { type: 'object', properties: { a: { type: 'string', description: 'the a' } } } };
+    const def = {
+      name: 'x',
+      description: 'Does x.',
+      parameters: { type: 'object', properties: { a: { type: 'string', description: 'the a' } } },
+    };
     expect(draftFor('x', def, [{ b: 1 }])).toEqual({ definition_source: 'metadata', draft: def });
     expect(draftFor('y', null, [{ b: 1 }])).toEqual({
       definition_source: 'inferred',
-      draft: { name: 'y', description: 'DRAFT: describe what y does and when to use it.', parameters: { type: 'object', properties: { b: { type: 'integer' } }, required: ['b'] } },
+      draft: {
+        name: 'y',
+        description: 'DRAFT: describe what y does and when to use it.',
+        parameters: { type: 'object', properties: { b: { type: 'integer' } }, required: ['b'] },
+      },
     });
   });
 });

@@ -14,9 +14,24 @@ const token = inject('adminToken');
 const dir = mkdtempSync(join(tmpdir(), 'whetstone-cli-'));
 
 const tools = [
-  { name: 'get_weather', description: 'Current weather and forecast for a city: temperature, rain, wind.', parameters: { type: 'object', properties: { city: { type: 'string' } } } },
-  { type: 'function', function: { name: 'send_email', description: 'Send an email message to a recipient.', parameters: { type: 'object', properties: { to: { type: 'string' } } } } },
-  { name: 'convert_currency', description: "Convert an amount of money between currencies at today's rate.", input_schema: { type: 'object', properties: { amount: { type: 'number' } } } },
+  {
+    name: 'get_weather',
+    description: 'Current weather and forecast for a city: temperature, rain, wind.',
+    parameters: { type: 'object', properties: { city: { type: 'string' } } },
+  },
+  {
+    type: 'function',
+    function: {
+      name: 'send_email',
+      description: 'Send an email message to a recipient.',
+      parameters: { type: 'object', properties: { to: { type: 'string' } } },
+    },
+  },
+  {
+    name: 'convert_currency',
+    description: "Convert an amount of money between currencies at today's rate.",
+    input_schema: { type: 'object', properties: { amount: { type: 'number' } } },
+  },
 ] satisfies ToolDef[];
 
 let n = 0;
@@ -63,21 +78,35 @@ async function registered(): Promise<string> {
   return agent;
 }
 
-
 /** get_order failed twice with the same error, then succeeded: enough for one revision (docs/learning.md). */
 async function seedFailures(): Promise<string> {
   const agent = agentId();
   const ws = createClient({ url, token, agent });
   await ws.registerTools([
-    { name: 'get_order', description: 'Look up an order by its id: status, items and delivery date.', parameters: { type: 'object', properties: { order_id: { type: 'string' } } } },
-    { name: 'refund_order', description: 'Refund an order, fully or in part.', parameters: { type: 'object', properties: { order_id: { type: 'string' } } } },
+    {
+      name: 'get_order',
+      description: 'Look up an order by its id: status, items and delivery date.',
+      parameters: { type: 'object', properties: { order_id: { type: 'string' } } },
+    },
+    {
+      name: 'refund_order',
+      description: 'Refund an order, fully or in part.',
+      parameters: { type: 'object', properties: { order_id: { type: 'string' } } },
+    },
   ]);
   const requests = ['where is my order 1234?', 'has order 5678 shipped yet?', 'status of order ORD-12345 please'];
   const calls = [];
   for (const [i, request] of requests.entries()) {
     const { turn_id } = await ws.route({ request, conversation_id: `c${i}` });
     const ok = i === 2;
-    calls.push({ tool: 'get_order', arguments: { order_id: ok ? 'ORD-12345' : String(1234 + i) }, success: ok, ...(ok ? {} : { error: 'order_id must start with the ORD- prefix' }), request, turn_id });
+    calls.push({
+      tool: 'get_order',
+      arguments: { order_id: ok ? 'ORD-12345' : String(1234 + i) },
+      success: ok,
+      ...(ok ? {} : { error: 'order_id must start with the ORD- prefix' }),
+      request,
+      turn_id,
+    });
   }
   await ws.recordCalls(calls);
   return agent;
@@ -88,7 +117,10 @@ describe('whetstone CLI', () => {
     const agent = agentId();
     const imported = await cli(['tools', 'import', file('tools.json', tools)], agent);
     expect(imported).toMatchObject({ code: 0, stderr: '' });
-    expect(imported.stdout.split('\n').slice(0, 2)).toEqual(['3 tool(s) registered', expect.stringMatching(/^NAME\s+VERSION\s+EXAMPLES\s+NOTES\s+UPDATED$/)]);
+    expect(imported.stdout.split('\n').slice(0, 2)).toEqual([
+      '3 tool(s) registered',
+      expect.stringMatching(/^NAME\s+VERSION\s+EXAMPLES\s+NOTES\s+UPDATED$/),
+    ]);
     expect(imported.stdout).toMatch(/^get_weather\s+1\s+0\s+0\s+\d{4}-/m);
 
     const again = await cli(['tools', 'import', file('wrapped.json', { tools }), '--json'], agent);
@@ -114,7 +146,9 @@ describe('whetstone CLI', () => {
     expect(lines[2]).toMatch(/^1\s+get_weather\s+\d\.\d{3}$/);
     expect(lines).toHaveLength(4);
 
-    const json = JSON.parse((await cli(['route', 'email my landlord', '--json', '--conversation', 'c-1'], agent)).stdout);
+    const json = JSON.parse(
+      (await cli(['route', 'email my landlord', '--json', '--conversation', 'c-1'], agent)).stdout,
+    );
     expect(json).toMatchObject({ routed: true, tools: expect.any(Array), model_tools: expect.any(Array) });
     expect(json.tools[0].name).toBe('send_email');
   });
@@ -123,14 +157,22 @@ describe('whetstone CLI', () => {
     const agent = await seedFailures();
     const dry = await cli(['review', '--dry-run'], agent);
     expect(dry.code).toBe(0);
-    expect(dry.stdout).toMatch(/^review \S+ \(dry run: nothing stored\): 1 revision\(s\), \d+ refused, \d+ model call\(s\)\n/);
+    expect(dry.stdout).toMatch(
+      /^review \S+ \(dry run: nothing stored\): 1 revision\(s\), \d+ refused, \d+ model call\(s\)\n/,
+    );
     expect(JSON.parse((await cli(['revisions', '--json'], agent)).stdout)).toEqual({ revisions: [] });
 
     const review = JSON.parse((await cli(['review', '--json'], agent)).stdout);
     const id: string = review.revisions[0].revision_id;
     const listed = await cli(['revisions', '--tool', 'get_order'], agent);
-    expect(listed.stdout).toMatch(new RegExp(`^REVISION\\s+TOOL\\s+STATUS\\s+CREATED\\s+ADDS\n${id}\\s+get_order\\s+proposed\\s+\\S+\\s+\\d+ notes?`));
-    expect(JSON.parse((await cli(['revisions', '--status', 'applied', '--json'], agent)).stdout)).toEqual({ revisions: [] });
+    expect(listed.stdout).toMatch(
+      new RegExp(
+        `^REVISION\\s+TOOL\\s+STATUS\\s+CREATED\\s+ADDS\n${id}\\s+get_order\\s+proposed\\s+\\S+\\s+\\d+ notes?`,
+      ),
+    );
+    expect(JSON.parse((await cli(['revisions', '--status', 'applied', '--json'], agent)).stdout)).toEqual({
+      revisions: [],
+    });
 
     const shown = await cli(['show', id], agent);
     expect(shown.code).toBe(0);
@@ -141,7 +183,9 @@ describe('whetstone CLI', () => {
     const applied = await cli(['apply', id, '--by', 'ana'], agent);
     expect(applied).toMatchObject({ code: 0, stderr: '' });
     expect(applied.stdout).toMatch(new RegExp(`^applied revision ${id} of get_order \\(now applied\\): \\d+ notes?`));
-    expect((await createClient({ url, token, agent }).tool('get_order')).notes).toEqual(review.revisions[0].notes_added);
+    expect((await createClient({ url, token, agent }).tool('get_order')).notes).toEqual(
+      review.revisions[0].notes_added,
+    );
 
     const undone = await cli(['undo', 'get_order', '--by', 'ana', '--json'], agent);
     expect(JSON.parse(undone.stdout)).toMatchObject({ revision_id: id, status: 'undone' });
@@ -157,19 +201,27 @@ describe('whetstone CLI', () => {
     expect(dismissed.code).toBe(0);
     expect(dismissed.stdout).toMatch(new RegExp(`^dismissed revision ${id} of get_order \\(now dismissed\\)`));
     const shown = await cli(['show', id, '--json'], agent);
-    expect(JSON.parse(shown.stdout)).toMatchObject({ status: 'dismissed', approved_by: 'bo', dismiss_reason: 'not now' });
+    expect(JSON.parse(shown.stdout)).toMatchObject({
+      status: 'dismissed',
+      approved_by: 'bo',
+      dismiss_reason: 'not now',
+    });
   });
 
   it('lists usage flags and unregistered tools', async () => {
     const agent = await registered();
     const client = createClient({ url, token, agent });
-    await client.recordCalls([{ tool: 'lookup_order', arguments: { order_id: 'A-1' }, success: false, error: 'no such order' }]);
+    await client.recordCalls([
+      { tool: 'lookup_order', arguments: { order_id: 'A-1' }, success: false, error: 'no such order' },
+    ]);
     const flags = await cli(['flags', '--json'], agent);
     expect(flags.code).toBe(0);
     expect(JSON.parse(flags.stdout)).toEqual(await client.flags());
     const unregistered = await cli(['unregistered'], agent);
     expect(unregistered.code).toBe(0);
-    expect(unregistered.stdout).toMatch(/^NAME\s+CALLS\s+FAILURES\s+LAST SEEN\s+DRAFT FROM\nlookup_order\s+1\s+1\s+\S+\s+inferred\n$/);
+    expect(unregistered.stdout).toMatch(
+      /^NAME\s+CALLS\s+FAILURES\s+LAST SEEN\s+DRAFT FROM\nlookup_order\s+1\s+1\s+\S+\s+inferred\n$/,
+    );
   });
 
   it('exits 1 with the error body when the API refuses', async () => {
@@ -177,14 +229,19 @@ describe('whetstone CLI', () => {
     const invalid = await cli(['tools', 'import', file('invalid.json', [{ name: 'bad name!' }])], agent);
     expect(invalid.code).toBe(1);
     expect(invalid.stdout).toBe('');
-    expect(invalid.stderr).toMatch(/^whetstone: refused \(400 invalid_request\): the request does not match the schema\n {2}\{/);
+    expect(invalid.stderr).toMatch(
+      /^whetstone: refused \(400 invalid_request\): the request does not match the schema\n {2}\{/,
+    );
 
     const missing = await cli(['show', 'no-such-revision', '--json'], agent);
     expect(missing.code).toBe(1);
     expect(JSON.parse(missing.stderr).error.code).toBe('not_found');
 
     const badToken = await cli(['tools'], agent, { WHETSTONE_TOKEN: 'nope' });
-    expect(badToken).toMatchObject({ code: 1, stderr: 'whetstone: refused (401 unauthorized): the token is not valid\n' });
+    expect(badToken).toMatchObject({
+      code: 1,
+      stderr: 'whetstone: refused (401 unauthorized): the token is not valid\n',
+    });
 
     const unreachable = await cli(['flags'], agent, { WHETSTONE_URL: 'http://127.0.0.1:9' });
     expect(unreachable.code).toBe(1);
@@ -201,20 +258,35 @@ describe('whetstone CLI', () => {
       [['route'], agent, /route needs the request text/],
       [['revisions', '--status', 'maybe'], agent, /--status must be one of proposed, applied, dismissed, undone/],
       [['tools', 'import', join(dir, 'absent.json')], agent, /cannot read .*absent\.json/],
-      [['tools', 'import', file('object.json', { name: 'x' })], agent, /neither a JSON array of tools nor \{"tools": \[…\]\}/],
+      [
+        ['tools', 'import', file('object.json', { name: 'x' })],
+        agent,
+        /neither a JSON array of tools nor \{"tools": \[…\]\}/,
+      ],
       [['flags', '--colour'], agent, /Unknown option '--colour'/],
     ];
     // The real binary for one case; the rest through the same main() in-process (a Node start each is slow).
     const spawned = await cli(['frobnicate'], agent);
-    expect(spawned).toEqual({ code: 2, stdout: '', stderr: 'whetstone: unknown command: frobnicate\nRun "whetstone help" for the commands.\n' });
+    expect(spawned).toEqual({
+      code: 2,
+      stdout: '',
+      stderr: 'whetstone: unknown command: frobnicate\nRun "whetstone help" for the commands.\n',
+    });
     for (const [args, a, message] of cases) {
-      const run = await inProcess(args, { WHETSTONE_URL: url, WHETSTONE_TOKEN: token, ...(a ? { WHETSTONE_AGENT: a } : {}) });
+      const run = await inProcess(args, {
+        WHETSTONE_URL: url,
+        WHETSTONE_TOKEN: token,
+        ...(a ? { WHETSTONE_AGENT: a } : {}),
+      });
       expect(run.code, args.join(' ')).toBe(2);
       expect(run.stderr).toMatch(message);
       expect(run.stdout).toBe('');
     }
     const noToken = await inProcess(['tools', '--agent', agent], { WHETSTONE_URL: url });
-    expect(noToken).toMatchObject({ code: 2, stderr: expect.stringMatching(/^whetstone: no token: pass --token or set WHETSTONE_TOKEN/) });
+    expect(noToken).toMatchObject({
+      code: 2,
+      stderr: expect.stringMatching(/^whetstone: no token: pass --token or set WHETSTONE_TOKEN/),
+    });
     await expect(createClient({ url, token, agent }).tools()).rejects.toMatchObject({ status: 404, code: 'not_found' });
   });
 

@@ -40,8 +40,22 @@ async function seed(agent: string): Promise<void> {
   const error = `order_id must start with ORD- ${IMG}`;
   await call('POST', `/v1/agents/${agent}/calls`, {
     calls: [
-      { id: 'f1', tool: 'get_order', arguments: { order_id: '1' }, success: false, error, request: `where is order 1 ${SCRIPT}` },
-      { id: 'f2', tool: 'get_order', arguments: { order_id: '2' }, success: false, error, request: `where is order 2 ${IMG}` },
+      {
+        id: 'f1',
+        tool: 'get_order',
+        arguments: { order_id: '1' },
+        success: false,
+        error,
+        request: `where is order 1 ${SCRIPT}`,
+      },
+      {
+        id: 'f2',
+        tool: 'get_order',
+        arguments: { order_id: '2' },
+        success: false,
+        error,
+        request: `where is order 2 ${IMG}`,
+      },
       { id: 's1', tool: 'get_order', arguments: { order_id: 'ORD-3' }, success: true, request: 'where is order 3' },
       { id: 'u1', tool: 'render_html', arguments: { [IMG]: 'x', [SCRIPT]: 1 }, success: false, error: SVG },
     ],
@@ -94,7 +108,9 @@ describe('the dashboard fed markup', () => {
     const shown = await card.innerText();
     expect(shown).toContain(`Usage note: Calls fail with "order_id must start with ORD- ${IMG}"`);
     expect(shown).toContain(`order_id must start with ORD- ${IMG}`);
-    expect(await card.locator('pre.diff ins').allTextContents()).toContain(`+ - Calls fail with "order_id must start with ORD- ${IMG}"; pass order_id with its prefix.`);
+    expect(await card.locator('pre.diff ins').allTextContents()).toContain(
+      `+ - Calls fail with "order_id must start with ORD- ${IMG}"; pass order_id with its prefix.`,
+    );
     await noMarkupRan(page);
 
     await card.getByRole('button', { name: 'Apply revision to get_order' }).click();
@@ -102,11 +118,16 @@ describe('the dashboard fed markup', () => {
     // The approver's name is stored text too.
     expect(await page.locator('article.revision[data-tool="get_order"]').innerText()).toContain(`Ada ${IMG}`);
     await page.getByRole('button', { name: 'Tools', exact: true }).click();
-    for (const tool of ['get_order', 'refund_order']) await page.locator(`details.tool[data-tool="${tool}"] > summary`).click();
+    for (const tool of ['get_order', 'refund_order'])
+      await page.locator(`details.tool[data-tool="${tool}"] > summary`).click();
     expect(await page.locator('details.tool[data-tool="get_order"] pre.model-view').textContent()).toMatch(
-      new RegExp(`^${escapeRegex(`Look up an order by its id. ${SCRIPT}\n\nLearned from use:\n- Calls fail with "order_id must start with ORD- ${IMG}"; pass order_id with its prefix.`)}`),
+      new RegExp(
+        `^${escapeRegex(`Look up an order by its id. ${SCRIPT}\n\nLearned from use:\n- Calls fail with "order_id must start with ORD- ${IMG}"; pass order_id with its prefix.`)}`,
+      ),
     );
-    expect(await page.locator('details.tool[data-tool="refund_order"] pre.model-view').textContent()).toBe(`Refund an order. ${SVG}`);
+    expect(await page.locator('details.tool[data-tool="refund_order"] pre.model-view').textContent()).toBe(
+      `Refund an order. ${SVG}`,
+    );
     await noMarkupRan(page);
 
     await page.getByRole('button', { name: 'Usage and unregistered', exact: true }).click();

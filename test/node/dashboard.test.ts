@@ -14,7 +14,8 @@ const url = inject('workerUrl');
 const token = inject('adminToken');
 
 const ORDER_DESCRIPTION = 'Look up an order by its id: status, items and delivery date.';
-const HOSTILE_DESCRIPTION = '<script>window.__pwned = 1</script><img src=x onerror="window.__pwned = 2"> Renders a page.';
+const HOSTILE_DESCRIPTION =
+  '<script>window.__pwned = 1</script><img src=x onerror="window.__pwned = 2"> Renders a page.';
 const NOTE = 'Calls fail with "order_id must start with the ORD- prefix"; pass order_id with its prefix.';
 
 async function call(method: string, path: string, body?: unknown): Promise<any> {
@@ -30,11 +31,18 @@ async function call(method: string, path: string, body?: unknown): Promise<any> 
 
 /** An agent whose get_order failed twice with the same error, then succeeded with a prefixed id. */
 async function seed(agent: string): Promise<void> {
-  const props = (names: string[]) => ({ type: 'object', properties: Object.fromEntries(names.map((n) => [n, { type: 'string' }])) });
+  const props = (names: string[]) => ({
+    type: 'object',
+    properties: Object.fromEntries(names.map((n) => [n, { type: 'string' }])),
+  });
   await call('PUT', `/v1/agents/${agent}/tools`, {
     tools: [
       { name: 'get_order', description: ORDER_DESCRIPTION, parameters: props(['order_id']) },
-      { name: 'refund_order', description: 'Refund an order, fully or in part.', parameters: props(['order_id', 'amount']) },
+      {
+        name: 'refund_order',
+        description: 'Refund an order, fully or in part.',
+        parameters: props(['order_id', 'amount']),
+      },
       { name: 'render_page', description: HOSTILE_DESCRIPTION, parameters: props(['html']) },
     ],
   });
@@ -44,8 +52,14 @@ async function seed(agent: string): Promise<void> {
     const routed = await call('POST', `/v1/agents/${agent}/route`, { request, conversation_id: `c${i}` });
     const ok = i === 2;
     calls.push({
-      id: `call-${i}`, tool: 'get_order', arguments: { order_id: ok ? 'ORD-12345' : String(1234 + i * 4444) }, success: ok,
-      ...(ok ? {} : { error: 'order_id must start with the ORD- prefix' }), request, turn_id: routed.turn_id, conversation_id: `c${i}`,
+      id: `call-${i}`,
+      tool: 'get_order',
+      arguments: { order_id: ok ? 'ORD-12345' : String(1234 + i * 4444) },
+      success: ok,
+      ...(ok ? {} : { error: 'order_id must start with the ORD- prefix' }),
+      request,
+      turn_id: routed.turn_id,
+      conversation_id: `c${i}`,
     });
   }
   await call('POST', `/v1/agents/${agent}/calls`, { calls });
@@ -63,7 +77,9 @@ beforeAll(async () => {
   browser = await launchChromium();
   page = await browser.newPage({ viewport: { width: 1280, height: 860 } });
   // A CSP violation or a script error shows up here; the page must produce none.
-  page.on('console', (m) => { if (m.type() === 'error') problems.push(m.text()); });
+  page.on('console', (m) => {
+    if (m.type() === 'error') problems.push(m.text());
+  });
   page.on('pageerror', (e) => problems.push(e.message));
 });
 
@@ -87,11 +103,15 @@ async function openTool(tool: string): Promise<void> {
 describe('the dashboard in Chromium', () => {
   it('shows a clear error for a wrong token and keeps it out of the tab', async () => {
     await signIn('not-the-token');
-    await expect.poll(() => page.getByRole('alert').textContent()).toBe('Sign-in failed: that token was not accepted (the token is not valid).');
+    await expect
+      .poll(() => page.getByRole('alert').textContent())
+      .toBe('Sign-in failed: that token was not accepted (the token is not valid).');
     expect(await page.evaluate(() => (globalThis as any).sessionStorage.getItem('ws.token'))).toBeNull();
     expect(await page.getByLabel('Token').isVisible()).toBe(true);
     // The browser logs the refused request itself; nothing else may be logged.
-    expect(problems.splice(0)).toEqual(['Failed to load resource: the server responded with a status of 401 (Unauthorized)']);
+    expect(problems.splice(0)).toEqual([
+      'Failed to load resource: the server responded with a status of 401 (Unauthorized)',
+    ]);
   });
 
   it('reviews, shows evidence and diff, applies, undoes, and renders a <script> as text', async () => {
@@ -104,15 +124,24 @@ describe('the dashboard in Chromium', () => {
 
     const card = page.locator('article.revision[data-tool="get_order"]');
     await card.waitFor();
-    await expect.poll(() => card.locator('ul.changes').innerText()).toBe(`Usage note: ${NOTE}\nExample call: {"order_id": "ORD-#####"}`);
-    await expect.poll(() => card.locator('pre.diff ins').allTextContents()).toEqual(['+ ', `+ Learned from use:`, `+ - ${NOTE}`, '+ - Example call: {"order_id": "ORD-#####"}']);
+    await expect
+      .poll(() => card.locator('ul.changes').innerText())
+      .toBe(`Usage note: ${NOTE}\nExample call: {"order_id": "ORD-#####"}`);
+    await expect
+      .poll(() => card.locator('pre.diff ins').allTextContents())
+      .toEqual(['+ ', `+ Learned from use:`, `+ - ${NOTE}`, '+ - Example call: {"order_id": "ORD-#####"}']);
     expect(await card.locator('pre.diff > span').allTextContents()).toEqual([`  ${ORDER_DESCRIPTION}`]);
     await page.screenshot({ path: `${shots}inbox.png`, fullPage: true });
 
     await card.locator('details.evidence > summary').click();
-    expect(await card.locator('details.evidence > summary').textContent()).toBe('Evidence (3): 2 failed calls, 1 successful call');
+    expect(await card.locator('details.evidence > summary').textContent()).toBe(
+      'Evidence (3): 2 failed calls, 1 successful call',
+    );
     const errors = card.locator('details.evidence table').first().locator('td:nth-child(2)');
-    expect(await errors.allTextContents()).toEqual(['order_id must start with the ORD- prefix', 'order_id must start with the ORD- prefix']);
+    expect(await errors.allTextContents()).toEqual([
+      'order_id must start with the ORD- prefix',
+      'order_id must start with the ORD- prefix',
+    ]);
     await card.screenshot({ path: `${shots}revision.png` });
 
     await card.getByRole('button', { name: 'Apply revision to get_order' }).click();
@@ -120,22 +149,32 @@ describe('the dashboard in Chromium', () => {
     expect(await page.getByRole('heading', { name: 'Proposed revisions (0)' }).isVisible()).toBe(true);
     expect(await page.locator('article.revision[data-tool="get_order"] .badge').textContent()).toBe('applied');
     await openTool('get_order');
-    await expect.poll(() => modelView('get_order').textContent()).toBe(`${ORDER_DESCRIPTION}\n\nLearned from use:\n- ${NOTE}\n- Example call: {"order_id": "ORD-#####"}`);
+    await expect
+      .poll(() => modelView('get_order').textContent())
+      .toBe(`${ORDER_DESCRIPTION}\n\nLearned from use:\n- ${NOTE}\n- Example call: {"order_id": "ORD-#####"}`);
 
     await page.getByRole('button', { name: 'Inbox', exact: true }).click();
     await page.getByRole('button', { name: 'Undo the last revision of get_order' }).click();
-    await expect.poll(() => page.getByRole('status').textContent()).toBe('Undid the revision of get_order: its model view is restored.');
+    await expect
+      .poll(() => page.getByRole('status').textContent())
+      .toBe('Undid the revision of get_order: its model view is restored.');
     await openTool('get_order');
     await expect.poll(() => modelView('get_order').textContent()).toBe(ORDER_DESCRIPTION);
     expect(await page.locator('details.tool[data-tool="get_order"] table.history').innerText()).toContain('undone');
     await page.locator('details.tool[data-tool="get_order"]').screenshot({ path: `${shots}tools.png` });
-    expect(await page.locator('details.tool[data-tool="get_order"] svg.chart').getAttribute('aria-label')).toBe('Calls, failed calls and routing offers of get_order per day');
+    expect(await page.locator('details.tool[data-tool="get_order"] svg.chart').getAttribute('aria-label')).toBe(
+      'Calls, failed calls and routing offers of get_order per day',
+    );
     expect(await page.locator('details.tool[data-tool="get_order"] svg.chart rect.bar-failed').count()).toBe(1);
 
     await page.getByRole('button', { name: 'Inbox', exact: true }).click();
     await page.getByLabel('Dry run: show what it would propose, store nothing').check();
     await page.getByRole('button', { name: 'Run review now' }).click();
-    await expect.poll(() => page.getByRole('status').textContent()).toMatch(/^Dry run \(nothing stored\): would propose \d+ revisions?, \d+ refused, \d+ skipped, \d+ model calls?\.$/);
+    await expect
+      .poll(() => page.getByRole('status').textContent())
+      .toMatch(
+        /^Dry run \(nothing stored\): would propose \d+ revisions?, \d+ refused, \d+ skipped, \d+ model calls?\.$/,
+      );
     expect(await page.getByRole('heading', { name: 'Dry run result' }).isVisible()).toBe(true);
     expect((await call('GET', `/v1/agents/${agent}/revisions?status=proposed`)).revisions).toEqual([]);
 
@@ -149,7 +188,9 @@ describe('the dashboard in Chromium', () => {
   it("shows the API's validation message next to a setting, registers an unregistered tool, and opens an agent key's agent by id", async () => {
     const agent = `browser-usage-${Date.now().toString(36)}`;
     await call('PUT', `/v1/agents/${agent}/tools`, { tools: [{ name: 'get_order', description: ORDER_DESCRIPTION }] });
-    await call('POST', `/v1/agents/${agent}/calls`, { calls: [{ tool: 'lookup_invoice', arguments: { invoice_id: 'INV-1' }, success: false, error: 'no such invoice' }] });
+    await call('POST', `/v1/agents/${agent}/calls`, {
+      calls: [{ tool: 'lookup_invoice', arguments: { invoice_id: 'INV-1' }, success: false, error: 'no such invoice' }],
+    });
     await page.getByRole('button', { name: /^(All agents|Change agent)$/ }).click();
     await page.getByRole('button', { name: agent, exact: true }).click();
 
@@ -159,7 +200,9 @@ describe('the dashboard in Chromium', () => {
     const fieldError = page.locator(`#${await page.getByLabel('min_calls').getAttribute('id')}-error`);
     await expect.poll(() => fieldError.textContent()).toMatch(/>=\s?1/);
     expect(await page.getByLabel('min_calls').getAttribute('aria-invalid')).toBe('true');
-    expect(await page.getByRole('alert').textContent()).toMatch(/^Settings not saved: the request does not match the schema \(400 invalid_request\): min_calls: /);
+    expect(await page.getByRole('alert').textContent()).toMatch(
+      /^Settings not saved: the request does not match the schema \(400 invalid_request\): min_calls: /,
+    );
     expect((await call('GET', `/v1/agents/${agent}/config`)).min_calls).toBe(3);
     await page.getByLabel('min_calls').fill('4');
     await page.getByRole('button', { name: 'Save settings' }).click();
@@ -170,10 +213,14 @@ describe('the dashboard in Chromium', () => {
     const draft = page.locator('article[data-unregistered="lookup_invoice"]');
     expect(await draft.locator('header .meta').textContent()).toMatch(/^1 call, 1 failed · last seen /);
     await draft.getByRole('button', { name: 'Register lookup_invoice with this draft' }).click();
-    await expect.poll(() => page.getByRole('status').textContent()).toBe('Registered lookup_invoice: its past failures are evidence for the next review.');
+    await expect
+      .poll(() => page.getByRole('status').textContent())
+      .toBe('Registered lookup_invoice: its past failures are evidence for the next review.');
     expect((await call('GET', `/v1/agents/${agent}/tools/lookup_invoice`)).name).toBe('lookup_invoice');
     expect(await page.getByRole('heading', { name: 'Unregistered tools (0)' }).isVisible()).toBe(true);
-    expect(problems.splice(0)).toEqual(['Failed to load resource: the server responded with a status of 400 (Bad Request)']);
+    expect(problems.splice(0)).toEqual([
+      'Failed to load resource: the server responded with a status of 400 (Bad Request)',
+    ]);
 
     // An agent key cannot list agents: the user types the agent id it reaches.
     const key = (await call('POST', `/v1/agents/${agent}/keys`, { role: 'operator' })).key;
@@ -181,7 +228,9 @@ describe('the dashboard in Chromium', () => {
     await signIn(key);
     await page.getByLabel('Agent id').fill('someone-else');
     await page.getByRole('button', { name: 'Open' }).click();
-    await expect.poll(() => page.getByRole('alert').textContent()).toBe('No agent "someone-else" that this token reaches.');
+    await expect
+      .poll(() => page.getByRole('alert').textContent())
+      .toBe('No agent "someone-else" that this token reaches.');
     await page.getByLabel('Agent id').fill(agent);
     await page.getByRole('button', { name: 'Open' }).click();
     await page.getByRole('heading', { name: 'Proposed revisions (0)' }).waitFor();

@@ -25,7 +25,11 @@ const handlers: Record<string, Handler> = {
 };
 
 async function script(model: string, replies: unknown[][]) {
-  await fetch(`${fake.url}/_script`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ model, replies }) });
+  await fetch(`${fake.url}/_script`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ model, replies }),
+  });
 }
 
 for (const provider of ['anthropic', 'responses'] as const) {
@@ -33,8 +37,16 @@ for (const provider of ['anthropic', 'responses'] as const) {
     const agent = `tool-search-${provider}-${Date.now().toString(36)}`;
     const ws = createClient({ url: inject('workerUrl'), token: inject('adminToken'), agent });
     await ws.registerTools([
-      { name: 'get_order', description: 'Look up an order by its id: status, items and delivery date.', parameters: object({ order_id: { type: 'string' } }) },
-      { name: 'get_weather', description: 'Weather for a city: will it rain, temperature and wind.', parameters: object({ city: { type: 'string' } }) },
+      {
+        name: 'get_order',
+        description: 'Look up an order by its id: status, items and delivery date.',
+        parameters: object({ order_id: { type: 'string' } }),
+      },
+      {
+        name: 'get_weather',
+        description: 'Weather for a city: will it rain, temperature and wind.',
+        parameters: object({ city: { type: 'string' } }),
+      },
     ]);
     const model = `m-${agent}`;
     const steps = (n: number) =>
@@ -46,23 +58,59 @@ for (const provider of ['anthropic', 'responses'] as const) {
             [{ type: 'text', text: 'shipped' }],
           ]
         : [
-            [{ type: 'tool_search_call', call_id: `s${n}`, execution: 'client', arguments: { query: 'where is my order' } }],
-            [{ type: 'function_call', call_id: `${agent}-bad${n}`, name: 'get_order', arguments: JSON.stringify({ order_id: `12${n}` }) }],
-            [{ type: 'function_call', call_id: `${agent}-ok${n}`, name: 'get_order', arguments: JSON.stringify({ order_id: `ORD-12${n}` }) }],
+            [
+              {
+                type: 'tool_search_call',
+                call_id: `s${n}`,
+                execution: 'client',
+                arguments: { query: 'where is my order' },
+              },
+            ],
+            [
+              {
+                type: 'function_call',
+                call_id: `${agent}-bad${n}`,
+                name: 'get_order',
+                arguments: JSON.stringify({ order_id: `12${n}` }),
+              },
+            ],
+            [
+              {
+                type: 'function_call',
+                call_id: `${agent}-ok${n}`,
+                name: 'get_order',
+                arguments: JSON.stringify({ order_id: `ORD-12${n}` }),
+              },
+            ],
             [{ type: 'message', role: 'assistant', content: [{ type: 'output_text', text: 'shipped' }] }],
           ];
     await script(model, [...steps(1), ...steps(2)]);
     const loop = provider === 'anthropic' ? anthropicLoop : responsesLoop;
     for (const n of [1, 2]) {
-      const out = await loop({ whetstone: ws, provider: fake.url, model, request: `where is order ${n}?`, handlers, conversationId: `c${n}` });
+      const out = await loop({
+        whetstone: ws,
+        provider: fake.url,
+        model,
+        request: `where is order ${n}?`,
+        handlers,
+        conversationId: `c${n}`,
+      });
       expect(out.text).toBe('shipped');
       expect(out.turnId).toMatch(/\S/);
     }
-    const seen = (await (await fetch(`${fake.url}/_calls?model=${model}`)).json()) as { bodies: unknown[]; violations: string[] };
+    const seen = (await (await fetch(`${fake.url}/_calls?model=${model}`)).json()) as {
+      bodies: unknown[];
+      violations: string[];
+    };
     expect(seen.violations).toEqual([]);
     expect(seen.bodies).toHaveLength(8);
     const review = await ws.review({ dry_run: true });
     const revision = review.revisions.find((r) => r.tool === 'get_order');
-    expect(revision?.evidence.filter((e) => e.kind === 'failed_call').map((e) => e.call_id).sort()).toEqual([`${agent}-bad1`, `${agent}-bad2`]);
+    expect(
+      revision?.evidence
+        .filter((e) => e.kind === 'failed_call')
+        .map((e) => e.call_id)
+        .sort(),
+    ).toEqual([`${agent}-bad1`, `${agent}-bad2`]);
   });
 }

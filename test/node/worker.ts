@@ -23,22 +23,40 @@ export interface RunningWorker {
 /** Starts `wrangler dev` on a free port and resolves once `/healthz` answers. */
 export async function startWorker(timeoutMs = 120_000): Promise<RunningWorker> {
   const persist = mkdtempSync(join(tmpdir(), 'whetstone-node-'));
-  const migrate = spawnSync(process.execPath, [wrangler, 'd1', 'migrations', 'apply', 'DB', '--local', '--persist-to', persist], {
-    cwd: root,
-    env: { ...process.env, CI: 'true' },
-    encoding: 'utf8',
-  });
+  const migrate = spawnSync(
+    process.execPath,
+    [wrangler, 'd1', 'migrations', 'apply', 'DB', '--local', '--persist-to', persist],
+    {
+      cwd: root,
+      env: { ...process.env, CI: 'true' },
+      encoding: 'utf8',
+    },
+  );
   if (migrate.status !== 0) throw new Error(`migrations failed:\n${migrate.stdout}\n${migrate.stderr}`);
   // Both ports are held open together while chosen: picked one after the other, the second could be
   // the port the first just released.
   const [port, inspector] = await freePorts(2);
   const token = `test_${randomBytes(16).toString('hex')}`;
-  const args = ['dev', '--ip', '127.0.0.1', '--port', String(port), '--inspector-port', String(inspector), '--persist-to', persist];
-  const child = spawn(process.execPath, [wrangler, ...args, '--var', `ADMIN_TOKEN:${token}`, '--show-interactive-dev-session=false'], {
-    cwd: root,
-    env: { ...process.env, CI: 'true' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const args = [
+    'dev',
+    '--ip',
+    '127.0.0.1',
+    '--port',
+    String(port),
+    '--inspector-port',
+    String(inspector),
+    '--persist-to',
+    persist,
+  ];
+  const child = spawn(
+    process.execPath,
+    [wrangler, ...args, '--var', `ADMIN_TOKEN:${token}`, '--show-interactive-dev-session=false'],
+    {
+      cwd: root,
+      env: { ...process.env, CI: 'true' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   let log = '';
   child.stdout.on('data', (d: Buffer) => (log += d.toString()));
   child.stderr.on('data', (d: Buffer) => (log += d.toString()));
@@ -76,11 +94,15 @@ async function waitForHealth(url: string, timeoutMs: number, dead: () => boolean
 /** `n` distinct free loopback ports, all held open until every one is chosen. */
 async function freePorts(n: number): Promise<number[]> {
   const servers = await Promise.all(
-    Array.from({ length: n }, () => new Promise<Server>((resolve, reject) => {
-      const server = createServer();
-      server.once('error', reject);
-      server.listen(0, '127.0.0.1', () => resolve(server));
-    })),
+    Array.from(
+      { length: n },
+      () =>
+        new Promise<Server>((resolve, reject) => {
+          const server = createServer();
+          server.once('error', reject);
+          server.listen(0, '127.0.0.1', () => resolve(server));
+        }),
+    ),
   );
   const ports = servers.map((server) => {
     const address = server.address();

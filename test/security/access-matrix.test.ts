@@ -43,12 +43,19 @@ async function appliedTool(a: Seeded, n: number): Promise<string> {
 
 async function proposed(a: Seeded, n: number): Promise<string> {
   const name = `decide_${n}`;
-  expect((await api('PUT', `${base(a)}/tools`, { body: { tools: [tool(name, 'A tool to decide on.')] } })).status).toBe(200);
+  expect((await api('PUT', `${base(a)}/tools`, { body: { tools: [tool(name, 'A tool to decide on.')] } })).status).toBe(
+    200,
+  );
   return insertRevision(a.agent, noteRevision(name));
 }
 
-async function approvedKey(revisionId: string, column: 'approved_key' | 'undone_key' = 'approved_key'): Promise<string | null> {
-  const row = await env.DB.prepare(`SELECT ${column} AS k FROM revisions WHERE revision_id = ?1`).bind(revisionId).first<{ k: string | null }>();
+async function approvedKey(
+  revisionId: string,
+  column: 'approved_key' | 'undone_key' = 'approved_key',
+): Promise<string | null> {
+  const row = await env.DB.prepare(`SELECT ${column} AS k FROM revisions WHERE revision_id = ?1`)
+    .bind(revisionId)
+    .first<{ k: string | null }>();
   return row?.k ?? null;
 }
 
@@ -56,23 +63,49 @@ async function approvedKey(revisionId: string, column: 'approved_key' | 'undone_
 let actor = '';
 
 const ROUTES: Record<string, RouteCase> = {
-  'put /v1/agents/{agent}/tools': { need: 'operator', ok: 200, prepare: async (a) => ({ path: `${base(a)}/tools`, body: { tools: [tool('refund_order', 'Refund an order.')] } }) },
+  'put /v1/agents/{agent}/tools': {
+    need: 'operator',
+    ok: 200,
+    prepare: async (a) => ({ path: `${base(a)}/tools`, body: { tools: [tool('refund_order', 'Refund an order.')] } }),
+  },
   'get /v1/agents/{agent}/tools': { need: 'agent', ok: 200, prepare: async (a) => ({ path: `${base(a)}/tools` }) },
-  'get /v1/agents/{agent}/tools/{tool}': { need: 'agent', ok: 200, prepare: async (a) => ({ path: `${base(a)}/tools/lookup_order` }) },
+  'get /v1/agents/{agent}/tools/{tool}': {
+    need: 'agent',
+    ok: 200,
+    prepare: async (a) => ({ path: `${base(a)}/tools/lookup_order` }),
+  },
   'delete /v1/agents/{agent}/tools/{tool}': {
     need: 'operator',
     ok: 204,
     prepare: async (a, n) => {
-      expect((await api('PUT', `${base(a)}/tools`, { body: { tools: [tool(`delete_me_${n}`, 'Gone soon.')] } })).status).toBe(200);
+      expect(
+        (await api('PUT', `${base(a)}/tools`, { body: { tools: [tool(`delete_me_${n}`, 'Gone soon.')] } })).status,
+      ).toBe(200);
       return { path: `${base(a)}/tools/delete_me_${n}` };
     },
     after: async (a, _r, p) => expect((await api('GET', p.path)).status).toBe(404),
   },
-  'get /v1/agents/{agent}/tools/{tool}/versions': { need: 'agent', ok: 200, prepare: async (a) => ({ path: `${base(a)}/tools/lookup_order/versions` }) },
-  'get /v1/agents/{agent}/tools/{tool}/examples': { need: 'agent', ok: 200, prepare: async (a) => ({ path: `${base(a)}/tools/lookup_order/examples` }) },
+  'get /v1/agents/{agent}/tools/{tool}/versions': {
+    need: 'agent',
+    ok: 200,
+    prepare: async (a) => ({ path: `${base(a)}/tools/lookup_order/versions` }),
+  },
+  'get /v1/agents/{agent}/tools/{tool}/examples': {
+    need: 'agent',
+    ok: 200,
+    prepare: async (a) => ({ path: `${base(a)}/tools/lookup_order/examples` }),
+  },
   'get /v1/agents/{agent}/pins': { need: 'agent', ok: 200, prepare: async (a) => ({ path: `${base(a)}/pins` }) },
-  'get /v1/agents/{agent}/pins/suggested': { need: 'agent', ok: 200, prepare: async (a) => ({ path: `${base(a)}/pins/suggested` }) },
-  'put /v1/agents/{agent}/tools/{tool}/pin': { need: 'operator', ok: 200, prepare: async (a) => ({ path: `${base(a)}/tools/lookup_order/pin` }) },
+  'get /v1/agents/{agent}/pins/suggested': {
+    need: 'agent',
+    ok: 200,
+    prepare: async (a) => ({ path: `${base(a)}/pins/suggested` }),
+  },
+  'put /v1/agents/{agent}/tools/{tool}/pin': {
+    need: 'operator',
+    ok: 200,
+    prepare: async (a) => ({ path: `${base(a)}/tools/lookup_order/pin` }),
+  },
   'delete /v1/agents/{agent}/tools/{tool}/pin': {
     need: 'operator',
     ok: 204,
@@ -81,38 +114,89 @@ const ROUTES: Record<string, RouteCase> = {
       return { path: `${base(a)}/tools/lookup_order/pin` };
     },
   },
-  'get /v1/agents/{agent}/tools/{tool}/activity': { need: 'agent', ok: 200, prepare: async (a) => ({ path: `${base(a)}/tools/lookup_order/activity` }) },
-  'post /v1/agents/{agent}/tools/{tool}/preview': { need: 'agent', ok: 200, prepare: async (a) => ({ path: `${base(a)}/tools/lookup_order/preview`, body: { notes_added: ['Use the ORD- prefix.'] } }) },
+  'get /v1/agents/{agent}/tools/{tool}/activity': {
+    need: 'agent',
+    ok: 200,
+    prepare: async (a) => ({ path: `${base(a)}/tools/lookup_order/activity` }),
+  },
+  'post /v1/agents/{agent}/tools/{tool}/preview': {
+    need: 'agent',
+    ok: 200,
+    prepare: async (a) => ({
+      path: `${base(a)}/tools/lookup_order/preview`,
+      body: { notes_added: ['Use the ORD- prefix.'] },
+    }),
+  },
   'post /v1/agents/{agent}/route': {
     need: 'agent',
     ok: 200,
     prepare: async (a) => ({ path: `${base(a)}/route`, body: { request: 'where is my order?' } }),
     after: async (a, r) => {
-      await eventually(() => env.DB.prepare('SELECT 1 AS ok FROM turns WHERE agent = ?1 AND turn_id = ?2').bind(a.agent, r.body.turn_id).first().then((x) => x ?? undefined));
+      await eventually(() =>
+        env.DB.prepare('SELECT 1 AS ok FROM turns WHERE agent = ?1 AND turn_id = ?2')
+          .bind(a.agent, r.body.turn_id)
+          .first()
+          .then((x) => x ?? undefined),
+      );
     },
   },
-  'post /v1/agents/{agent}/calls': { need: 'agent', ok: 200, prepare: async (a) => ({ path: `${base(a)}/calls`, body: { calls: [{ tool: 'lookup_order', arguments: {}, success: true }] } }) },
+  'post /v1/agents/{agent}/calls': {
+    need: 'agent',
+    ok: 200,
+    prepare: async (a) => ({
+      path: `${base(a)}/calls`,
+      body: { calls: [{ tool: 'lookup_order', arguments: {}, success: true }] },
+    }),
+  },
   'post /v1/agents/{agent}/traces': {
     need: 'agent',
     ok: 200,
-    prepare: async (a, n) => ({ path: `${base(a)}/traces`, body: { messages: [{ role: 'user', content: `hello ${n}` }] } }),
+    prepare: async (a, n) => ({
+      path: `${base(a)}/traces`,
+      body: { messages: [{ role: 'user', content: `hello ${n}` }] },
+    }),
   },
-  'post /v1/agents/{agent}/outcomes': { need: 'agent', ok: 204, prepare: async (a) => ({ path: `${base(a)}/outcomes`, body: { turn_id: a.turnId, ok: true } }) },
+  'post /v1/agents/{agent}/outcomes': {
+    need: 'agent',
+    ok: 204,
+    prepare: async (a) => ({ path: `${base(a)}/outcomes`, body: { turn_id: a.turnId, ok: true } }),
+  },
   'get /v1/agents/{agent}/flags': { need: 'agent', ok: 200, prepare: async (a) => ({ path: `${base(a)}/flags` }) },
-  'get /v1/agents/{agent}/unregistered': { need: 'agent', ok: 200, prepare: async (a) => ({ path: `${base(a)}/unregistered` }) },
+  'get /v1/agents/{agent}/unregistered': {
+    need: 'agent',
+    ok: 200,
+    prepare: async (a) => ({ path: `${base(a)}/unregistered` }),
+  },
   'get /v1/agents/{agent}/config': { need: 'agent', ok: 200, prepare: async (a) => ({ path: `${base(a)}/config` }) },
-  'put /v1/agents/{agent}/config': { need: 'operator', ok: 200, prepare: async (a) => ({ path: `${base(a)}/config`, body: { min_calls: 3 } }) },
-  'post /v1/agents/{agent}/reviews': { need: 'operator', ok: 200, prepare: async (a) => ({ path: `${base(a)}/reviews`, body: { dry_run: true } }) },
-  'get /v1/agents/{agent}/revisions': { need: 'agent', ok: 200, prepare: async (a) => ({ path: `${base(a)}/revisions` }) },
+  'put /v1/agents/{agent}/config': {
+    need: 'operator',
+    ok: 200,
+    prepare: async (a) => ({ path: `${base(a)}/config`, body: { min_calls: 3 } }),
+  },
+  'post /v1/agents/{agent}/reviews': {
+    need: 'operator',
+    ok: 200,
+    prepare: async (a) => ({ path: `${base(a)}/reviews`, body: { dry_run: true } }),
+  },
+  'get /v1/agents/{agent}/revisions': {
+    need: 'agent',
+    ok: 200,
+    prepare: async (a) => ({ path: `${base(a)}/revisions` }),
+  },
   'get /v1/agents/{agent}/revisions/{id}': {
     need: 'agent',
     ok: 200,
-    prepare: async (a) => ({ path: `${base(a)}/revisions/${(await api('GET', `${base(a)}/revisions`)).body.revisions.at(-1).revision_id}` }),
+    prepare: async (a) => ({
+      path: `${base(a)}/revisions/${(await api('GET', `${base(a)}/revisions`)).body.revisions.at(-1).revision_id}`,
+    }),
   },
   'post /v1/agents/{agent}/revisions/{id}/apply': {
     need: 'operator',
     ok: 200,
-    prepare: async (a, n) => ({ path: `${base(a)}/revisions/${await proposed(a, n)}/apply`, body: { approved_by: 'ana' } }),
+    prepare: async (a, n) => ({
+      path: `${base(a)}/revisions/${await proposed(a, n)}/apply`,
+      body: { approved_by: 'ana' },
+    }),
     after: async (_a, r) => {
       expect(r.body).toMatchObject({ status: 'applied', approved_by: 'ana' });
       expect(await approvedKey(r.body.revision_id)).toBe(actor);
@@ -121,7 +205,10 @@ const ROUTES: Record<string, RouteCase> = {
   'post /v1/agents/{agent}/revisions/{id}/dismiss': {
     need: 'operator',
     ok: 200,
-    prepare: async (a, n) => ({ path: `${base(a)}/revisions/${await proposed(a, n)}/dismiss`, body: { approved_by: 'ana', reason: 'no' } }),
+    prepare: async (a, n) => ({
+      path: `${base(a)}/revisions/${await proposed(a, n)}/dismiss`,
+      body: { approved_by: 'ana', reason: 'no' },
+    }),
     after: async (_a, r) => {
       expect(r.body).toMatchObject({ status: 'dismissed', approved_by: 'ana' });
       expect(await approvedKey(r.body.revision_id)).toBe(actor);
@@ -130,7 +217,10 @@ const ROUTES: Record<string, RouteCase> = {
   'post /v1/agents/{agent}/tools/{tool}/undo': {
     need: 'operator',
     ok: 200,
-    prepare: async (a, n) => ({ path: `${base(a)}/tools/${await appliedTool(a, n)}/undo`, body: { approved_by: 'ana' } }),
+    prepare: async (a, n) => ({
+      path: `${base(a)}/tools/${await appliedTool(a, n)}/undo`,
+      body: { approved_by: 'ana' },
+    }),
     after: async (_a, r) => {
       // The undo is recorded apart: approved_by/approved_key still say who applied it.
       expect(r.body).toMatchObject({ status: 'undone', undone_by: 'ana' });
@@ -143,20 +233,39 @@ const ROUTES: Record<string, RouteCase> = {
     prepare: async (a) => ({
       path: `${base(a)}/mcp`,
       headers: json,
-      body: { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'report_tool_call', arguments: { tool: 'lookup_order', arguments: {}, success: true } } },
+      body: {
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'tools/call',
+        params: { name: 'report_tool_call', arguments: { tool: 'lookup_order', arguments: {}, success: true } },
+      },
     }),
     after: async (_a, r) => expect(r.body.result.structuredContent).toEqual({ accepted: 1, duplicates: 0 }),
   },
-  'post /v1/agents/{agent}/keys': { need: 'admin', ok: 200, prepare: async (a) => ({ path: `${base(a)}/keys`, body: { role: 'agent' } }) },
+  'post /v1/agents/{agent}/keys': {
+    need: 'admin',
+    ok: 200,
+    prepare: async (a) => ({ path: `${base(a)}/keys`, body: { role: 'agent' } }),
+  },
   'delete /v1/agents/{agent}/keys/{key_id}': {
     need: 'admin',
     ok: 204,
-    prepare: async (a) => ({ path: `${base(a)}/keys/${(await api('POST', `${base(a)}/keys`, { body: { role: 'agent' } })).body.key_id}` }),
+    prepare: async (a) => ({
+      path: `${base(a)}/keys/${(await api('POST', `${base(a)}/keys`, { body: { role: 'agent' } })).body.key_id}`,
+    }),
   },
   'get /v1/agents': { need: 'admin', ok: 200, prepare: async () => ({ path: '/v1/agents' }) },
 };
 
-type CallerName = 'no token' | 'malformed token' | 'revoked key' | "another agent's operator key" | "another agent's agent key" | 'agent key' | 'operator key' | 'admin';
+type CallerName =
+  | 'no token'
+  | 'malformed token'
+  | 'revoked key'
+  | "another agent's operator key"
+  | "another agent's agent key"
+  | 'agent key'
+  | 'operator key'
+  | 'admin';
 interface Caller {
   name: CallerName;
   token(a: Seeded, b: Seeded): string | null;
@@ -171,23 +280,44 @@ const needAdmin = { status: 403, code: 'forbidden', message: 'this route needs t
 
 const CALLERS: Caller[] = [
   { name: 'no token', token: () => null, own: () => null, refusal: unauthorized('send Authorization: Bearer <token>') },
-  { name: 'malformed token', token: () => 'wsk_not-a-key', own: () => null, refusal: unauthorized('the token is not valid') },
-  { name: 'revoked key', token: (a) => a.keys.revoked.key, own: () => null, refusal: unauthorized('the token is not valid') },
+  {
+    name: 'malformed token',
+    token: () => 'wsk_not-a-key',
+    own: () => null,
+    refusal: unauthorized('the token is not valid'),
+  },
+  {
+    name: 'revoked key',
+    token: (a) => a.keys.revoked.key,
+    own: () => null,
+    refusal: unauthorized('the token is not valid'),
+  },
   ...(['operator', 'agent'] as const).map(
     (role): Caller => ({
       name: `another agent's ${role} key`,
       token: (_a, b) => b.keys[role].key,
       own: (_a, b) => b,
-      refusal: (need, a) => (need === 'admin' ? needAdmin : { status: 404, code: 'not_found', message: `agent ${a.agent} not found` }),
+      refusal: (need, a) =>
+        need === 'admin' ? needAdmin : { status: 404, code: 'not_found', message: `agent ${a.agent} not found` },
     }),
   ),
   {
     name: 'agent key',
     token: (a) => a.keys.agent.key,
     own: (a) => a,
-    refusal: (need) => (need === 'admin' ? needAdmin : need === 'operator' ? { status: 403, code: 'forbidden', message: 'this route needs an operator key' } : null),
+    refusal: (need) =>
+      need === 'admin'
+        ? needAdmin
+        : need === 'operator'
+          ? { status: 403, code: 'forbidden', message: 'this route needs an operator key' }
+          : null,
   },
-  { name: 'operator key', token: (a) => a.keys.operator.key, own: (a) => a, refusal: (need) => (need === 'admin' ? needAdmin : null) },
+  {
+    name: 'operator key',
+    token: (a) => a.keys.operator.key,
+    own: (a) => a,
+    refusal: (need) => (need === 'admin' ? needAdmin : null),
+  },
   { name: 'admin', token: () => ADMIN, own: () => 'all', refusal: () => null },
 ];
 
@@ -202,7 +332,9 @@ let documented: string[] = [];
 beforeAll(async () => {
   [A, B] = await Promise.all([seedAgent('mxa'), seedAgent('mxb')]);
   const doc = (await api('GET', '/openapi.json')).body as { paths: Record<string, Record<string, unknown>> };
-  documented = Object.entries(doc.paths).flatMap(([path, methods]) => Object.keys(methods).map((m) => `${m} ${path}`)).sort();
+  documented = Object.entries(doc.paths)
+    .flatMap(([path, methods]) => Object.keys(methods).map((m) => `${m} ${path}`))
+    .sort();
 });
 
 describe('the access matrix', () => {
@@ -210,12 +342,14 @@ describe('the access matrix', () => {
     expect(Object.keys(ROUTES).sort()).toEqual(documented);
     expect(Object.keys(ROUTES)).toHaveLength(documented.length);
     const served = new Set(
-      app.routes.filter((r) => r.method !== 'ALL' && r.path.startsWith('/v1')).map((r) => `${r.method.toLowerCase()} ${r.path.replace(/:([A-Za-z_]+)/g, '{$1}')}`),
+      app.routes
+        .filter((r) => r.method !== 'ALL' && r.path.startsWith('/v1'))
+        .map((r) => `${r.method.toLowerCase()} ${r.path.replace(/:([A-Za-z_]+)/g, '{$1}')}`),
     );
     expect([...served].sort()).toEqual(documented);
   });
 
-  it('answers each caller of each route as documented, leaks no other agent\'s marker, and a refusal writes nothing', async () => {
+  it("answers each caller of each route as documented, leaks no other agent's marker, and a refusal writes nothing", async () => {
     let n = 0;
     const seen: string[] = [];
     for (const [route, spec] of Object.entries(ROUTES)) {
@@ -228,7 +362,11 @@ describe('the access matrix', () => {
         const where = `${caller.name} → ${route}`;
         const refusal = caller.refusal(spec.need, A);
         if (refusal) {
-          expect({ where, status: answer.status, body: answer.body }).toEqual({ where, status: refusal.status, body: { error: { code: refusal.code, message: refusal.message, details: [] } } });
+          expect({ where, status: answer.status, body: answer.body }).toEqual({
+            where,
+            status: refusal.status,
+            body: { error: { code: refusal.code, message: refusal.message, details: [] } },
+          });
           expect({ where, state: await agentState(A.agent) }).toEqual({ where, state: before });
         } else {
           expect({ where, status: answer.status }).toEqual({ where, status: spec.ok });
@@ -237,7 +375,8 @@ describe('the access matrix', () => {
         }
         const own = caller.own(A, B);
         if (own !== 'all') {
-          for (const other of [A, B].filter((x) => x !== own)) expect({ where, leaked: answer.text.includes(other.marker) }).toEqual({ where, leaked: false });
+          for (const other of [A, B].filter((x) => x !== own))
+            expect({ where, leaked: answer.text.includes(other.marker) }).toEqual({ where, leaked: false });
         }
         seen.push(`${caller.name}|${route}|${answer.status}`);
       }
@@ -247,9 +386,15 @@ describe('the access matrix', () => {
 
   it('gives no other origin a way to read an answer: no CORS headers, and a preflight is refused', async () => {
     const origin = { origin: 'https://elsewhere.example' };
-    const preflight = await send(env, 'OPTIONS', `${base(A)}/tools`, { token: null, headers: { ...origin, 'access-control-request-method': 'GET', 'access-control-request-headers': 'authorization' } });
+    const preflight = await send(env, 'OPTIONS', `${base(A)}/tools`, {
+      token: null,
+      headers: { ...origin, 'access-control-request-method': 'GET', 'access-control-request-headers': 'authorization' },
+    });
     expect(preflight.status).toBeGreaterThanOrEqual(400);
-    for (const answer of [preflight, await send(env, 'GET', `${base(A)}/tools`, { token: A.keys.agent.key, headers: origin })]) {
+    for (const answer of [
+      preflight,
+      await send(env, 'GET', `${base(A)}/tools`, { token: A.keys.agent.key, headers: origin }),
+    ]) {
       expect([...answer.headers.keys()].filter((h) => h.startsWith('access-control-'))).toEqual([]);
     }
   });

@@ -28,12 +28,30 @@ async function script(model: string, replies: unknown[]) {
 
 function modelEnv(label: string) {
   const model = unique(label);
-  return { model, env: { ...env, LLM: `openai:${model}`, OPENAI_BASE_URL: `${FAKE}/v1`, OPENAI_API_KEY: 'test', LLM_TIMEOUT_MS: '250' } };
+  return {
+    model,
+    env: {
+      ...env,
+      LLM: `openai:${model}`,
+      OPENAI_BASE_URL: `${FAKE}/v1`,
+      OPENAI_API_KEY: 'test',
+      LLM_TIMEOUT_MS: '250',
+    },
+  };
 }
 
 function embedderEnv(label: string) {
   const model = unique(label);
-  return { model, env: { ...env, EMBEDDER: `openai:${model}`, EMBEDDER_DIMENSIONS: '8', OPENAI_BASE_URL: `${FAKE}/v1`, OPENAI_API_KEY: 'test' } };
+  return {
+    model,
+    env: {
+      ...env,
+      EMBEDDER: `openai:${model}`,
+      EMBEDDER_DIMENSIONS: '8',
+      OPENAI_BASE_URL: `${FAKE}/v1`,
+      OPENAI_API_KEY: 'test',
+    },
+  };
 }
 
 /** Fails fast: every attempt answers 500 and asks for a 1 ms wait before the retry. */
@@ -84,21 +102,48 @@ async function expectVectorsAgree(agent: string, embedder: Embedder): Promise<vo
     expect({ tool: row.name, embedder: row.embedder }).toEqual({ tool: row.name, embedder: embedder.id });
     expect(row.vector).not.toBeNull();
     const want = expected[i] ?? new Float32Array();
-    expect(Array.from(row.vector ?? [], (x) => Math.round(x * 1e5))).toEqual(Array.from(want, (x) => Math.round(x * 1e5)));
+    expect(Array.from(row.vector ?? [], (x) => Math.round(x * 1e5))).toEqual(
+      Array.from(want, (x) => Math.round(x * 1e5)),
+    );
   }
 }
 
-const ORDER = tool('lookup_order', 'Look up an order by its id: status, items and delivery date.', { order_id: { type: 'string' } });
-const REFUND = tool('refund_order', 'Refund an order, fully or in part.', { order_id: { type: 'string' }, amount: { type: 'number' } });
+const ORDER = tool('lookup_order', 'Look up an order by its id: status, items and delivery date.', {
+  order_id: { type: 'string' },
+});
+const REFUND = tool('refund_order', 'Refund an order, fully or in part.', {
+  order_id: { type: 'string' },
+  amount: { type: 'number' },
+});
 
 /** An agent whose lookup_order failed twice with one error and then succeeded: a review has work. */
 async function agentWithFailures(): Promise<string> {
   const agent = agentId('faults');
   expect((await api('PUT', `/v1/agents/${agent}/tools`, { body: { tools: [ORDER, REFUND] } })).status).toBe(200);
   const calls = [
-    { id: 'f1', tool: 'lookup_order', arguments: { order_id: '1234' }, success: false, error: 'order_id must start with ORD-', request: 'where is order 1234' },
-    { id: 'f2', tool: 'lookup_order', arguments: { order_id: '5678' }, success: false, error: 'order_id must start with ORD-', request: 'has 5678 shipped' },
-    { id: 's1', tool: 'lookup_order', arguments: { order_id: 'ORD-1234' }, success: true, request: 'where is order 1234' },
+    {
+      id: 'f1',
+      tool: 'lookup_order',
+      arguments: { order_id: '1234' },
+      success: false,
+      error: 'order_id must start with ORD-',
+      request: 'where is order 1234',
+    },
+    {
+      id: 'f2',
+      tool: 'lookup_order',
+      arguments: { order_id: '5678' },
+      success: false,
+      error: 'order_id must start with ORD-',
+      request: 'has 5678 shipped',
+    },
+    {
+      id: 's1',
+      tool: 'lookup_order',
+      arguments: { order_id: 'ORD-1234' },
+      success: true,
+      request: 'where is order 1234',
+    },
     { id: 's2', tool: 'lookup_order', arguments: { order_id: 'ORD-5678' }, success: true, request: 'has 5678 shipped' },
   ];
   expect((await api('POST', `/v1/agents/${agent}/calls`, { body: { calls } })).status).toBe(200);
@@ -106,14 +151,22 @@ async function agentWithFailures(): Promise<string> {
 }
 
 async function marks(agent: string) {
-  const a = await env.DB.prepare('SELECT last_review_seq FROM agents WHERE agent = ?1').bind(agent).first<{ last_review_seq: number }>();
-  const t = await env.DB.prepare("SELECT reviewed_seq FROM tools WHERE agent = ?1 AND name = 'lookup_order'").bind(agent).first<{ reviewed_seq: number }>();
+  const a = await env.DB.prepare('SELECT last_review_seq FROM agents WHERE agent = ?1')
+    .bind(agent)
+    .first<{ last_review_seq: number }>();
+  const t = await env.DB.prepare("SELECT reviewed_seq FROM tools WHERE agent = ?1 AND name = 'lookup_order'")
+    .bind(agent)
+    .first<{ reviewed_seq: number }>();
   return { agent: a?.last_review_seq, tool: t?.reviewed_seq };
 }
 
 describe('the background model fails', () => {
   for (const [label, replies, reason] of [
-    ['times out', [{ delay_ms: 1500, content: '{}' }], /^model_error: openai:faults-times out-\d+-\w+: no answer within 250 ms/],
+    [
+      'times out',
+      [{ delay_ms: 1500, content: '{}' }],
+      /^model_error: openai:faults-times out-\d+-\w+: no answer within 250 ms/,
+    ],
     ['answers 500', UPSTREAM_DOWN, /^model_error: openai:faults-answers 500-\d+-\w+: /],
   ] as const) {
     it(`${label}: the tool is a recorded skip, no revision, its marks stay so the next review tries again`, async () => {
@@ -123,11 +176,15 @@ describe('the background model fails', () => {
       const res = await send(e, 'POST', `/v1/agents/${agent}/reviews`, { body: {} });
       expect(res.status).toBe(200);
       expect(res.body).toMatchObject({ revisions: [], refused: [], model_calls: 1 });
-      expect(res.body.skipped).toEqual([expect.objectContaining({ tool: 'lookup_order', reason: expect.stringMatching(reason) })]);
+      expect(res.body.skipped).toEqual([
+        expect.objectContaining({ tool: 'lookup_order', reason: expect.stringMatching(reason) }),
+      ]);
       expect(await marks(agent)).toEqual({ agent: 0, tool: 0 });
       const state = await agentState(agent);
       expect(state.revisions).toEqual([]);
-      expect((state.reviews as { summary: string }[]).map((r) => JSON.parse(r.summary).skipped)).toEqual([res.body.skipped]);
+      expect((state.reviews as { summary: string }[]).map((r) => JSON.parse(r.summary).skipped)).toEqual([
+        res.body.skipped,
+      ]);
       // The lease was released and the log kept: the next review (offline model) proposes.
       const next = await api('POST', `/v1/agents/${agent}/reviews`, { body: {} });
       expect(next.body.revisions.map((r: { tool: string }) => r.tool)).toEqual(['lookup_order']);
@@ -145,10 +202,12 @@ describe('the background model fails', () => {
       await script(model, [{ content }]);
       const res = await send(e, 'POST', `/v1/agents/${agent}/reviews`, { body: {} });
       expect(res.status).toBe(200);
-      expect(res.body.refused).toEqual([expect.objectContaining({ tool: 'lookup_order', kind: 'reply', reason: 'invalid_reply' })]);
-      expect(res.body.revisions.map((r: any) => [r.tool, r.notes_added, r.queries_added, r.avoid_added, r.call_example])).toEqual([
-        ['lookup_order', [], [], [], 'Example call: {"order_id": "ORD-####"}'],
+      expect(res.body.refused).toEqual([
+        expect.objectContaining({ tool: 'lookup_order', kind: 'reply', reason: 'invalid_reply' }),
       ]);
+      expect(
+        res.body.revisions.map((r: any) => [r.tool, r.notes_added, r.queries_added, r.avoid_added, r.call_example]),
+      ).toEqual([['lookup_order', [], [], [], 'Example call: {"order_id": "ORD-####"}']]);
     });
   }
 
@@ -174,7 +233,10 @@ describe('the embedder fails', () => {
     expect(res.status).toBe(502);
     expect(res.body.error).toMatchObject({ code: 'upstream_error', details: [] });
     expect(res.body.error.message).toMatch(new RegExp(`^openai:${model}:8: `));
-    expect(await agentState(agent)).toEqual({ ...Object.fromEntries(Object.keys(await agentState(agent)).map((k) => [k, []])), offers: { routed_turns: 0, offered: {}, observed: {} } });
+    expect(await agentState(agent)).toEqual({
+      ...Object.fromEntries(Object.keys(await agentState(agent)).map((k) => [k, []])),
+      offers: { routed_turns: 0, offered: {}, observed: {} },
+    });
   });
 
   it('while a changed tool is registered or a request is routed: 502, the rows, turns and counts as they were', async () => {
@@ -182,16 +244,23 @@ describe('the embedder fails', () => {
     await script(model, []);
     const agent = agentId('faults');
     expect((await send(e, 'PUT', `/v1/agents/${agent}/tools`, { body: { tools: [ORDER, REFUND] } })).status).toBe(200);
-    expect((await send(e, 'POST', `/v1/agents/${agent}/route`, { body: { request: 'where is my order?' } })).status).toBe(200);
+    expect(
+      (await send(e, 'POST', `/v1/agents/${agent}/route`, { body: { request: 'where is my order?' } })).status,
+    ).toBe(200);
     const before = await agentState(agent);
     await script(model, UPSTREAM_DOWN);
-    const changed = await send(e, 'PUT', `/v1/agents/${agent}/tools`, { body: { tools: [{ ...ORDER, description: 'Find an order.' }] } });
+    const changed = await send(e, 'PUT', `/v1/agents/${agent}/tools`, {
+      body: { tools: [{ ...ORDER, description: 'Find an order.' }] },
+    });
     expect(changed.body.error.code).toBe('upstream_error');
     const routed = await send(e, 'POST', `/v1/agents/${agent}/route`, { body: { request: 'refund my order' } });
     expect([routed.status, routed.body.error.code]).toEqual([502, 'upstream_error']);
     expect(await agentState(agent)).toEqual(before);
     await script(model, []);
-    await expectVectorsAgree(agent, createOpenAIEmbedder({ model, apiKey: 'test', baseURL: `${FAKE}/v1`, dimensions: 8 }));
+    await expectVectorsAgree(
+      agent,
+      createOpenAIEmbedder({ model, apiKey: 'test', baseURL: `${FAKE}/v1`, dimensions: 8 }),
+    );
   });
 });
 
@@ -200,19 +269,47 @@ describe('a D1 batch fails half way', () => {
     const agent = await agentWithFailures();
     const before = await agentState(agent);
     const attempts: [RegExp, string, string, unknown][] = [
-      [/INSERT INTO tools/, 'PUT', 'tools', { tools: [tool('new_tool', 'A new tool.'), { ...REFUND, description: 'Refund.' }] }],
-      [/INSERT INTO calls/, 'POST', 'calls', { calls: Array.from({ length: 30 }, (_, i) => ({ id: `n${i}`, tool: 'lookup_order', arguments: {}, success: true })) }],
-      [/INSERT INTO calls/, 'POST', 'traces', {
-        messages: [
-          { role: 'user', content: 'where is my order?' },
-          { role: 'assistant', content: null, tool_calls: [{ id: 'x1', type: 'function', function: { name: 'lookup_order', arguments: '{}' } }] },
-          { role: 'tool', tool_call_id: 'x1', content: '{"ok": true}' },
-        ],
-        tools: [tool('traced', 'Traced.')],
-      }],
+      [
+        /INSERT INTO tools/,
+        'PUT',
+        'tools',
+        { tools: [tool('new_tool', 'A new tool.'), { ...REFUND, description: 'Refund.' }] },
+      ],
+      [
+        /INSERT INTO calls/,
+        'POST',
+        'calls',
+        {
+          calls: Array.from({ length: 30 }, (_, i) => ({
+            id: `n${i}`,
+            tool: 'lookup_order',
+            arguments: {},
+            success: true,
+          })),
+        },
+      ],
+      [
+        /INSERT INTO calls/,
+        'POST',
+        'traces',
+        {
+          messages: [
+            { role: 'user', content: 'where is my order?' },
+            {
+              role: 'assistant',
+              content: null,
+              tool_calls: [{ id: 'x1', type: 'function', function: { name: 'lookup_order', arguments: '{}' } }],
+            },
+            { role: 'tool', tool_call_id: 'x1', content: '{"ok": true}' },
+          ],
+          tools: [tool('traced', 'Traced.')],
+        },
+      ],
     ];
     for (const [pattern, method, path, body] of attempts) {
-      const res = await send({ ...env, DB: breakNextBatch(env.DB, pattern) }, method, `/v1/agents/${agent}/${path}`, { body });
+      const res = await send({ ...env, DB: breakNextBatch(env.DB, pattern) }, method, `/v1/agents/${agent}/${path}`, {
+        body,
+      });
       expect({ path, status: res.status, body: res.body }).toEqual({ path, status: 500, body: INTERNAL });
       expect(await agentState(agent)).toEqual(before);
     }
@@ -224,15 +321,27 @@ describe('a D1 batch fails half way', () => {
     const agent = await agentWithFailures();
     const id = await insertRevision(agent, { ...noteRevision('lookup_order'), queries_added: ['track my parcel'] });
     const before = await agentState(agent);
-    const apply = (e: typeof env) => send(e, 'POST', `/v1/agents/${agent}/revisions/${id}/apply`, { body: { approved_by: 'ana' } });
-    expect(await apply({ ...env, DB: breakNextBatch(env.DB, /UPDATE revisions/) })).toMatchObject({ status: 500, body: INTERNAL });
+    const apply = (e: typeof env) =>
+      send(e, 'POST', `/v1/agents/${agent}/revisions/${id}/apply`, { body: { approved_by: 'ana' } });
+    expect(await apply({ ...env, DB: breakNextBatch(env.DB, /UPDATE revisions/) })).toMatchObject({
+      status: 500,
+      body: INTERNAL,
+    });
     expect(await agentState(agent)).toEqual(before);
-    expect((await apply(env)).body).toMatchObject({ status: 'applied', notes_added: ['Pass order_id with its ORD- prefix.'], queries_added: ['track my parcel'] });
+    expect((await apply(env)).body).toMatchObject({
+      status: 'applied',
+      notes_added: ['Pass order_id with its ORD- prefix.'],
+      queries_added: ['track my parcel'],
+    });
     await expectVectorsAgree(agent, createHashEmbedder());
 
     const applied = await agentState(agent);
-    const undo = (e: typeof env) => send(e, 'POST', `/v1/agents/${agent}/tools/lookup_order/undo`, { body: { approved_by: 'ana' } });
-    expect(await undo({ ...env, DB: breakNextBatch(env.DB, /UPDATE revisions/) })).toMatchObject({ status: 500, body: INTERNAL });
+    const undo = (e: typeof env) =>
+      send(e, 'POST', `/v1/agents/${agent}/tools/lookup_order/undo`, { body: { approved_by: 'ana' } });
+    expect(await undo({ ...env, DB: breakNextBatch(env.DB, /UPDATE revisions/) })).toMatchObject({
+      status: 500,
+      body: INTERNAL,
+    });
     expect(await agentState(agent)).toEqual(applied);
     expect((await undo(env)).body).toMatchObject({ status: 'undone' });
     await expectVectorsAgree(agent, createHashEmbedder());
@@ -243,16 +352,31 @@ describe('retried /calls batches', () => {
   it('stored once when the same batch is sent ten times at once, and when overlapping batches race', async () => {
     const agent = agentId('faults');
     await api('PUT', `/v1/agents/${agent}/tools`, { body: { tools: [ORDER] } });
-    const batch = Array.from({ length: 50 }, (_, i) => ({ id: `r${i}`, tool: 'lookup_order', arguments: { order_id: `ORD-${i}` }, success: i % 4 !== 0 }));
-    const answers = await Promise.all(Array.from({ length: 10 }, () => api('POST', `/v1/agents/${agent}/calls`, { body: { calls: batch } })));
+    const batch = Array.from({ length: 50 }, (_, i) => ({
+      id: `r${i}`,
+      tool: 'lookup_order',
+      arguments: { order_id: `ORD-${i}` },
+      success: i % 4 !== 0,
+    }));
+    const answers = await Promise.all(
+      Array.from({ length: 10 }, () => api('POST', `/v1/agents/${agent}/calls`, { body: { calls: batch } })),
+    );
     expect(answers.every((a) => a.status === 200)).toBe(true);
     expect(answers.reduce((n, a) => n + a.body.accepted, 0)).toBe(50);
     expect(answers.reduce((n, a) => n + a.body.duplicates, 0)).toBe(450);
-    const overlapping = Array.from({ length: 8 }, (_, k) => batch.slice(k * 5, k * 5 + 20).map((c) => ({ ...c, id: `o${c.id}` })));
-    const raced = await Promise.all(overlapping.map((calls) => api('POST', `/v1/agents/${agent}/calls`, { body: { calls } })));
+    const overlapping = Array.from({ length: 8 }, (_, k) =>
+      batch.slice(k * 5, k * 5 + 20).map((c) => ({ ...c, id: `o${c.id}` })),
+    );
+    const raced = await Promise.all(
+      overlapping.map((calls) => api('POST', `/v1/agents/${agent}/calls`, { body: { calls } })),
+    );
     const distinct = new Set(overlapping.flat().map((c) => c.id));
     expect(raced.reduce((n, a) => n + a.body.accepted, 0)).toBe(distinct.size);
-    const rows = await env.DB.prepare('SELECT call_id, COUNT(*) AS n FROM calls WHERE agent = ?1 GROUP BY call_id HAVING n > 1').bind(agent).all();
+    const rows = await env.DB.prepare(
+      'SELECT call_id, COUNT(*) AS n FROM calls WHERE agent = ?1 GROUP BY call_id HAVING n > 1',
+    )
+      .bind(agent)
+      .all();
     expect(rows.results).toEqual([]);
     expect((await agentState(agent)).calls).toHaveLength(50 + distinct.size);
   });
@@ -264,12 +388,24 @@ describe('retried /calls batches', () => {
       conversation_id: 'c-1',
       messages: [
         { role: 'user', content: 'where is my order?' },
-        { role: 'assistant', content: null, tool_calls: [1, 2, 3].map((i) => ({ id: `t${i}`, type: 'function', function: { name: 'lookup_order', arguments: '{}' } })) },
+        {
+          role: 'assistant',
+          content: null,
+          tool_calls: [1, 2, 3].map((i) => ({
+            id: `t${i}`,
+            type: 'function',
+            function: { name: 'lookup_order', arguments: '{}' },
+          })),
+        },
         ...[1, 2, 3].map((i) => ({ role: 'tool', tool_call_id: `t${i}`, content: '{"ok": true}' })),
       ],
     };
-    const answers = await Promise.all(Array.from({ length: 5 }, () => api('POST', `/v1/agents/${agent}/traces`, { body: trace })));
-    expect(new Set(answers.map((a) => JSON.stringify([a.status, a.body])))).toEqual(new Set([JSON.stringify([200, { turn_id: answers[0]?.body.turn_id, calls: 3 }])]));
+    const answers = await Promise.all(
+      Array.from({ length: 5 }, () => api('POST', `/v1/agents/${agent}/traces`, { body: trace })),
+    );
+    expect(new Set(answers.map((a) => JSON.stringify([a.status, a.body])))).toEqual(
+      new Set([JSON.stringify([200, { turn_id: answers[0]?.body.turn_id, calls: 3 }])]),
+    );
     const state = await agentState(agent);
     expect([(state.turns as unknown[]).length, (state.calls as unknown[]).length]).toEqual([1, 3]);
   });

@@ -12,7 +12,18 @@ import { app } from '../../src/app.ts';
 import { ADMIN, agentId, api, eventually, tool } from '../helpers.ts';
 
 /** Every D1 table that holds an agent's rows (migrations/0001). */
-export const AGENT_TABLES = ['agents', 'tools', 'tool_versions', 'turns', 'calls', 'outcomes', 'revisions', 'reviews', 'keys', 'trace_tools'] as const;
+export const AGENT_TABLES = [
+  'agents',
+  'tools',
+  'tool_versions',
+  'turns',
+  'calls',
+  'outcomes',
+  'revisions',
+  'reviews',
+  'keys',
+  'trace_tools',
+] as const;
 
 /** A BLOB (a tool's vector) as hex: one string compares faster than a list of bytes. */
 function hex(buffer: ArrayBuffer): string {
@@ -25,8 +36,12 @@ function hex(buffer: ArrayBuffer): string {
 export async function agentState(agent: string): Promise<Record<string, unknown>> {
   const state: Record<string, unknown> = {};
   for (const table of AGENT_TABLES) {
-    const { results } = await env.DB.prepare(`SELECT * FROM ${table} WHERE agent = ?1 ORDER BY rowid`).bind(agent).all<Record<string, unknown>>();
-    state[table] = results.map((r) => Object.fromEntries(Object.entries(r).map(([k, v]) => [k, v instanceof ArrayBuffer ? hex(v) : v])));
+    const { results } = await env.DB.prepare(`SELECT * FROM ${table} WHERE agent = ?1 ORDER BY rowid`)
+      .bind(agent)
+      .all<Record<string, unknown>>();
+    state[table] = results.map((r) =>
+      Object.fromEntries(Object.entries(r).map(([k, v]) => [k, v instanceof ArrayBuffer ? hex(v) : v])),
+    );
   }
   state.offers = await env.AGENTS.get(env.AGENTS.idFromName(agent)).offers();
   return state;
@@ -46,7 +61,12 @@ export interface Answer {
 }
 
 /** One request through `app.fetch` with the given env; waits for its `waitUntil` work. */
-export async function send(e: typeof env, method: string, path: string, opts: { token?: string | null; body?: unknown; raw?: BodyInit; headers?: Record<string, string> } = {}): Promise<Answer> {
+export async function send(
+  e: typeof env,
+  method: string,
+  path: string,
+  opts: { token?: string | null; body?: unknown; raw?: BodyInit; headers?: Record<string, string> } = {},
+): Promise<Answer> {
   const headers: Record<string, string> = { ...opts.headers };
   const token = opts.token === undefined ? ADMIN : opts.token;
   if (token !== null) headers.authorization = `Bearer ${token}`;
@@ -97,7 +117,11 @@ export interface Seeded {
   agent: string;
   marker: string;
   turnId: string;
-  keys: { agent: { key: string; key_id: string }; operator: { key: string; key_id: string }; revoked: { key: string; key_id: string } };
+  keys: {
+    agent: { key: string; key_id: string };
+    operator: { key: string; key_id: string };
+    revoked: { key: string; key_id: string };
+  };
 }
 
 /**
@@ -109,26 +133,65 @@ export async function seedAgent(prefix: string): Promise<Seeded> {
   const agent = agentId(prefix);
   const marker = `zq${prefix}${Math.random().toString(36).slice(2, 10)}`;
   const order = tool('lookup_order', `Look up an order by id. ${marker}`, { order_id: { type: 'string' } });
-  expect((await api('PUT', `/v1/agents/${agent}/tools`, { body: { tools: [order, tool('refund_order', 'Refund an order.')] } })).status).toBe(200);
-  const routed = await api('POST', `/v1/agents/${agent}/route`, { body: { request: `where is my order ${marker}?`, conversation_id: `conv-${marker}` } });
+  expect(
+    (
+      await api('PUT', `/v1/agents/${agent}/tools`, {
+        body: { tools: [order, tool('refund_order', 'Refund an order.')] },
+      })
+    ).status,
+  ).toBe(200);
+  const routed = await api('POST', `/v1/agents/${agent}/route`, {
+    body: { request: `where is my order ${marker}?`, conversation_id: `conv-${marker}` },
+  });
   const turnId: string = routed.body.turn_id;
-  await eventually(() => env.DB.prepare('SELECT 1 AS ok FROM turns WHERE agent = ?1 AND turn_id = ?2').bind(agent, turnId).first().then((r) => r ?? undefined));
+  await eventually(() =>
+    env.DB.prepare('SELECT 1 AS ok FROM turns WHERE agent = ?1 AND turn_id = ?2')
+      .bind(agent, turnId)
+      .first()
+      .then((r) => r ?? undefined),
+  );
   const calls = [
-    { id: 'c1', tool: 'lookup_order', arguments: { order_id: `x-${marker}` }, success: false, error: `order_id needs the ORD- prefix ${marker}`, request: `where is my order ${marker}?`, turn_id: turnId },
-    { id: 'c2', tool: 'lookup_order', arguments: { order_id: 'ORD-1' }, success: true, request: `order ${marker} status` },
+    {
+      id: 'c1',
+      tool: 'lookup_order',
+      arguments: { order_id: `x-${marker}` },
+      success: false,
+      error: `order_id needs the ORD- prefix ${marker}`,
+      request: `where is my order ${marker}?`,
+      turn_id: turnId,
+    },
+    {
+      id: 'c2',
+      tool: 'lookup_order',
+      arguments: { order_id: 'ORD-1' },
+      success: true,
+      request: `order ${marker} status`,
+    },
     { id: 'c3', tool: `ghost_${marker}`, arguments: { note: marker }, success: false, error: marker },
   ];
   expect((await api('POST', `/v1/agents/${agent}/calls`, { body: { calls } })).status).toBe(200);
   const trace = {
     messages: [
       { role: 'user', content: `ship order ${marker}` },
-      { role: 'assistant', content: null, tool_calls: [{ id: 't1', type: 'function', function: { name: 'traced_tool', arguments: JSON.stringify({ v: marker }) } }] },
+      {
+        role: 'assistant',
+        content: null,
+        tool_calls: [
+          { id: 't1', type: 'function', function: { name: 'traced_tool', arguments: JSON.stringify({ v: marker }) } },
+        ],
+      },
       { role: 'tool', tool_call_id: 't1', content: JSON.stringify({ error: `refused ${marker}` }) },
     ],
     tools: [{ name: 'traced_tool', description: `Traced ${marker}`, parameters: { type: 'object', properties: {} } }],
   };
   expect((await api('POST', `/v1/agents/${agent}/traces`, { body: trace })).status).toBe(200);
-  expect((await api('POST', `/v1/agents/${agent}/outcomes`, { body: { turn_id: turnId, ok: false, served_by: 'refund_order' } })).status).toBe(204);
+  expect(
+    (
+      await api('POST', `/v1/agents/${agent}/outcomes`, {
+        body: { turn_id: turnId, ok: false, served_by: 'refund_order' },
+      })
+    ).status,
+  ).toBe(204);
   await insertRevision(agent, noteRevision('lookup_order', `Pass order_id with its ORD- prefix (${marker}).`));
   const key = async (role: string) => (await api('POST', `/v1/agents/${agent}/keys`, { body: { role } })).body;
   const keys = { agent: await key('agent'), operator: await key('operator'), revoked: await key('operator') };

@@ -14,7 +14,13 @@ beforeEach(() => {
   logged = [];
   for (const level of CONSOLE) {
     vi.spyOn(console, level).mockImplementation((...args: unknown[]) => {
-      logged.push(args.map((a) => (a instanceof Error ? `${a.message}\n${a.stack ?? ''}` : typeof a === 'string' ? a : JSON.stringify(a))).join(' '));
+      logged.push(
+        args
+          .map((a) =>
+            a instanceof Error ? `${a.message}\n${a.stack ?? ''}` : typeof a === 'string' ? a : JSON.stringify(a),
+          )
+          .join(' '),
+      );
     });
   }
 });
@@ -49,9 +55,14 @@ describe('agent keys', () => {
     const { key, key_id } = created.body as { key: string; key_id: string };
     expect(key).toMatch(new RegExp(`^wsk_${key_id}_[A-Za-z0-9_-]{43}$`));
     const secret = key.slice(`wsk_${key_id}_`.length);
-    const other = (await send(env, 'POST', `/v1/agents/${agent}/keys`, { body: { role: 'agent' } })).body as { key: string; key_id: string };
+    const other = (await send(env, 'POST', `/v1/agents/${agent}/keys`, { body: { role: 'agent' } })).body as {
+      key: string;
+      key_id: string;
+    };
 
-    const rows = await env.DB.prepare('SELECT key_id, salt, hash FROM keys WHERE agent = ?1 ORDER BY created_at').bind(agent).all<{ key_id: string; salt: string; hash: string }>();
+    const rows = await env.DB.prepare('SELECT key_id, salt, hash FROM keys WHERE agent = ?1 ORDER BY created_at')
+      .bind(agent)
+      .all<{ key_id: string; salt: string; hash: string }>();
     const row = rows.results.find((r) => r.key_id === key_id);
     expect(row?.salt).toMatch(/^[0-9a-f]{32}$/);
     expect(row?.hash).toBe(await hex(`${row?.salt}:${secret}`));
@@ -70,22 +81,31 @@ describe('agent keys', () => {
       expect(res.body).toEqual({ error: { code: 'unauthorized', message, details: [] } });
     }
     for (const header of [`Basic ${key}`, `Bearer  ${key}`, `bearer ${key}`, `Bearer ${key} extra`]) {
-      const res = await send(env, 'GET', `/v1/agents/${agent}/tools`, { token: null, headers: { authorization: header } });
+      const res = await send(env, 'GET', `/v1/agents/${agent}/tools`, {
+        token: null,
+        headers: { authorization: header },
+      });
       expect(res.status).toBe(401);
     }
     expect((await send(env, 'GET', `/v1/agents/${agentId()}/tools`, { token: key })).status).toBe(404);
 
     // A request with a valid key that fails inside: the error is logged (a 500), the key is not.
     const broken = { ...env, DB: failingBatches(env.DB) };
-    const failed = await send(broken, 'POST', `/v1/agents/${agent}/calls`, { token: key, body: { calls: [{ tool: 'lookup', arguments: {}, success: true }] } });
+    const failed = await send(broken, 'POST', `/v1/agents/${agent}/calls`, {
+      token: key,
+      body: { calls: [{ tool: 'lookup', arguments: {}, success: true }] },
+    });
     expect(failed.body).toEqual({ error: { code: 'internal', message: 'internal error', details: [] } });
     expect(logged.some((l) => l.includes('simulated storage failure'))).toBe(true);
 
     expect((await send(env, 'DELETE', `/v1/agents/${agent}/keys/${key_id}`)).status).toBe(204);
-    expect((await send(env, 'GET', `/v1/agents/${agent}/tools`, { token: key })).body).toEqual({ error: { code: 'unauthorized', message: 'the token is not valid', details: [] } });
+    expect((await send(env, 'GET', `/v1/agents/${agent}/tools`, { token: key })).body).toEqual({
+      error: { code: 'unauthorized', message: 'the token is not valid', details: [] },
+    });
     expect((await send(env, 'GET', `/v1/agents/${agent}/tools`, { token: other.key })).status).toBe(200);
 
     const all = logged.join('\n');
-    for (const s of [key, secret, other.key, other.key.slice(-43), String(env.ADMIN_TOKEN)]) expect(all).not.toContain(s);
+    for (const s of [key, secret, other.key, other.key.slice(-43), String(env.ADMIN_TOKEN)])
+      expect(all).not.toContain(s);
   });
 });

@@ -33,7 +33,9 @@ describe('docs/api.md "Limits"', () => {
   it('states every limit the code enforces, with the number in src/schemas.ts', () => {
     const table = readme.split('## Limits')[1]?.split('\n## ')[0] ?? '';
     for (const row of ROWS) expect(table).toContain(row);
-    expect(table.split('\n').filter((l) => l.startsWith('| ') && !l.startsWith('| what') && !l.startsWith('|---'))).toHaveLength(ROWS.length);
+    expect(
+      table.split('\n').filter((l) => l.startsWith('| ') && !l.startsWith('| what') && !l.startsWith('|---')),
+    ).toHaveLength(ROWS.length);
   });
 });
 
@@ -41,7 +43,9 @@ describe('docs/api.md "Limits"', () => {
 let agent: string;
 beforeEach(async () => {
   agent = agentId('limits');
-  await api('PUT', `/v1/agents/${agent}/tools`, { body: { tools: [tool('lookup', 'Look up a record.', { id: { type: 'string' } })] } });
+  await api('PUT', `/v1/agents/${agent}/tools`, {
+    body: { tools: [tool('lookup', 'Look up a record.', { id: { type: 'string' } })] },
+  });
 });
 
 /** Sends `at` (must pass) and `past` (must be refused with `status`, writing nothing). */
@@ -54,7 +58,10 @@ async function edge(method: string, path: string, at: unknown, past: unknown, st
   const accepted = await api(method, path, { body: at });
   expect([accepted.status, accepted.body?.error ?? null]).toEqual([200, null]);
   // /route writes its turn after answering: let it land before the next edge compares states.
-  if (path.endsWith('/route')) await eventually(async () => ((await agentState(agent)).turns as { turn_id: string }[]).find((t) => t.turn_id === accepted.body.turn_id));
+  if (path.endsWith('/route'))
+    await eventually(async () =>
+      ((await agentState(agent)).turns as { turn_id: string }[]).find((t) => t.turn_id === accepted.body.turn_id),
+    );
 }
 
 const x = (len: number) => 'x'.repeat(len);
@@ -65,7 +72,8 @@ const tools = (list: unknown[]) => ({ tools: list });
 describe('each limit at its edge', () => {
   it('request body: 1 MiB', async () => {
     // ~4.1 KB a call: the most calls that fit under 1 MiB pass, one more is a 413.
-    const big = (count: number) => calls(Array.from({ length: count }, (_, i) => call({ id: `b${String(i).padStart(4, '0')}`, error: x(4000) })));
+    const big = (count: number) =>
+      calls(Array.from({ length: count }, (_, i) => call({ id: `b${String(i).padStart(4, '0')}`, error: x(4000) })));
     let fit = 1;
     while (JSON.stringify(big(fit + 1)).length <= LIMITS.bodyBytes) fit += 1;
     expect(JSON.stringify(big(fit + 1)).length).toBeGreaterThan(LIMITS.bodyBytes);
@@ -74,13 +82,28 @@ describe('each limit at its edge', () => {
 
   it('request body: a streamed body with no Content-Length is cut off at 1 MiB too', async () => {
     const before = await agentState(agent);
-    const bytes = new TextEncoder().encode(`{"calls": [${' '.repeat(LIMITS.bodyBytes)}{"tool": "lookup", "success": true}]}`);
+    const bytes = new TextEncoder().encode(
+      `{"calls": [${' '.repeat(LIMITS.bodyBytes)}{"tool": "lookup", "success": true}]}`,
+    );
     const body = new ReadableStream({ start: (c) => (c.enqueue(bytes), c.close()) });
     const ctx = createExecutionContext();
-    const init = { method: 'POST', headers: { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' }, body, duplex: 'half' };
-    const res = await app.fetch(new Request(`http://whetstone.test/v1/agents/${agent}/calls`, init as RequestInit), env, ctx);
+    const init = {
+      method: 'POST',
+      headers: { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' },
+      body,
+      duplex: 'half',
+    };
+    const res = await app.fetch(
+      new Request(`http://whetstone.test/v1/agents/${agent}/calls`, init as RequestInit),
+      env,
+      ctx,
+    );
     await waitOnExecutionContext(ctx);
-    expect([res.status, res.headers.get('content-length'), await res.json()]).toEqual([413, null, { error: { code: 'payload_too_large', message: 'the request body is larger than 1048576 bytes', details: [] } }]);
+    expect([res.status, res.headers.get('content-length'), await res.json()]).toEqual([
+      413,
+      null,
+      { error: { code: 'payload_too_large', message: 'the request body is larger than 1048576 bytes', details: [] } },
+    ]);
     expect(await agentState(agent)).toEqual(before);
   });
 
@@ -89,21 +112,64 @@ describe('each limit at its edge', () => {
     await edge('PUT', `/v1/agents/${agent}/tools`, defs(LIMITS.toolsPerPut), defs(LIMITS.toolsPerPut + 1));
     const many = (count: number) => calls(Array.from({ length: count }, (_, i) => call({ id: `m${count}-${i}` })));
     await edge('POST', `/v1/agents/${agent}/calls`, many(LIMITS.callsPerPost), many(LIMITS.callsPerPost + 1));
-    const trace = (count: number) => ({ messages: Array.from({ length: count }, (_, i) => ({ role: 'user', content: `message ${count}-${i}` })) });
+    const trace = (count: number) => ({
+      messages: Array.from({ length: count }, (_, i) => ({ role: 'user', content: `message ${count}-${i}` })),
+    });
     await edge('POST', `/v1/agents/${agent}/traces`, trace(LIMITS.traceMessages), trace(LIMITS.traceMessages + 1));
   });
 
   it('string lengths: request, description, error, examples, ids, parameter schema', async () => {
-    await edge('POST', `/v1/agents/${agent}/route`, { request: x(LIMITS.requestChars) }, { request: x(LIMITS.requestChars + 1) });
-    await edge('POST', `/v1/agents/${agent}/calls`, calls([call({ request: x(LIMITS.requestChars) })]), calls([call({ request: x(LIMITS.requestChars + 1) })]));
-    await edge('POST', `/v1/agents/${agent}/calls`, calls([call({ error: x(LIMITS.errorChars) })]), calls([call({ error: x(LIMITS.errorChars + 1) })]));
+    await edge(
+      'POST',
+      `/v1/agents/${agent}/route`,
+      { request: x(LIMITS.requestChars) },
+      { request: x(LIMITS.requestChars + 1) },
+    );
+    await edge(
+      'POST',
+      `/v1/agents/${agent}/calls`,
+      calls([call({ request: x(LIMITS.requestChars) })]),
+      calls([call({ request: x(LIMITS.requestChars + 1) })]),
+    );
+    await edge(
+      'POST',
+      `/v1/agents/${agent}/calls`,
+      calls([call({ error: x(LIMITS.errorChars) })]),
+      calls([call({ error: x(LIMITS.errorChars + 1) })]),
+    );
     for (const field of ['id', 'turn_id', 'conversation_id']) {
-      await edge('POST', `/v1/agents/${agent}/calls`, calls([call({ [field]: x(LIMITS.idChars) })]), calls([call({ [field]: `${x(LIMITS.idChars)}y` })]));
+      await edge(
+        'POST',
+        `/v1/agents/${agent}/calls`,
+        calls([call({ [field]: x(LIMITS.idChars) })]),
+        calls([call({ [field]: `${x(LIMITS.idChars)}y` })]),
+      );
     }
-    await edge('PUT', `/v1/agents/${agent}/tools`, tools([tool('d', x(LIMITS.descriptionChars))]), tools([tool('d', x(LIMITS.descriptionChars + 1))]));
-    const examples = (count: number, len: number) => tools([{ ...tool('e', 'Examples.'), examples: Array.from({ length: count }, (_, i) => `${i} ${x(len - 1 - String(i).length)}`) }]);
-    await edge('PUT', `/v1/agents/${agent}/tools`, examples(LIMITS.examplesPerTool, LIMITS.exampleChars), examples(LIMITS.examplesPerTool + 1, 10));
-    await edge('PUT', `/v1/agents/${agent}/tools`, examples(1, LIMITS.exampleChars), examples(1, LIMITS.exampleChars + 1));
+    await edge(
+      'PUT',
+      `/v1/agents/${agent}/tools`,
+      tools([tool('d', x(LIMITS.descriptionChars))]),
+      tools([tool('d', x(LIMITS.descriptionChars + 1))]),
+    );
+    const examples = (count: number, len: number) =>
+      tools([
+        {
+          ...tool('e', 'Examples.'),
+          examples: Array.from({ length: count }, (_, i) => `${i} ${x(len - 1 - String(i).length)}`),
+        },
+      ]);
+    await edge(
+      'PUT',
+      `/v1/agents/${agent}/tools`,
+      examples(LIMITS.examplesPerTool, LIMITS.exampleChars),
+      examples(LIMITS.examplesPerTool + 1, 10),
+    );
+    await edge(
+      'PUT',
+      `/v1/agents/${agent}/tools`,
+      examples(1, LIMITS.exampleChars),
+      examples(1, LIMITS.exampleChars + 1),
+    );
     const schema = (bytes: number) => {
       const base = { type: 'object', properties: { p: { type: 'string', description: '' } } };
       const description = x(bytes - JSON.stringify(base).length);
@@ -111,5 +177,4 @@ describe('each limit at its edge', () => {
     };
     await edge('PUT', `/v1/agents/${agent}/tools`, schema(LIMITS.schemaBytes), schema(LIMITS.schemaBytes + 1));
   });
-
 });

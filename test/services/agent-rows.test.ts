@@ -9,10 +9,15 @@ import { agentId } from '../helpers.ts';
 function countingServices() {
   const store = createD1Store(env.DB);
   const counter = { reads: 0 };
-  const svc = { store: { ...store, getAgent: (agent: string) => {
-    counter.reads += 1;
-    return store.getAgent(agent);
-  } } } as unknown as Services;
+  const svc = {
+    store: {
+      ...store,
+      getAgent: (agent: string) => {
+        counter.reads += 1;
+        return store.getAgent(agent);
+      },
+    },
+  } as unknown as Services;
   return { svc, store, counter };
 }
 

@@ -9,10 +9,26 @@ import type { CallRecord, TurnRecord } from '../../src/core/records.ts';
 import { splitConversations } from '../../src/services/review-log.ts';
 
 const turn = (seq: number, conversation_id: string | null = 'k'): TurnRecord => ({
-  seq, turn_id: `t${seq}`, request: `request number ${seq} about the claim`, conversation_id, routed: false, offered: [], created_at: `2026-01-01T00:00:${String(seq).padStart(2, '0')}Z`,
+  seq,
+  turn_id: `t${seq}`,
+  request: `request number ${seq} about the claim`,
+  conversation_id,
+  routed: false,
+  offered: [],
+  created_at: `2026-01-01T00:00:${String(seq).padStart(2, '0')}Z`,
 });
 const call = (seq: number, tool: string, extra: Partial<CallRecord> = {}): CallRecord => ({
-  seq, call_id: `c${seq}`, tool, arguments: {}, success: true, error: null, request: null, turn_id: null, conversation_id: null, at: `2026-01-01T00:01:${String(seq).padStart(2, '0')}Z`, ...extra,
+  seq,
+  call_id: `c${seq}`,
+  tool,
+  arguments: {},
+  success: true,
+  error: null,
+  request: null,
+  turn_id: null,
+  conversation_id: null,
+  at: `2026-01-01T00:01:${String(seq).padStart(2, '0')}Z`,
+  ...extra,
 });
 
 describe('splitConversations', () => {
@@ -21,11 +37,21 @@ describe('splitConversations', () => {
     const turns = [turn(1), turn(2), turn(5), turn(6)];
     const calls = [call(11, 'lookup_claim', { turn_id: 't2' }), call(12, 'refer_llu', { turn_id: 't5' })];
     const split = splitConversations(turns, calls, { turns: new Set(['t1', 't6']), calls: new Set() });
-    expect(split.turns.map((t) => [t.turn_id, t.conversation_id])).toEqual([['t1', 'k#0'], ['t2', 'k#0'], ['t5', 'k#1'], ['t6', 'k#1']]);
+    expect(split.turns.map((t) => [t.turn_id, t.conversation_id])).toEqual([
+      ['t1', 'k#0'],
+      ['t2', 'k#0'],
+      ['t5', 'k#1'],
+      ['t6', 'k#1'],
+    ]);
     const registered = new Set(['lookup_claim', 'refer_llu']);
-    const ids = (t: TurnRecord[], c: CallRecord[]) => findEvidence({ turns: t, calls: c, outcomes: [], registered }).map((e) => e.evidence_id);
+    const ids = (t: TurnRecord[], c: CallRecord[]) =>
+      findEvidence({ turns: t, calls: c, outcomes: [], registered }).map((e) => e.evidence_id);
     // Unsplit, t2 → t5 would read as re-asked (and t2 as missed); they are not neighbours. t1 → t2 are.
-    expect(ids(turns, calls)).toEqual(['missed:next_request:turn:t1', 'confused:re_asked:turn:t2', 'missed:next_request:turn:t2']);
+    expect(ids(turns, calls)).toEqual([
+      'missed:next_request:turn:t1',
+      'confused:re_asked:turn:t2',
+      'missed:next_request:turn:t2',
+    ]);
     expect(ids(split.turns, split.calls)).toEqual(['missed:next_request:turn:t1']);
   });
 
@@ -41,7 +67,11 @@ describe('splitConversations', () => {
     const split = splitConversations(turns, calls, { turns: new Set(['t2']), calls: new Set([20, 31]) });
     expect(split.turns.map((t) => t.conversation_id)).toEqual(['k#0', 'k#0', 'k#0', null]);
     expect(split.calls.map((c) => [c.call_id, c.conversation_id])).toEqual([
-      ['c20', 'm#0'], ['c21', 'm#0'], ['c30', 'm#1'], ['c31', 'm#1'], ['c40', 'ignored'],
+      ['c20', 'm#0'],
+      ['c21', 'm#0'],
+      ['c30', 'm#1'],
+      ['c31', 'm#1'],
+      ['c40', 'ignored'],
     ]);
   });
 });
