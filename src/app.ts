@@ -5,6 +5,7 @@
  */
 import { OpenAPIHono } from '@hono/zod-openapi';
 import { nameOperations } from './api/openapi-names.ts';
+import { logError } from './log.ts';
 import { VERSION } from './version.ts';
 import { bodyLimit } from 'hono/body-limit';
 import { HTTPException } from 'hono/http-exception';
@@ -103,10 +104,11 @@ app.onError((err, c) => {
   if (err instanceof VersionConflict) return new ApiError('conflict', err.message).toResponse();
   if (err instanceof HTTPException)
     return new ApiError(httpCode(err.status), err.message || 'bad request').toResponse();
-  console.error(
-    `unhandled error on ${c.req.method} ${new URL(c.req.url).pathname}:`,
-    err instanceof Error ? err.stack : String(err),
-  );
+  logError('unhandled_error', {
+    method: c.req.method,
+    path: new URL(c.req.url).pathname,
+    error: err instanceof Error ? (err.stack ?? err.message) : String(err),
+  });
   return new ApiError('internal', 'internal error').toResponse();
 });
 

@@ -7,6 +7,7 @@
  * on a later tick. A failure for one agent is logged (no secrets), recorded as a review row, and the
  * rest go on; a failure for one tool is a skip inside that agent's review.
  */
+import { logError } from './log.ts';
 import type { AgentDue } from './adapters/d1-revisions.ts';
 import type { Services } from './env.ts';
 import { ApiError } from './errors.ts';
@@ -84,7 +85,7 @@ async function reviewOne(svc: Services, a: AgentDue, now: string, tick: CronTick
     }
     const error = err instanceof Error ? err.message : String(err);
     tick.failed.push({ agent: a.agent, error });
-    console.error(`cron: review of agent ${a.agent} failed: ${error}`);
+    logError('cron_review_failed', { agent: a.agent, error });
     await recordFailure(svc, a, error, now);
   }
 }
@@ -102,8 +103,6 @@ async function recordFailure(svc: Services, a: AgentDue, error: string, now: str
       svc.revisions.markAgentReviewed(a.agent, now, a.last_review_seq),
     ]);
   } catch (err) {
-    console.error(
-      `cron: could not record the failure of agent ${a.agent}: ${err instanceof Error ? err.message : String(err)}`,
-    );
+    logError('cron_failure_not_recorded', { agent: a.agent, error: err instanceof Error ? err.message : String(err) });
   }
 }

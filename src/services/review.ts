@@ -5,6 +5,7 @@
  * revisions. A model failure for one tool is a skip; the others go on. A non-dry review holds the
  * agent's Durable Object lease (docs/learning.md): a second one for the same agent answers 409 `conflict`.
  */
+import { logInfo } from '../log.ts';
 import type { NewRevision } from '../adapters/d1-revisions.ts';
 import type { ToolActivity } from '../adapters/d1-review-log.ts';
 import { evidenceByTool, findEvidence, successfulCallEvidence, type ToolEvidence } from '../core/evidence.ts';
@@ -60,8 +61,18 @@ export async function runReview(
   const reviewId = `rvw_${crypto.randomUUID()}`;
   if (opts.dry_run) return { ...(await reviewTools(svc, agent, settings, reviewId, now)).review, dry_run: true };
   return withReviewLease(svc, agent, reviewId, now, async () => {
+    const started = Date.now();
     const done = await reviewTools(svc, agent, settings, reviewId, now);
     await storeReview(svc, agent, done, row.last_review_seq, now, trigger);
+    logInfo('review', {
+      agent,
+      review_id: reviewId,
+      trigger,
+      duration_ms: Date.now() - started,
+      model_calls: done.review.model_calls,
+      revisions: done.review.revisions.length,
+      refused: done.review.refused.length,
+    });
     if (!(opts.auto_apply ?? settings.auto_apply)) return done.review;
     return autoApply(svc, agent, done.review, opts.actor ?? trigger, now);
   });
