@@ -507,4 +507,4 @@ export const UnregisteredTool = z
   })
   .openapi('UnregisteredTool');
 export type UnregisteredTool = z.infer<typeof UnregisteredTool>;
-export const UnregisteredAnswer = z.object({ tools: z.array(UnregisteredTool) });
+export const UnregisteredAnswer = z.object({ tools: z.array(UnregisteredTool), next_cursor: z.string().nullable() });

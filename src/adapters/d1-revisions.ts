@@ -108,19 +108,34 @@ export function createD1Revisions(db: D1Database) {
       agent: string,
       filter: { tool?: string | undefined; status?: RevisionStatus | undefined; limit?: number } = {},
     ): Promise<Revision[]> {
+      return (await this.pageRevisions(agent, filter, null)).revisions;
+    },
+
+    /**
+     * One page of an agent's revisions, newest first, after the position `after` (the created_at and
+     * rowid of the previous page's last revision); `next` is this page's last position when more follow.
+     */
+    async pageRevisions(
+      agent: string,
+      filter: { tool?: string | undefined; status?: RevisionStatus | undefined; limit?: number },
+      after: [string, number] | null,
+    ): Promise<{ revisions: Revision[]; next: [string, number] | null }> {
+      const limit = Math.min(filter.limit ?? MAX_LISTED_REVISIONS, MAX_LISTED_REVISIONS);
       const { results } = await db
         .prepare(
-          `SELECT * FROM revisions WHERE agent = ?1 AND (?2 IS NULL OR tool = ?2) AND (?3 IS NULL OR status = ?3)
-           ORDER BY created_at DESC, rowid DESC LIMIT ?4`,
+          `SELECT *, rowid AS position FROM revisions
+           WHERE agent = ?1 AND (?2 IS NULL OR tool = ?2) AND (?3 IS NULL OR status = ?3)
+             AND (?4 IS NULL OR (created_at, rowid) < (?4, ?5))
+           ORDER BY created_at DESC, rowid DESC LIMIT ?6`,
         )
-        .bind(
-          agent,
-          filter.tool ?? null,
-          filter.status ?? null,
-          Math.min(filter.limit ?? MAX_LISTED_REVISIONS, MAX_LISTED_REVISIONS),
-        )
-        .all<RevisionRow>();
-      return results.map((r) => toRevisionRecord(r).revision);
+        .bind(agent, filter.tool ?? null, filter.status ?? null, after?.[0] ?? null, after?.[1] ?? 0, limit + 1)
+        .all<RevisionRow & { position: number }>();
+      const page = results.slice(0, limit);
+      const last = page.at(-1);
+      return {
+        revisions: page.map((r) => toRevisionRecord(r).revision),
+        next: results.length > limit && last ? [last.created_at, last.position] : null,
+      };
     },
 
     /** tool → the id of its newest revision waiting (`proposed`): such a tool is not reviewed again (docs/learning.md). */

@@ -4,7 +4,19 @@ import { authorize, mintKey } from '../auth.ts';
 import { notFound } from '../errors.ts';
 import { CreateKeyBody, CreatedKey, Settings, SettingsPatch } from '../schemas.ts';
 import { settingsOf } from '../services/routing.ts';
-import { AgentParams, agentFor, bearer, createApi, jsonBody, nowIso, responses } from './common.ts';
+import { pageByOffset } from '../core/pagination.ts';
+import {
+  AgentParams,
+  MAX_PAGE,
+  PageQuery,
+  agentFor,
+  bearer,
+  createApi,
+  cursorOf,
+  jsonBody,
+  nowIso,
+  responses,
+} from './common.ts';
 
 export const agentsApi = createApi();
 
@@ -14,11 +26,13 @@ agentsApi.openapi(
     path: '/v1/agents',
     summary: 'Every agent with its tool and call counts (admin)',
     security: bearer,
+    request: { query: PageQuery },
     responses: responses(
       z.object({
         agents: z.array(
           z.object({ agent: z.string(), tools: z.number(), calls: z.number(), last_review_at: z.string().nullable() }),
         ),
+        next_cursor: z.string().nullable(),
       }),
       'agents',
       [401, 403],
@@ -26,15 +40,17 @@ agentsApi.openapi(
   }),
   async (c) => {
     authorize(c.get('principal'), null, 'admin');
-    const agents = await c.get('svc').store.listAgents();
+    const { limit, cursor } = c.req.valid('query');
+    const page = pageByOffset(await c.get('svc').store.listAgents(), limit ?? MAX_PAGE, cursorOf(cursor));
     return c.json(
       {
-        agents: agents.map((a) => ({
+        agents: page.items.map((a) => ({
           agent: a.agent,
           tools: a.tools,
           calls: a.calls,
           last_review_at: a.last_review_at,
         })),
+        next_cursor: page.next_cursor,
       },
       200,
     );

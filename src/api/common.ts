@@ -7,6 +7,7 @@ import type { Context } from 'hono';
 import { authorize, type Principal } from '../auth.ts';
 import type { Bindings, Services } from '../env.ts';
 import { ApiError } from '../errors.ts';
+import { type CursorKey, decodeCursor } from '../core/pagination.ts';
 import { AgentId, ErrorBody, ToolName } from '../schemas.ts';
 
 export interface AppEnv {
@@ -75,3 +76,38 @@ export function actorOf(c: AppContext): string {
 }
 
 export const nowIso = (): string => new Date().toISOString();
+
+/** Most items one page of a list route holds; also the page size when `limit` is absent. */
+export const MAX_PAGE = 1000;
+
+/** `limit` and `cursor` of a list route (docs/api.md "Pagination"). */
+export const PageQuery = z.object({
+  limit: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(MAX_PAGE)
+    .optional()
+    .openapi({
+      param: { name: 'limit', in: 'query' },
+      description: `items per page, 1–${MAX_PAGE} (default ${MAX_PAGE})`,
+    }),
+  cursor: z
+    .string()
+    .min(1)
+    .max(512)
+    .optional()
+    .openapi({ param: { name: 'cursor', in: 'query' }, description: 'the next_cursor of the previous page' }),
+});
+
+/** The position a `cursor` query holds; 400 `invalid_request` when it is not one this service wrote. */
+export function cursorOf(cursor: string | undefined): CursorKey | null {
+  if (cursor === undefined) return null;
+  const key = decodeCursor(cursor);
+  if (key === null) {
+    throw new ApiError('invalid_request', 'cursor is not a next_cursor this service answered', [
+      { path: ['cursor'], message: 'pass back the next_cursor of the previous page unchanged' },
+    ]);
+  }
+  return key;
+}

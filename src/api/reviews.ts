@@ -4,10 +4,24 @@
  * tool should have served a turn (`verified` evidence).
  */
 import { createRoute, z } from '@hono/zod-openapi';
-import { notFound } from '../errors.ts';
+import { type CursorKey, encodeCursor } from '../core/pagination.ts';
+import { ApiError, notFound } from '../errors.ts';
 import { OutcomeBody, Review, ReviewBody, Revision, RevisionStatus, ToolName } from '../schemas.ts';
 import { runReview } from '../services/review.ts';
-import { AgentParams, IdParams, actorOf, agentFor, bearer, createApi, jsonBody, nowIso, responses } from './common.ts';
+import {
+  AgentParams,
+  IdParams,
+  MAX_PAGE,
+  PageQuery,
+  actorOf,
+  agentFor,
+  bearer,
+  createApi,
+  cursorOf,
+  jsonBody,
+  nowIso,
+  responses,
+} from './common.ts';
 import { turnWritten } from '../services/turn-writer.ts';
 
 export const reviewsApi = createApi();
@@ -36,10 +50,12 @@ reviewsApi.openapi(
   },
 );
 
-const RevisionQuery = z.object({
-  tool: ToolName.optional().openapi({ param: { name: 'tool', in: 'query' } }),
-  status: RevisionStatus.optional().openapi({ param: { name: 'status', in: 'query' } }),
-});
+const RevisionQuery = z
+  .object({
+    tool: ToolName.optional().openapi({ param: { name: 'tool', in: 'query' } }),
+    status: RevisionStatus.optional().openapi({ param: { name: 'status', in: 'query' } }),
+  })
+  .extend(PageQuery.shape);
 
 reviewsApi.openapi(
   createRoute({
@@ -48,14 +64,19 @@ reviewsApi.openapi(
     summary: 'Revisions, newest first, optionally of one tool and one status',
     security: bearer,
     request: { params: AgentParams, query: RevisionQuery },
-    responses: responses(z.object({ revisions: z.array(Revision) }), 'revisions, newest first'),
+    responses: responses(
+      z.object({ revisions: z.array(Revision), next_cursor: z.string().nullable() }),
+      'revisions, newest first; next_cursor is null on the last page',
+    ),
   }),
   async (c) => {
     const agent = agentFor(c, c.req.valid('param').agent, 'agent');
     const svc = c.get('svc');
     if (!(await svc.store.getAgent(agent))) throw notFound(`agent ${agent}`);
-    const { tool, status } = c.req.valid('query');
-    return c.json({ revisions: await svc.revisions.listRevisions(agent, { tool, status }) }, 200);
+    const { tool, status, limit, cursor } = c.req.valid('query');
+    const after = revisionCursor(cursorOf(cursor));
+    const page = await svc.revisions.pageRevisions(agent, { tool, status, limit: limit ?? MAX_PAGE }, after);
+    return c.json({ revisions: page.revisions, next_cursor: page.next ? encodeCursor(page.next) : null }, 200);
   },
 );
 
@@ -104,3 +125,13 @@ reviewsApi.openapi(
     return c.body(null, 204);
   },
 );
+
+/** A revisions cursor holds the created_at and rowid of the last revision served. */
+function revisionCursor(key: CursorKey | null): [string, number] | null {
+  if (key === null) return null;
+  const [at, position] = key;
+  if (typeof at === 'string' && typeof position === 'number') return [at, position];
+  throw new ApiError('invalid_request', 'cursor is not a next_cursor of this list', [
+    { path: ['cursor'], message: 'pass back the next_cursor of the previous page unchanged' },
+  ]);
+}

@@ -5,7 +5,19 @@ import { FlagsAnswer, TraceAnswer, TraceBody, UnregisteredAnswer } from '../sche
 import { usageFlags } from '../services/flags.ts';
 import { settingsOf } from '../services/routing.ts';
 import { ingestTrace, unregisteredTools } from '../services/usage.ts';
-import { AgentParams, agentFor, bearer, createApi, jsonBody, nowIso, responses } from './common.ts';
+import { pageByOffset } from '../core/pagination.ts';
+import {
+  AgentParams,
+  MAX_PAGE,
+  PageQuery,
+  agentFor,
+  bearer,
+  createApi,
+  cursorOf,
+  jsonBody,
+  nowIso,
+  responses,
+} from './common.ts';
 
 export const usageApi = createApi();
 
@@ -52,11 +64,16 @@ usageApi.openapi(
     path: '/v1/agents/{agent}/unregistered',
     summary: 'Tool names seen in calls or traces that are not registered, with a draft definition',
     security: bearer,
-    request: { params: AgentParams },
-    responses: responses(UnregisteredAnswer, 'unregistered tools, most failures first'),
+    request: { params: AgentParams, query: PageQuery },
+    responses: responses(
+      UnregisteredAnswer,
+      'unregistered tools, most failures first; next_cursor null on the last page',
+    ),
   }),
   async (c) => {
     const agent = agentFor(c, c.req.valid('param').agent, 'agent');
-    return c.json({ tools: await unregisteredTools(c.get('svc'), agent) }, 200);
+    const { limit, cursor } = c.req.valid('query');
+    const page = pageByOffset(await unregisteredTools(c.get('svc'), agent), limit ?? MAX_PAGE, cursorOf(cursor));
+    return c.json({ tools: page.items, next_cursor: page.next_cursor }, 200);
   },
 );

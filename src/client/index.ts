@@ -103,7 +103,7 @@ export function createClient(options: ClientOptions) {
     review: (input: ReviewInput = {}) => send<Review>('POST', `${agentPath}/reviews`, input),
     /** `GET …/revisions`: newest first, optionally by tool and status. */
     revisions: (query: RevisionsQuery = {}) =>
-      send<{ revisions: Revision[] }>('GET', `${agentPath}/revisions${queryString(query)}`),
+      send<{ revisions: Revision[]; next_cursor: string | null }>('GET', `${agentPath}/revisions${queryString(query)}`),
     /** `GET …/revisions/:id`. */
     revision: (id: string) => send<Revision>('GET', revisionPath(id)),
     /** `POST …/revisions/:id/apply`. */
@@ -165,6 +165,8 @@ function queryString(query: RevisionsQuery): string {
   const params = new URLSearchParams();
   if (query.tool !== undefined) params.set('tool', query.tool);
   if (query.status !== undefined) params.set('status', query.status);
+  if (query.limit !== undefined) params.set('limit', String(query.limit));
+  if (query.cursor !== undefined) params.set('cursor', query.cursor);
   const s = params.toString();
   return s ? `?${s}` : '';
 }

@@ -38,4 +38,8 @@ export type ErrorBody = z.output<typeof S.ErrorBody>;
 export interface RevisionsQuery {
   tool?: string;
   status?: RevisionStatus;
+  /** Revisions per page (1–1000, default 1000). */
+  limit?: number;
+  /** The `next_cursor` of the previous page. */
+  cursor?: string;
 }

@@ -356,6 +356,7 @@ describe('GET /v1/agents/:agent/unregistered (docs/learning.md)', () => {
           },
         },
       ],
+      next_cursor: null,
     });
   });
 
@@ -383,7 +384,7 @@ describe('GET /v1/agents/:agent/unregistered (docs/learning.md)', () => {
     expect(
       (await api('PUT', `/v1/agents/${agent}/tools`, { body: { tools: [...tools, listed[0].draft] } })).status,
     ).toBe(200);
-    expect((await api('GET', `/v1/agents/${agent}/unregistered`)).body).toEqual({ tools: [] });
+    expect((await api('GET', `/v1/agents/${agent}/unregistered`)).body).toEqual({ tools: [], next_cursor: null });
   });
 
   it('registering a draft keeps the earlier failures in the log under its name', async () => {
@@ -397,7 +398,7 @@ describe('GET /v1/agents/:agent/unregistered (docs/learning.md)', () => {
       docstring: 'DRAFT: describe what lookup_claim does and when to use it.',
       parameters: drafts[0].parameters,
     });
-    expect((await api('GET', `/v1/agents/${agent}/unregistered`)).body).toEqual({ tools: [] });
+    expect((await api('GET', `/v1/agents/${agent}/unregistered`)).body).toEqual({ tools: [], next_cursor: null });
     const failures = await env.DB.prepare('SELECT tool, error FROM calls WHERE agent = ?1 AND success = 0 ORDER BY seq')
       .bind(agent)
       .all();

@@ -434,16 +434,16 @@ describe('whetstone/client: reviews and revisions', () => {
 
     const dry = await ws.review({ dry_run: true });
     expect(dry).toMatchObject({ dry_run: true, revisions: [{ tool: 'get_order', status: 'proposed' }] });
-    expect(await ws.revisions()).toEqual({ revisions: [] });
+    expect(await ws.revisions()).toEqual({ revisions: [], next_cursor: null });
 
     const review = await ws.review();
     expect(review.dry_run).toBe(false);
     const [proposed] = review.revisions;
     if (!proposed) throw new Error('the review proposed nothing');
     expect(proposed.notes_added.length).toBeGreaterThan(0);
-    expect(await ws.revisions()).toEqual({ revisions: [proposed] });
-    expect(await ws.revisions({ tool: 'get_order', status: 'proposed' })).toEqual({ revisions: [proposed] });
-    expect(await ws.revisions({ status: 'applied' })).toEqual({ revisions: [] });
+    expect(await ws.revisions()).toEqual({ revisions: [proposed], next_cursor: null });
+    expect(await ws.revisions({ tool: 'get_order', status: 'proposed' })).toEqual({ revisions: [proposed], next_cursor: null });
+    expect(await ws.revisions({ status: 'applied' })).toEqual({ revisions: [], next_cursor: null });
     expect(await ws.revision(proposed.revision_id)).toEqual(proposed);
 
     const applied = await ws.apply(proposed.revision_id, { approved_by: 'ana' });
@@ -467,7 +467,7 @@ describe('whetstone/client: reviews and revisions', () => {
     if (!proposed || !turn) throw new Error('the review proposed nothing');
     const dismissed = await ws.dismiss(proposed.revision_id, { approved_by: 'bo', reason: 'not now' });
     expect(dismissed).toMatchObject({ status: 'dismissed', approved_by: 'bo', dismiss_reason: 'not now' });
-    expect(await ws.revisions({ status: 'dismissed' })).toEqual({ revisions: [dismissed] });
+    expect(await ws.revisions({ status: 'dismissed' })).toEqual({ revisions: [dismissed], next_cursor: null });
 
     expect(await ws.outcome({ turn_id: turn, ok: false, served_by: 'refund_order' })).toBeUndefined();
     const row = await env.DB.prepare('SELECT turn_id, ok, served_by FROM outcomes WHERE agent = ?1')
