@@ -431,11 +431,18 @@ describe('GET …/revisions', () => {
       newer.revision_id,
       older.revision_id,
     ]);
-    expect((await api('GET', `/v1/agents/${agent}/revisions?tool=upload_file`)).body).toEqual({ revisions: [older], next_cursor: null });
+    expect((await api('GET', `/v1/agents/${agent}/revisions?tool=upload_file`)).body).toEqual({
+      revisions: [older],
+      next_cursor: null,
+    });
     expect((await api('GET', `/v1/agents/${agent}/revisions?status=proposed&tool=lookup_claim`)).body).toEqual({
       revisions: [newer],
+      next_cursor: null,
     });
-    expect((await api('GET', `/v1/agents/${agent}/revisions?status=applied`)).body).toEqual({ revisions: [], next_cursor: null });
+    expect((await api('GET', `/v1/agents/${agent}/revisions?status=applied`)).body).toEqual({
+      revisions: [],
+      next_cursor: null,
+    });
     expect((await api('GET', `/v1/agents/${agent}/revisions?status=maybe`)).status).toBe(400);
     const key = (await api('POST', `/v1/agents/${agent}/keys`, { body: { role: 'agent' } })).body.key;
     expect((await api('GET', `/v1/agents/${agent}/revisions/${newer.revision_id}`, { token: key })).body).toEqual(

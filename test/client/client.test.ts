@@ -442,7 +442,10 @@ describe('whetstone/client: reviews and revisions', () => {
     if (!proposed) throw new Error('the review proposed nothing');
     expect(proposed.notes_added.length).toBeGreaterThan(0);
     expect(await ws.revisions()).toEqual({ revisions: [proposed], next_cursor: null });
-    expect(await ws.revisions({ tool: 'get_order', status: 'proposed' })).toEqual({ revisions: [proposed], next_cursor: null });
+    expect(await ws.revisions({ tool: 'get_order', status: 'proposed' })).toEqual({
+      revisions: [proposed],
+      next_cursor: null,
+    });
     expect(await ws.revisions({ status: 'applied' })).toEqual({ revisions: [], next_cursor: null });
     expect(await ws.revision(proposed.revision_id)).toEqual(proposed);
 

@@ -160,7 +160,10 @@ describe('whetstone CLI', () => {
     expect(dry.stdout).toMatch(
       /^review \S+ \(dry run: nothing stored\): 1 revision\(s\), \d+ refused, \d+ model call\(s\)\n/,
     );
-    expect(JSON.parse((await cli(['revisions', '--json'], agent)).stdout)).toEqual({ revisions: [], next_cursor: null });
+    expect(JSON.parse((await cli(['revisions', '--json'], agent)).stdout)).toEqual({
+      revisions: [],
+      next_cursor: null,
+    });
 
     const review = JSON.parse((await cli(['review', '--json'], agent)).stdout);
     const id: string = review.revisions[0].revision_id;
@@ -172,6 +175,7 @@ describe('whetstone CLI', () => {
     );
     expect(JSON.parse((await cli(['revisions', '--status', 'applied', '--json'], agent)).stdout)).toEqual({
       revisions: [],
+      next_cursor: null,
     });
 
     const shown = await cli(['show', id], agent);
