@@ -716,6 +716,8 @@ describe('OpenAPI', () => {
       'agent',
       'tool',
       'status',
+      'limit',
+      'cursor',
     ]);
     expect(Object.keys(paths['/v1/agents/{agent}/reviews'].post.responses)).toContain('409');
   });
