@@ -1,15 +1,15 @@
 /**
- * Loads the ToolE data set (`TOOLE_DIR`, by default shared/data/toole beside the repo checkout) and makes the
+ * Loads the ToolE data set (`TOOLE_DIR`, by default data/toole in this repository, MIT) and makes the
  * FIXED training / held-out split every evaluation uses. The split lives in code, seeded from each
  * tool's name, so every run and every engineer sees the same halves (README of the data set: "use a
  * split you fix in code and report held-out figures only").
  */
 import { readFileSync } from 'node:fs';
 
-/** The data folder: `TOOLE_DIR` when set, else `shared/data/toole` beside the repo checkout. */
+/** The data folder: `TOOLE_DIR` when set, else `data/toole` in this repository. */
 export const TOOLE_DIR = process.env.TOOLE_DIR
   ? new URL(`file://${process.env.TOOLE_DIR.replace(/\/?$/, '/')}`)
-  : new URL('../../shared/data/toole/', import.meta.url);
+  : new URL('../data/toole/', import.meta.url);
 
 /** One ToolE tool, its name made valid for Whetstone. */
 export interface EvalTool {
