@@ -52,9 +52,9 @@ app.use('/v1/*', async (c, next) => {
   await next();
 });
 
-// Issue #9: per-key limit of RATE_LIMIT_PER_MINUTE (off when absent or 0).
+// docs/api.md "Limits": per-key limit of RATE_LIMIT_PER_MINUTE (off when absent or 0).
 app.use('/v1/*', rateLimit());
-// Issue #9: a body nested deeper than LIMITS.jsonDepth is a 400 before anything reads it.
+// docs/api.md "Limits": a body nested deeper than LIMITS.jsonDepth is a 400 before anything reads it.
 app.use('/v1/*', jsonDepthLimit());
 
 app.get('/healthz', (c) => c.json({ ok: true }));

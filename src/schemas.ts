@@ -306,11 +306,12 @@ export const RefusalReason = z.enum([
   'no_room',
   'already_kept',
   'invalid_reply',
+  'contradicts',
 ]);
 export type RefusalReason = z.infer<typeof RefusalReason>;
 export const Refusal = z.object({
   tool: z.string(),
-  kind: z.enum(['note', 'request', 'avoid', 'reply']),
+  kind: z.enum(['note', 'request', 'avoid', 'call_example', 'reply']),
   text: z.string(),
   reason: RefusalReason,
   detail: z.string(),

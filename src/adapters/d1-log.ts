@@ -109,20 +109,35 @@ export function createD1Log(db: D1Database) {
      * The newest successful calls with the request they served (the call's own, else its turn's):
      * the displacement re-check of an apply (docs/learning.md). Bounded, on calls_agent_seq.
      */
-    async recentServingCalls(agent: string, limit: number) {
-      const { results } = await db
+    /**
+     * The newest `limit` turns and calls of the agent with the outcomes of those turns: the recent
+     * log the apply re-check attributes (src/core/attribution.ts). Two index reads on (agent, seq).
+     */
+    async recentLog(
+      agent: string,
+      limit: number,
+    ): Promise<{ turns: TurnRecord[]; calls: CallRecord[]; outcomes: OutcomeRecord[] }> {
+      const [turns, calls] = await db.batch([
+        db.prepare('SELECT * FROM turns WHERE agent = ?1 ORDER BY seq DESC LIMIT ?2').bind(agent, limit),
+        db.prepare('SELECT * FROM calls WHERE agent = ?1 ORDER BY seq DESC LIMIT ?2').bind(agent, limit),
+      ]);
+      const turnRows = (turns?.results ?? []) as TurnRow[];
+      const outcomes = await db
         .prepare(
-          `SELECT c.seq, c.call_id, c.tool, c.turn_id, COALESCE(c.request, t.request) AS request
-           FROM (SELECT seq, call_id, tool, turn_id, request FROM calls WHERE agent = ?1 AND success = 1 ORDER BY seq DESC LIMIT ?2) c
-           LEFT JOIN turns t ON t.agent = ?1 AND t.turn_id = c.turn_id
-           ORDER BY c.seq DESC`,
+          'SELECT turn_id, ok, served_by, at FROM outcomes WHERE agent = ?1 AND turn_id IN (SELECT value FROM json_each(?2))',
         )
-        .bind(agent, limit)
-        .all<{ seq: number; call_id: string; tool: string; turn_id: string | null; request: string | null }>();
-      return results.map((r) => ({
-        call: { seq: r.seq, call_id: r.call_id, tool: r.tool, turn_id: r.turn_id },
-        request: r.request,
-      }));
+        .bind(agent, JSON.stringify(turnRows.map((t) => t.turn_id)))
+        .all<{ turn_id: string; ok: number; served_by: string | null; at: string }>();
+      return {
+        turns: turnRows.map(toTurn),
+        calls: ((calls?.results ?? []) as CallRow[]).map(toCall),
+        outcomes: outcomes.results.map((r) => ({
+          turn_id: r.turn_id,
+          ok: r.ok === 1,
+          served_by: r.served_by,
+          at: r.at,
+        })),
+      };
     },
 
     async getTurn(agent: string, turnId: string): Promise<TurnRecord | null> {

@@ -18,7 +18,8 @@
 import type { Evidence } from '../schemas.ts';
 import type { CallRecord, OutcomeRecord, TurnRecord } from './records.ts';
 import { argumentValues, scrubValues } from './scrub.ts';
-import { conversations, groupRuns, type Run } from './serving.ts';
+import { type Attribution, attributeRuns, calledTool } from './attribution.ts';
+import { groupRuns, type Run } from './serving.ts';
 
 export interface EvidenceInput {
   turns: readonly TurnRecord[];
@@ -37,11 +38,11 @@ export interface ToolEvidence {
 
 /** Every failed call, missed request and confused request in the log (docs/learning.md "Evidence"). */
 export function findEvidence(input: EvidenceInput): Evidence[] {
-  const runs = groupRuns(input.turns, input.calls);
+  const attributions = [...attributeRuns(groupRuns(input.turns, input.calls), input.outcomes).values()];
   const found = [
     ...findFailedCalls(input.calls, input.registered),
-    ...findMissedRequests(runs, input.registered),
-    ...findConfusedRequests(runs, input.outcomes, input.registered),
+    ...findMissedRequests(attributions, input.registered),
+    ...findConfusedRequests(attributions, input.registered),
   ];
   const byId = new Map<string, Evidence>();
   for (const e of found) byId.set(e.evidence_id, e);
@@ -91,84 +92,61 @@ function callEvidence(call: CallRecord, kind: Evidence['kind'], id: string, text
 }
 
 /**
- * Missed requests for X (docs/learning.md): (a) `not_offered` — X served a routed turn it was not offered
- * for; (b) `next_request` — the turn was not served by X and the next turn of the same conversation
- * was: the first wording is the missed one.
+ * Missed requests (docs/learning.md): a run finally served by X that did not reach X.
+ * - `not_offered`: X served the run itself although routing did not offer it (the agent went looking);
+ * - `next_request`: the run did not call X, and the conversation's next request was served by X
+ *   (the first wording is the one that was missed);
+ * - `verified`: an outcome names X and the run did not call X.
+ * A run that called X and failed reached X: it is no miss for X, whatever served it later.
  */
-export function findMissedRequests(runs: readonly Run[], registered: ReadonlySet<string>): Evidence[] {
+export function findMissedRequests(attributions: Iterable<Attribution>, registered: ReadonlySet<string>): Evidence[] {
   const out: Evidence[] = [];
-  for (const run of runs) {
-    const x = run.serving?.tool;
-    if (x === undefined || !registered.has(x) || !run.turn?.routed) continue;
-    if (!run.turn.offered.some((o) => o.name === x)) {
-      const e = requestEvidence(run, 'missed_request', 'not_offered', x, null, run.serving, [run]);
-      if (e) out.push(e);
+  for (const a of attributions) {
+    const x = a.served_by;
+    const run = a.run;
+    if (x === null || !registered.has(x)) continue;
+    let e: Evidence | null = null;
+    if (a.via === 'own' && run.turn?.routed && !run.turn.offered.some((o) => o.name === x)) {
+      e = requestEvidence(run, 'missed_request', 'not_offered', x, null, a.call, [run]);
+    } else if (a.via === 'next_request' && a.next && !calledTool(run, x)) {
+      e = requestEvidence(run, 'missed_request', 'next_request', x, null, a.call, [run, a.next]);
+    } else if (a.via === 'verified' && !calledTool(run, x)) {
+      e = requestEvidence(run, 'missed_request', 'verified', x, null, a.call, [run]);
     }
-  }
-  for (const [first, next] of consecutive(runs)) {
-    const x = next.serving?.tool;
-    if (x === undefined || !registered.has(x) || first.serving?.tool === x) continue;
-    const e = requestEvidence(first, 'missed_request', 'next_request', x, null, next.serving, [first, next]);
     if (e) out.push(e);
   }
   return out;
 }
 
 /**
- * Confused requests for Y, served by X (docs/learning.md): `re_asked`, `ranked_first` and `verified`.
+ * Confused requests for Y, finally served by X (docs/learning.md). At most one per run and tool:
+ * - `re_asked`: Y served the run, and the conversation's next request was served by X;
+ * - `ranked_first`: routing ranked Y first and left X out, and the run did not call Y;
+ * - `verified`: an outcome names X; Y is the tool that served the run, else the one routing
+ *   ranked first while leaving X out.
  * Both tools must be registered: a "Not for" line can only name a registered tool.
  */
-export function findConfusedRequests(
-  runs: readonly Run[],
-  outcomes: readonly OutcomeRecord[],
-  registered: ReadonlySet<string>,
-): Evidence[] {
-  const both = (y: string, x: string) => y !== x && registered.has(y) && registered.has(x);
-  const out: (Evidence | null)[] = [];
-  for (const [first, next] of consecutive(runs)) {
-    const y = first.serving?.tool;
-    const x = next.serving?.tool;
-    if (y !== undefined && x !== undefined && both(y, x)) {
-      out.push(requestEvidence(first, 'confused_request', 're_asked', y, x, next.serving, [first, next]));
+export function findConfusedRequests(attributions: Iterable<Attribution>, registered: ReadonlySet<string>): Evidence[] {
+  const out: Evidence[] = [];
+  for (const a of attributions) {
+    const x = a.served_by;
+    const run = a.run;
+    if (x === null || !registered.has(x)) continue;
+    const found = new Map<string, Evidence | null>();
+    const add = (y: string | null, how: 're_asked' | 'ranked_first' | 'verified', valueRuns: Run[]) => {
+      if (y === null || y === x || !registered.has(y) || found.has(y)) return;
+      found.set(y, requestEvidence(run, 'confused_request', how, y, x, a.call, valueRuns));
+    };
+    const first = rankedFirst(run);
+    const leftOut = run.turn?.routed === true && !run.turn.offered.some((o) => o.name === x);
+    if (a.via === 'verified') {
+      add(a.own ?? (leftOut ? first : null), 'verified', [run]);
+    } else {
+      if (a.via === 'next_request' && a.next) add(a.own, 're_asked', [run, a.next]);
+      // A Y the run called on the way (a lookup before a change) does not count.
+      if (leftOut && first !== null && !calledTool(run, first)) add(first, 'ranked_first', [run]);
     }
-  }
-  for (const run of runs) {
-    const y = rankedFirst(run);
-    const x = run.serving?.tool;
-    if (y === null || x === undefined || !both(y, x) || !run.turn) continue;
-    // A Y the run called on the way (a lookup before a change) does not count (docs/learning.md (b)).
-    const offeredX = run.turn.offered.some((o) => o.name === x);
-    if (!offeredX && !run.calls.some((c) => c.tool === y)) {
-      out.push(requestEvidence(run, 'confused_request', 'ranked_first', y, x, run.serving, [run]));
-    }
-  }
-  out.push(...findVerified(runs, outcomes, both));
-  return out.filter((e): e is Evidence => e !== null);
-}
-
-/**
- * `verified`: an outcome names X as the tool that should have served a turn whose serving tool
- * (or, when nothing served, the rank-1 tool) was Y≠X. The last outcome reported for a turn stands;
- * `ok` is not read, the named tool is the fact.
- */
-function findVerified(
-  runs: readonly Run[],
-  outcomes: readonly OutcomeRecord[],
-  both: (y: string, x: string) => boolean,
-): (Evidence | null)[] {
-  const latest = new Map<string, OutcomeRecord>();
-  for (const o of outcomes) latest.set(o.turn_id, o);
-  const byTurn = new Map<string, Run>();
-  for (const run of runs) if (run.turn_id !== null) byTurn.set(run.turn_id, run);
-  const out: (Evidence | null)[] = [];
-  for (const outcome of latest.values()) {
-    const run = byTurn.get(outcome.turn_id);
-    const x = outcome.served_by;
-    if (!run || x === null) continue;
-    const y = run.serving?.tool ?? rankedFirst(run);
-    if (y === null || !both(y, x)) continue;
-    const xCall = [...run.calls].reverse().find((c) => c.tool === x && c.success) ?? null;
-    out.push(requestEvidence(run, 'confused_request', 'verified', y, x, xCall, [run]));
+    for (const e of found.values()) if (e) out.push(e);
   }
   return out;
 }
@@ -200,19 +178,6 @@ function requestEvidence(
     call_id: call?.call_id ?? null,
     at: run.at,
   };
-}
-
-/** Each pair of consecutive runs of one conversation. */
-function consecutive(runs: readonly Run[]): [Run, Run][] {
-  const pairs: [Run, Run][] = [];
-  for (const conversation of conversations(runs)) {
-    for (let i = 0; i + 1 < conversation.length; i++) {
-      const first = conversation[i];
-      const next = conversation[i + 1];
-      if (first && next) pairs.push([first, next]);
-    }
-  }
-  return pairs;
 }
 
 /** The tool routing ranked first for a routed turn, or null. */

@@ -9,7 +9,8 @@
  * - has at most 4 letters, all before the first masked digit (a short prefix such as "CW-");
  * - has no other characters than separators (space - _ . / : + ( ));
  * - is at most 40 characters long.
- * Anything else is `"<text>"`: a name, an email, free text, or ids of varying shape.
+ * Anything else is `"<text>"`: a name, an email, free text, ids of varying shape, or a string only
+ * one call passed (a fixed part is a format only when several calls share it).
  */
 import type { CallRecord } from './records.ts';
 
@@ -19,23 +20,47 @@ const MAX_FORMAT_CHARS = 40;
 const MAX_PREFIX_LETTERS = 4;
 const SEPARATORS = new Set([' ', '-', '_', '.', '/', ':', '+', '(', ')']);
 
+/** The longest example call line: one short line beside the notes (docs/learning.md). */
+export const MAX_EXAMPLE_CALL_CHARS = 220;
+
 /**
- * One line `Example call: {"arg": <shape>, …}` from the successful calls, keys in the order they
- * first appear; null when no successful call passed any argument.
+ * One line `Example call: {"arg": <shape>, …}` from the successful calls: only the argument names
+ * the tool's schema declares (top-level `properties`), in the order they first appear; an argument
+ * whose every value is null is left out; keys from the end are dropped until the line fits
+ * `MAX_EXAMPLE_CALL_CHARS`. Null when no declared argument is left.
  */
-export function buildExampleCall(successfulCalls: readonly CallRecord[]): string | null {
+export function buildExampleCall(
+  successfulCalls: readonly CallRecord[],
+  parameters: Record<string, unknown>,
+): string | null {
+  const declared = declaredArguments(parameters);
   const valuesByKey = new Map<string, unknown[]>();
   for (const call of successfulCalls) {
     if (!call.success) continue;
     for (const [key, value] of Object.entries(call.arguments)) {
+      if (!declared.has(key)) continue;
       const list = valuesByKey.get(key) ?? [];
       list.push(value);
       valuesByKey.set(key, list);
     }
   }
-  if (valuesByKey.size === 0) return null;
-  const entries = [...valuesByKey].map(([key, values]) => `${JSON.stringify(key)}: ${JSON.stringify(shapeOf(values))}`);
-  return `${EXAMPLE_CALL_PREFIX}{${entries.join(', ')}}`;
+  const entries: string[] = [];
+  for (const [key, values] of valuesByKey) {
+    const shape = shapeOf(values);
+    if (shape !== null) entries.push(`${JSON.stringify(key)}: ${JSON.stringify(shape)}`);
+  }
+  while (entries.length > 0) {
+    const line = `${EXAMPLE_CALL_PREFIX}{${entries.join(', ')}}`;
+    if (line.length <= MAX_EXAMPLE_CALL_CHARS) return line;
+    entries.pop();
+  }
+  return null;
+}
+
+/** The argument names a JSON Schema object declares at its top level. */
+function declaredArguments(parameters: Record<string, unknown>): Set<string> {
+  const props = parameters.properties;
+  return new Set(typeof props === 'object' && props !== null && !Array.isArray(props) ? Object.keys(props) : []);
 }
 
 /** Digits masked as `#` (docs/learning.md). */
@@ -67,7 +92,8 @@ function kindOf(value: unknown): 'string' | 'number' | 'boolean' | 'list' | 'obj
 function stringShape(values: readonly string[]): string {
   const forms = new Set(values.map(maskDigits));
   const [form] = forms;
-  return forms.size === 1 && form !== undefined && isFormat(form) ? form : '<text>';
+  // One call shows a value, not a format: a fixed part counts only when several calls share it.
+  return values.length >= 2 && forms.size === 1 && form !== undefined && isFormat(form) ? form : '<text>';
 }
 
 /** True when little of a masked form is fixed (file comment); exported for its tests. */

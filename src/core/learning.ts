@@ -5,7 +5,10 @@
  */
 import type { Displacement, Example, Refusal, RoutedTool } from '../schemas.ts';
 import { mergeExamples } from './displacement.ts';
-import type { CallRecord } from './records.ts';
+import { attributeRuns } from './attribution.ts';
+import type { CallRecord, OutcomeRecord, TurnRecord } from './records.ts';
+import { argumentValues, scrubValues } from './scrub.ts';
+import { groupRuns } from './serving.ts';
 import { rankTools, type RoutingIndex } from './routing.ts';
 
 /** What learning writes on a row: the fields an apply changes and an undo restores byte for byte. */
@@ -45,15 +48,33 @@ export interface ApplyCaps {
 
 /**
  * The row's learned state after a revision: notes and "Not for" lines appended under their caps
- * (the row may have changed since the review), the example call set, examples merged with
- * displacement of synthetic ones.
+ * (the row may have changed since the review), a "Not for" line refused when the tool it names is
+ * no longer registered, the example call set, examples merged with displacement of synthetic ones.
  */
-export function planApply(row: LearnedState, rev: RevisionContent, caps: ApplyCaps): ApplyPlan {
+export function planApply(
+  row: LearnedState,
+  rev: RevisionContent,
+  caps: ApplyCaps,
+  registered: ReadonlySet<string>,
+): ApplyPlan {
   const refused: Refusal[] = [];
+  // A "Not for" line naming a tool deleted since the review would send the model nowhere.
+  const avoidAdded = rev.avoid_added.filter((text) => {
+    const named = /; use (\S+?)\.?$/.exec(text)?.[1] ?? '';
+    if (registered.has(named) || registered.has(`${named}.`)) return true;
+    refused.push({
+      tool: rev.tool,
+      kind: 'avoid',
+      text,
+      reason: 'unknown_tool',
+      detail: `"${named}" is no longer registered`,
+    });
+    return false;
+  });
   const notes = appendCapped(row.notes, rev.notes_added, caps.max_notes, (text) =>
     refused.push(capRefusal(rev.tool, 'note', text, caps.max_notes)),
   );
-  const avoid = appendCapped(row.avoid, rev.avoid_added, caps.max_avoid, (text) =>
+  const avoid = appendCapped(row.avoid, avoidAdded, caps.max_avoid, (text) =>
     refused.push(capRefusal(rev.tool, 'avoid', text, caps.max_avoid)),
   );
   const merged = mergeExamples(
@@ -135,33 +156,34 @@ export function findDisplaced(
 
 const offers = (tools: RoutedTool[], name: string): boolean => tools.some((t) => t.name === name);
 
-/** A successful call with the request it served (its own, else its turn's). */
-export interface ServingCandidate {
-  call: Pick<CallRecord, 'seq' | 'call_id' | 'tool' | 'turn_id'>;
-  request: string | null;
-}
-
 /**
- * From recent successful calls (newest first), the requests served by tools other than `tool`:
- * the serving tool of a run is its last successful call (docs/learning.md), so only the newest successful
- * call of each turn counts. Distinct request texts, at most `limit`.
+ * The requests tools other than `tool` finally served (src/core/attribution.ts), newest first,
+ * distinct texts, at most `limit`. The text has the argument values of the calls read scrubbed out:
+ * a displaced request is shown on the revision and must hold no value.
  */
 export function requestsServedByOthers(
-  candidates: readonly ServingCandidate[],
+  log: { turns: readonly TurnRecord[]; calls: readonly CallRecord[]; outcomes: readonly OutcomeRecord[] },
   tool: string,
   limit: number,
 ): { text: string; served_by: string }[] {
-  const seenRuns = new Set<string>();
-  const seenTexts = new Set<string>();
+  const attributed = [...attributeRuns(groupRuns(log.turns, log.calls), log.outcomes).values()].sort(
+    (a, b) => timeOf(b.run.at) - timeOf(a.run.at),
+  );
+  const values = argumentValues(log.calls);
+  const seen = new Set<string>();
   const out: { text: string; served_by: string }[] = [];
-  for (const { call, request } of candidates) {
-    const run = call.turn_id !== null ? `turn:${call.turn_id}` : `call:${call.call_id}`;
-    if (seenRuns.has(run)) continue;
-    seenRuns.add(run);
-    if (call.tool === tool || request === null || seenTexts.has(request)) continue;
-    seenTexts.add(request);
-    out.push({ text: request, served_by: call.tool });
+  for (const { run, served_by } of attributed) {
+    if (served_by === null || served_by === tool || run.request === null) continue;
+    const text = scrubValues(run.request, values);
+    if (seen.has(text)) continue;
+    seen.add(text);
+    out.push({ text, served_by });
     if (out.length >= limit) break;
   }
   return out;
+}
+
+function timeOf(at: string): number {
+  const t = Date.parse(at);
+  return Number.isNaN(t) ? 0 : t;
 }

@@ -8,7 +8,7 @@ import { LIMITS, type Evidence, type Example, type Refusal, type RefusalReason, 
 import { saysTheSame } from './displacement.ts';
 import { jsonObjectsIn } from './json-in-text.ts';
 import { aimedAtModel } from './safety.ts';
-import { findArgumentValue, withoutPlaceholders } from './scrub.ts';
+import { findArgumentValue, scrubValues, withoutPlaceholders } from './scrub.ts';
 import { contentWords, normalize } from './text.ts';
 
 const Proposed = z.object({ text: z.string(), cites: z.array(z.string()).default([]) });
@@ -52,6 +52,24 @@ export interface ProposalContext {
   values: readonly unknown[];
   existing: { notes: readonly string[]; avoid: readonly string[]; examples: readonly Example[] };
   settings: ProposalSettings;
+  /** What the rows keep that a proposal must not contradict (docs/learning.md "Cross-checks"). */
+  kept?: KeptLines | undefined;
+}
+
+/** The requests kept "Not for" lines rest on, as `requestKey`s. */
+export interface KeptLines {
+  /** The requests this tool's kept "Not for" lines rest on. */
+  avoided: ReadonlySet<string>;
+  /** Per other tool, the requests its kept "Not for" lines naming this tool rest on. */
+  naming: ReadonlyMap<string, ReadonlySet<string>>;
+}
+
+/**
+ * The identity of a request across evidence and examples: its words with value placeholders out,
+ * up to case and spacing. The same wording in two runs is one request here.
+ */
+export function requestKey(text: string): string {
+  return normalize(withoutPlaceholders(text));
 }
 
 /** What passed, and what was refused with its reason. */
@@ -104,15 +122,18 @@ export function checkProposal(reply: ProposalReply, ctx: ProposalContext): Propo
     ['avoid', reply.avoid, out.avoid_added],
   ];
   const cited = new Set<string>();
+  const examples = new Set<string>();
   for (const [kind, items, accepted] of groups) {
     for (const item of items) {
       const text = item.text.trim();
-      const refusal = refusalOf(kind, text, item.cites, accepted, ctx);
+      const refusal = refusalOf(kind, text, item.cites, accepted, ctx, examples);
       if (refusal) {
-        out.refused.push({ tool: ctx.tool, kind, text: cut(text), reason: refusal.reason, detail: refusal.detail });
+        const shown = refusal.reason === 'argument_value' ? scrubValues(text, ctx.values) : text;
+        out.refused.push({ tool: ctx.tool, kind, text: cut(shown), reason: refusal.reason, detail: refusal.detail });
       } else {
         accepted.push(text);
         for (const id of item.cites) cited.add(id);
+        if (kind === 'request') for (const key of citedRequests(item.cites, text, ctx)) examples.add(key);
       }
     }
   }
@@ -137,6 +158,7 @@ function refusalOf(
   cites: readonly string[],
   accepted: readonly string[],
   ctx: ProposalContext,
+  examples: ReadonlySet<string>,
 ): Failure | null {
   const form = formFailure(kind, text, ctx);
   if (form) return form;
@@ -145,8 +167,54 @@ function refusalOf(
   const basis = citedEvidence(kind, cites, ctx);
   if ('reason' in basis) return basis;
   return (
-    basisFailure(basis, line, ctx) ?? duplicateFailure(kind, text, accepted, ctx) ?? capFailure(kind, accepted, ctx)
+    basisFailure(basis, line, ctx) ??
+    contradiction(kind, text, basis, line, ctx, examples) ??
+    duplicateFailure(kind, text, accepted, ctx) ??
+    capFailure(kind, accepted, ctx)
   );
+}
+
+/** The requests an example rests on: the ones it cites, and its own wording. */
+function citedRequests(cites: readonly string[], text: string, ctx: ProposalContext): string[] {
+  const byId = new Map(ctx.evidence.map((e) => [e.evidence_id, e]));
+  return [requestKey(text), ...cites.flatMap((id) => (byId.has(id) ? [requestKey(byId.get(id)?.text ?? '')] : []))];
+}
+
+/**
+ * docs/learning.md "Cross-checks": a revision never adds an example and a "Not for" line resting on
+ * the same request; an example never rests on a request this tool's kept "Not for" lines send
+ * elsewhere; a "Not for" line never sends away a request the tool keeps as an example, nor mirrors a
+ * kept line of the tool it names (A: "use B" and B: "use A" on the same requests).
+ */
+function contradiction(
+  kind: ProposalKind,
+  text: string,
+  basis: readonly Evidence[],
+  line: NotForLine,
+  ctx: ProposalContext,
+  examples: ReadonlySet<string>,
+): Failure | null {
+  const requests = basis.map((e) => requestKey(e.text));
+  if (kind === 'request') {
+    const avoided = [requestKey(text), ...requests].find((r) => ctx.kept?.avoided.has(r));
+    return avoided === undefined
+      ? null
+      : { reason: 'contradicts', detail: `a kept "Not for" line of ${ctx.tool} sends "${avoided}" to another tool` };
+  }
+  if (kind !== 'avoid' || line.target === null) return null;
+  const both = requests.find((r) => examples.has(r));
+  if (both !== undefined) return { reason: 'contradicts', detail: `an example proposed above rests on "${both}"` };
+  const keptExample = ctx.existing.examples.find((ex) => requests.includes(requestKey(ex.text)));
+  if (keptExample) return { reason: 'contradicts', detail: `${ctx.tool} keeps "${keptExample.text}" as an example` };
+  const mirrored = ctx.kept?.naming.get(line.target);
+  const mirror = mirrored ? requests.find((r) => mirrored.has(r)) : undefined;
+  if (mirror !== undefined) {
+    return {
+      reason: 'contradicts',
+      detail: `${line.target} keeps a "Not for" line sending "${mirror}" to ${ctx.tool}`,
+    };
+  }
+  return null;
 }
 
 function formFailure(kind: ProposalKind, text: string, ctx: ProposalContext): Failure | null {
@@ -156,8 +224,8 @@ function formFailure(kind: ProposalKind, text: string, ctx: ProposalContext): Fa
   if (text.length > max) return { reason: 'too_long', detail: `${text.length} characters; at most ${max}` };
   const aimed = aimedAtModel(text);
   if (aimed) return { reason: 'aimed_at_model', detail: aimed };
-  const value = findArgumentValue(text, ctx.values);
-  if (value !== null) return { reason: 'argument_value', detail: `contains the argument value "${value}"` };
+  if (findArgumentValue(text, ctx.values) !== null)
+    return { reason: 'argument_value', detail: 'contains a value passed in the arguments of a logged call' };
   return null;
 }
 
@@ -199,8 +267,48 @@ function citedEvidence(kind: ProposalKind, cites: readonly string[], ctx: Propos
     found.push(e);
   }
   const min = ctx.settings[rule.min];
-  if (found.length < min) return { reason: 'below_threshold', detail: `cites ${found.length}; needs at least ${min}` };
+  const distinct = new Set(found.map(factKey)).size;
+  if (distinct < min) return { reason: 'below_threshold', detail: `cites ${distinct}; needs at least ${min}` };
+  if (kind === 'note') {
+    const repeated = largestErrorGroup(found);
+    if (repeated < min) {
+      return {
+        reason: 'below_threshold',
+        detail: `cites ${distinct} failed calls, but at most ${repeated} share one error; needs at least ${min}`,
+      };
+    }
+  }
   return found;
+}
+
+/**
+ * What a threshold counts: a failed call, or a request (run). Request evidence ids end in the run
+ * key (src/core/evidence.ts), so two facts about one run count once.
+ */
+function factKey(e: Evidence): string {
+  if (e.kind === 'failed_call' || e.kind === 'successful_call') return e.evidence_id;
+  return e.evidence_id.split(':').slice(2).join(':');
+}
+
+/**
+ * An error, once values are scrubbed (the evidence text already is) and digits masked, up to case
+ * and spacing: two failed calls repeat an error when their signatures match.
+ */
+export function errorSignature(text: string): string {
+  return normalize(withoutPlaceholders(text).replace(/\d+/g, '#'));
+}
+
+/** The size of the largest group of failed calls sharing one error signature. */
+export function largestErrorGroup(failed: readonly Evidence[]): number {
+  const counts = new Map<string, number>();
+  let best = 0;
+  for (const e of failed) {
+    const key = errorSignature(e.text);
+    const n = (counts.get(key) ?? 0) + 1;
+    counts.set(key, n);
+    best = Math.max(best, n);
+  }
+  return best;
 }
 
 /** Requests and "Not for" lines: served by the named tool, and a word shared with each cited request. */
@@ -272,4 +380,24 @@ function capFailure(kind: ProposalKind, accepted: readonly string[], ctx: Propos
 
 function cut(text: string): string {
   return text.length > REFUSED_TEXT_CHARS ? `${text.slice(0, REFUSED_TEXT_CHARS)}…` : text;
+}
+
+/**
+ * The example call is checked like a note (docs/learning.md "Example call"): one line, no text
+ * aimed at the model, no argument value of the calls. Null when it passes.
+ */
+export function checkExampleCall(tool: string, line: string, values: readonly unknown[]): Refusal | null {
+  const refuse = (reason: RefusalReason, detail: string): Refusal => ({
+    tool,
+    kind: 'call_example',
+    text: cut(reason === 'argument_value' ? scrubValues(line, values) : line),
+    reason,
+    detail,
+  });
+  if (/[\r\n\u2028\u2029]/.test(line)) return refuse('not_one_line', 'the text spans more than one line');
+  const aimed = aimedAtModel(line);
+  if (aimed) return refuse('aimed_at_model', aimed);
+  if (findArgumentValue(line, values) !== null)
+    return refuse('argument_value', 'contains a value passed in the arguments of a logged call');
+  return null;
 }

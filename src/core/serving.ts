@@ -45,30 +45,59 @@ export function onTheWay(calls: readonly CallRecord[]): CallRecord[] {
 }
 
 /**
- * Groups the log into runs: every turn (with its calls, possibly none), calls naming a turn that
- * has no record (grouped by that turn_id), and each call without a turn_id that carries a request,
- * which forms its own single-call run. A call with neither turn nor request belongs to no run: it
- * can teach usage notes and example calls, never requests (docs/api.md Call).
+ * The run each call belongs to, by key: `turn:<turn_id>` for a call naming a turn; for a call
+ * without a turn but with a conversation and a request, `call:<call_id of the first call>` of the
+ * consecutive calls of that conversation asking the same request (a lookup then a change made for
+ * one request are one run); `call:<call_id>` for a call with a request but no conversation. A call
+ * with neither turn nor request belongs to no run: it can teach usage notes and example calls,
+ * never requests (docs/api.md Call).
  */
-export function groupRuns(turns: readonly TurnRecord[], calls: readonly CallRecord[]): Run[] {
-  const byTurn = new Map<string, CallRecord[]>();
-  const runs: Run[] = [];
+export function runKeys(calls: readonly CallRecord[]): Map<CallRecord, string> {
+  const out = new Map<CallRecord, string>();
+  const open = new Map<string, { key: string; request: string }>();
   for (const call of [...calls].sort((a, b) => a.seq - b.seq)) {
     if (call.turn_id !== null) {
-      const list = byTurn.get(call.turn_id) ?? [];
-      list.push(call);
-      byTurn.set(call.turn_id, list);
+      out.set(call, `turn:${call.turn_id}`);
+    } else if (call.request !== null && call.conversation_id !== null) {
+      const current = open.get(call.conversation_id);
+      const request = sameRequestKey(call.request);
+      if (current && current.request === request) out.set(call, current.key);
+      else {
+        const key = `call:${call.call_id}`;
+        open.set(call.conversation_id, { key, request });
+        out.set(call, key);
+      }
     } else if (call.request !== null) {
-      runs.push(makeRun(`call:${call.call_id}`, null, null, [call]));
+      out.set(call, `call:${call.call_id}`);
     }
   }
-  const known = new Set<string>();
-  for (const turn of turns) {
-    known.add(turn.turn_id);
-    runs.push(makeRun(`turn:${turn.turn_id}`, turn.turn_id, turn, byTurn.get(turn.turn_id) ?? []));
+  return out;
+}
+
+/** Two requests are the same request when they match up to case and spacing. */
+export function sameRequestKey(text: string): string {
+  return text.trim().toLowerCase().replace(/\s+/g, ' ');
+}
+
+/**
+ * Groups the log into runs (see `runKeys`): every turn (with its calls, possibly none), calls
+ * naming a turn that has no record (grouped by that turn_id), and the calls without a turn.
+ */
+export function groupRuns(turns: readonly TurnRecord[], calls: readonly CallRecord[]): Run[] {
+  const byKey = new Map<string, CallRecord[]>();
+  for (const [call, key] of runKeys(calls)) {
+    const list = byKey.get(key) ?? [];
+    list.push(call);
+    byKey.set(key, list);
   }
-  for (const [turnId, list] of byTurn) {
-    if (!known.has(turnId)) runs.push(makeRun(`turn:${turnId}`, turnId, null, list));
+  const runs: Run[] = [];
+  for (const turn of turns) {
+    const key = `turn:${turn.turn_id}`;
+    runs.push(makeRun(key, turn.turn_id, turn, byKey.get(key) ?? []));
+    byKey.delete(key);
+  }
+  for (const [key, list] of byKey) {
+    runs.push(makeRun(key, key.startsWith('turn:') ? key.slice('turn:'.length) : null, null, list));
   }
   return runs;
 }

@@ -214,7 +214,7 @@ export function errorEnvelope(text: string): string | null {
   if (error === null || error === false || error === '') return null;
   if (typeof error === 'string') return error;
   if (isPlainObject(error) && typeof error.message === 'string' && error.message) return error.message;
-  // Issue #9: JSON.stringify recurses; an error nested past LIMITS.jsonDepth is kept as its text.
+  // docs/api.md "Limits": JSON.stringify recurses; an error nested past LIMITS.jsonDepth is kept as its text.
   return jsonDepth(trimmed) > LIMITS.jsonDepth ? trimmed : JSON.stringify(error);
 }
 

@@ -22,8 +22,8 @@ import type { Displacement, Revision, Settings } from '../schemas.ts';
 import { routingDocs, settingsOf } from './routing.ts';
 import { embedTools } from './tool-vectors.ts';
 
-/** Recent successful calls read for the displacement re-check, and distinct requests checked. */
-const RECHECK_CALLS = 1000;
+/** Recent turns and calls read for the displacement re-check, and distinct requests checked. */
+const RECHECK_ROWS = 1000;
 const RECHECK_REQUESTS = 200;
 
 /** What the audit columns record for a write: the person's name and the key that did it. */
@@ -47,7 +47,7 @@ export async function applyRevision(
     svc.store.listTools(agent),
   ]);
   if (!row) throw new ApiError('conflict', `tool ${rev.tool} is no longer registered`);
-  let plan = planApply(learnedState(row), rev, settings);
+  let plan = planApply(learnedState(row), rev, settings, new Set(tools.map((t) => t.name)));
   let next = await withState(svc, row, plan.state, now);
   const displaced = plan.queries_added.length > 0 ? await displacedBy(svc, agent, tools, next, settings) : [];
   if (displaced.length > 0) {
@@ -79,7 +79,10 @@ export async function applyRevision(
   return reread(svc, agent, revisionId);
 }
 
-/** Takes back the newest applied revision of a tool and restores the row as it was before it. */
+/**
+ * Takes back the newest applied revision of a tool and restores the row as it was before it.
+ * Repeated, it steps back through the applied revisions while only undos changed the row.
+ */
 export async function undoTool(
   svc: Services,
   agent: string,
@@ -94,7 +97,7 @@ export async function undoTool(
   const record = await svc.revisions.getRevisionRecord(agent, newest.revision_id);
   if (!record?.before_row)
     throw new ApiError('conflict', `revision ${newest.revision_id} kept no earlier state to restore`);
-  if (row.version !== newest.applied_version) {
+  if (row.version !== newest.applied_version && !(await onlyUndosSince(svc, agent, tool, newest.applied_version))) {
     throw new ApiError(
       'conflict',
       `tool ${tool} was edited since revision ${newest.revision_id} was applied (version ${newest.applied_version ?? '?'}, now ${row.version}); undo would lose that edit`,
@@ -123,6 +126,17 @@ export async function undoTool(
     guard.after,
   ]);
   return reread(svc, agent, newest.revision_id);
+}
+
+/**
+ * True when every write to the tool since `version` was an undo (docs/learning.md "Undo"): undo
+ * then steps back through the tool's applied revisions, newest first. Each undo restored the
+ * state before a later revision, so the row is as `version` left it.
+ */
+async function onlyUndosSince(svc: Services, agent: string, tool: string, version: number | null): Promise<boolean> {
+  if (version === null) return false;
+  const since = (await svc.store.listVersions(agent, tool)).filter((v) => v.version > version);
+  return since.length > 0 && since.every((v) => v.source.startsWith('undo:'));
 }
 
 /** Closes a proposed revision without touching the tool. */
@@ -181,7 +195,7 @@ async function displacedBy(
 ): Promise<Displacement[]> {
   const registered = new Set(tools.map((t) => t.name));
   const served = requestsServedByOthers(
-    await svc.log.recentServingCalls(agent, RECHECK_CALLS),
+    await svc.log.recentLog(agent, RECHECK_ROWS),
     changed.name,
     RECHECK_REQUESTS,
   ).filter((r) => registered.has(r.served_by));

@@ -7,8 +7,9 @@ import type { StoredTool } from '../core/records.ts';
 import { argumentNames, canonicalJson, normalizeToolDef, type NormalizedTool } from '../core/tooldef.ts';
 import type { Services } from '../env.ts';
 import { ApiError } from '../errors.ts';
-import type { Example, ToolDef } from '../schemas.ts';
+import { DEFAULT_SETTINGS, type Example, type ToolDef } from '../schemas.ts';
 import type { ToolWrite } from '../adapters/d1-store.ts';
+import { settingsOf } from './routing.ts';
 import { embedTools } from './tool-vectors.ts';
 
 export interface RegisterResult {
@@ -29,7 +30,12 @@ export async function registerTools(
 ): Promise<RegisterResult> {
   const incoming = defs.map(normalizeToolDef);
   rejectDuplicateNames(incoming);
-  const [existing, versions] = await Promise.all([svc.store.listTools(agent), svc.store.lastVersions(agent)]);
+  const [existing, versions, agentRow] = await Promise.all([
+    svc.store.listTools(agent),
+    svc.store.lastVersions(agent),
+    svc.store.getAgent(agent),
+  ]);
+  const maxQueries = (agentRow ? settingsOf(agentRow.settings) : DEFAULT_SETTINGS).max_queries;
   const byName = new Map(existing.map((t) => [t.name, t]));
   const hashes = await Promise.all(incoming.map(definitionHash));
   const changed = incoming.flatMap((t, i) =>
@@ -53,6 +59,7 @@ export async function registerTools(
       byName.get(t.definition.name),
       versions.get(t.definition.name) ?? 0,
       augmented.get(t.definition.name),
+      maxQueries,
       now,
     ),
   );
@@ -71,7 +78,7 @@ export async function registerTools(
     },
     source: 'registered',
   }));
-  // Issue #9: the agent row is written with the rows, after augmentation and embedding, so a
+  // The agent row is written with the rows, after augmentation and embedding, so a
   // registration that fails (502 from the embedder, a D1 error) leaves no trace of a new agent.
   if (writes.length > 0) await svc.store.writeTools(agent, writes, now, [svc.store.ensureAgentStatement(agent, now)]);
   else await svc.store.ensureAgent(agent, now);
@@ -122,6 +129,7 @@ function buildRow(
   prev: StoredTool | undefined,
   lastVersion: number,
   aug: AugmentResult | undefined,
+  maxQueries: number,
   now: string,
 ): StoredTool {
   const kept: Example[] = (prev?.examples ?? []).filter(
@@ -136,7 +144,7 @@ function buildRow(
     docstring: t.definition.description,
     description: aug?.ok ? aug.description : (prev?.description ?? null),
     parameters: t.definition.parameters,
-    examples: dedupeExamples([...hand, ...kept, ...synthetic]),
+    examples: capExamples(dedupeExamples([...hand, ...kept, ...synthetic]), maxQueries),
     notes: prev?.notes ?? [],
     avoid: prev?.avoid ?? [],
     call_example: prev?.call_example ?? null,
@@ -149,6 +157,23 @@ function buildRow(
     created_at: prev?.created_at ?? now,
     updated_at: now,
   };
+}
+
+/**
+ * At most `max` examples (docs/learning.md caps): learned ones outrank synthetic ones, so synthetic
+ * examples give way first, the newest first; what the author wrote is kept.
+ */
+function capExamples(examples: Example[], max: number): Example[] {
+  let extra = examples.length - max;
+  if (extra <= 0) return examples;
+  const out = [...examples];
+  for (let i = out.length - 1; i >= 0 && extra > 0; i--) {
+    if (out[i]?.source === 'synthetic') {
+      out.splice(i, 1);
+      extra--;
+    }
+  }
+  return out;
 }
 
 function dedupeExamples(examples: Example[]): Example[] {

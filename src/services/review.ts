@@ -11,7 +11,14 @@ import type { ToolActivity } from '../adapters/d1-review-log.ts';
 import { evidenceByTool, findEvidence, successfulCallEvidence, type ToolEvidence } from '../core/evidence.ts';
 import { buildExampleCall } from '../core/example-call.ts';
 import { buildReviewInput, buildReviewTask } from '../core/prompts.ts';
-import { checkReply, type ProposalContext } from '../core/proposals.ts';
+import {
+  checkExampleCall,
+  checkReply,
+  requestKey,
+  type KeptLines,
+  type ProposalCheck,
+  type ProposalContext,
+} from '../core/proposals.ts';
 import type { CallRecord, StoredTool } from '../core/records.ts';
 import { argumentValues } from '../core/scrub.ts';
 import { mapPool } from '../core/pool.ts';
@@ -19,6 +26,7 @@ import type { Services } from '../env.ts';
 import { ApiError, notFound } from '../errors.ts';
 import type { Evidence, Refusal, Review, Revision, Settings, SettingsPatch } from '../schemas.ts';
 import { applyRevision } from './apply.ts';
+import { agentTurnsWritten } from './turn-writer.ts';
 import { usageFlags } from './flags.ts';
 import { readReviewLog, type ReviewLog } from './review-log.ts';
 import { rankChanges, toolboxOf, type Toolbox } from './review-ranks.ts';
@@ -115,6 +123,7 @@ async function reviewTools(
   reviewId: string,
   now: string,
 ): Promise<ReviewDone> {
+  await agentTurnsWritten(agent);
   const [lastSeq, tools, activity, waiting, flags] = await Promise.all([
     svc.revisions.lastCallSeq(agent),
     svc.store.listTools(agent),
@@ -145,7 +154,9 @@ async function reviewTools(
     findEvidence({ turns: log.turns, calls: log.calls, outcomes: log.outcomes, registered }),
   );
   const chosen = chooseTools(toRead, log, evidence, settings, review.skipped, done.marks);
-  const box = chosen.length > 0 ? toolboxOf(await routingDocs(svc, tools)) : null;
+  const [docs, kept] =
+    chosen.length > 0 ? await Promise.all([routingDocs(svc, tools), keptLines(svc, agent, byName)]) : [null, new Map()];
+  const box = docs ? toolboxOf(docs) : null;
   const values = argumentValues(log.calls);
   const results = await mapPool(chosen, MODEL_CONCURRENCY, async (c) => {
     const tool = byName.get(c.activity.name);
@@ -156,6 +167,7 @@ async function reviewTools(
       registered,
       values,
       evidence: c.evidence,
+      kept,
       own: log.own.get(tool.name) ?? [],
       settings,
       now,
@@ -167,7 +179,79 @@ async function reviewTools(
     if (r && c) record(done, c.activity, r);
   });
   review.skipped.sort((a, b) => (a.tool < b.tool ? -1 : a.tool > b.tool ? 1 : 0));
+  withoutMirrors(review);
   return done;
+}
+
+/**
+ * What each tool's kept "Not for" lines rest on, from the evidence of the applied revisions that
+ * added lines the row still keeps (docs/learning.md "Cross-checks"): per tool, the requests it
+ * sends elsewhere, and the requests other tools' kept lines send to it.
+ */
+async function keptLines(
+  svc: Services,
+  agent: string,
+  tools: ReadonlyMap<string, StoredTool>,
+): Promise<Map<string, KeptLines>> {
+  const applied = await svc.revisions.listRevisions(agent, { status: 'applied' });
+  const avoided = new Map<string, Set<string>>();
+  const naming = new Map<string, Map<string, Set<string>>>();
+  for (const rev of applied) {
+    const row = tools.get(rev.tool);
+    if (!row || !rev.avoid_added.some((line) => row.avoid.includes(line))) continue;
+    for (const e of rev.evidence) {
+      if (e.kind !== 'confused_request' || e.served_by === null) continue;
+      const key = requestKey(e.text);
+      avoided.set(rev.tool, (avoided.get(rev.tool) ?? new Set()).add(key));
+      const target = naming.get(e.served_by) ?? new Map<string, Set<string>>();
+      target.set(rev.tool, (target.get(rev.tool) ?? new Set()).add(key));
+      naming.set(e.served_by, target);
+    }
+  }
+  const out = new Map<string, KeptLines>();
+  for (const name of tools.keys()) {
+    out.set(name, { avoided: avoided.get(name) ?? new Set(), naming: naming.get(name) ?? new Map() });
+  }
+  return out;
+}
+
+/**
+ * Mirror-image lines proposed in one review (A: "use B" and B: "use A" resting on the same
+ * requests) cannot both be right: the second tool's line, by name order, is refused.
+ */
+function withoutMirrors(review: Review): void {
+  const sends = new Map<string, Set<string>>();
+  const ordered = [...review.revisions].sort((a, b) => (a.tool < b.tool ? -1 : a.tool > b.tool ? 1 : 0));
+  for (const rev of ordered) {
+    const keep: string[] = [];
+    for (const line of rev.avoid_added) {
+      const target = /; use (\S+?)\.?$/.exec(line)?.[1] ?? '';
+      const requests = rev.evidence
+        .filter((e) => e.kind === 'confused_request' && e.served_by === target)
+        .map((e) => requestKey(e.text));
+      const back = sends.get(`${target}\u0000${rev.tool}`);
+      const mirror = back ? requests.find((r) => back.has(r)) : undefined;
+      if (mirror !== undefined) {
+        const refusal: Refusal = {
+          tool: rev.tool,
+          kind: 'avoid',
+          text: line,
+          reason: 'contradicts',
+          detail: `${target} is proposed a "Not for" line sending "${mirror}" to ${rev.tool}`,
+        };
+        rev.refused.push(refusal);
+        review.refused.push(refusal);
+        continue;
+      }
+      keep.push(line);
+      const key = `${rev.tool}\u0000${target}`;
+      sends.set(key, new Set([...(sends.get(key) ?? []), ...requests]));
+    }
+    rev.avoid_added = keep;
+  }
+  review.revisions = review.revisions.filter(
+    (r) => r.notes_added.length + r.queries_added.length + r.avoid_added.length > 0 || r.call_example !== null,
+  );
 }
 
 /** Adds one tool's result to the review: a model failure is a skip and leaves the tool's mark. */
@@ -175,13 +259,13 @@ function record(done: ReviewDone, activity: ToolActivity, r: ToolResult): void {
   const review = done.review;
   review.model_calls += 1;
   review.refused.push(...r.refused);
+  if (r.revision) review.revisions.push(asProposed(r.revision));
   if (r.error !== null) {
     done.failures += 1;
     review.skipped.push({ tool: activity.name, reason: `model_error: ${r.error}` });
     return;
   }
   done.marks.set(activity.name, newestSeq(activity));
-  if (r.revision) review.revisions.push(asProposed(r.revision));
 }
 
 /** The newest call a tool's review reads about it: its own, or one in a turn that ranked it first. */
@@ -279,6 +363,7 @@ interface ToolReview {
   registered: ReadonlySet<string>;
   values: readonly unknown[];
   evidence: ToolEvidence;
+  kept: ReadonlyMap<string, KeptLines>;
   own: readonly CallRecord[];
   settings: Settings;
   now: string;
@@ -291,23 +376,28 @@ interface ToolResult {
   error: string | null;
 }
 
-/** One model call for one tool, its reply checked; the revision is null when nothing passed. */
+/**
+ * One model call for one tool, its reply checked; the revision is null when nothing passed. The
+ * example call is built by code from the tool's successful calls whatever the model does, so a
+ * model failure still proposes it (and is reported as a skip).
+ */
 async function reviewTool(svc: Services, t: ToolReview): Promise<ToolResult> {
   const all: Evidence[] = [...t.evidence.failed, ...t.evidence.missed, ...t.evidence.confused];
-  const input = buildReviewInput(t.tool, t.registered, all);
-  let raw: string | null;
-  try {
-    raw = await svc.model.complete(buildReviewTask(input, t.settings));
-  } catch (err) {
-    return { revision: null, refused: [], error: err instanceof Error ? err.message : String(err) };
-  }
-  const check = checkReply(raw, proposalContext(t, all));
   const successes = t.own.filter((c) => c.success).sort((a, b) => a.seq - b.seq);
-  const built = t.evidence.failed.length >= t.settings.min_failures ? buildExampleCall(successes) : null;
-  const callExample = built !== null && built !== t.tool.call_example ? built : null;
+  const example = exampleCall(t, successes);
+  const input = buildReviewInput(t.tool, t.registered, all);
+  let check: ProposalCheck = { notes_added: [], queries_added: [], avoid_added: [], refused: [], cited: [] };
+  let error: string | null = null;
+  try {
+    check = checkReply(await svc.model.complete(buildReviewTask(input, t.settings)), proposalContext(t, all));
+  } catch (err) {
+    error = err instanceof Error ? err.message : String(err);
+  }
+  const refused = [...check.refused, ...example.refused];
+  const callExample = example.line;
   const empty =
     check.notes_added.length + check.queries_added.length + check.avoid_added.length === 0 && callExample === null;
-  if (empty) return { revision: null, refused: check.refused, error: null };
+  if (empty) return { revision: null, refused, error };
   const cited = new Set(check.cited);
   const evidence = [
     ...all.filter((e) => cited.has(e.evidence_id)),
@@ -325,18 +415,38 @@ async function reviewTool(svc: Services, t: ToolReview): Promise<ToolResult> {
     queries_withdrawn: [],
     displaced: [],
     queries_displaced: [],
-    refused: check.refused,
+    refused,
     evidence,
     ranks: await rankChanges(svc, t.box, t.tool, check.queries_added, missed, t.settings),
     base_version: t.tool.version,
   };
-  return { revision, refused: check.refused, error: null };
+  return { revision, refused, error };
+}
+
+/**
+ * The example call for a tool with at least `min_failures` failed calls, checked like a note
+ * (docs/learning.md "Example call"): null when nothing new was built or the line was refused.
+ */
+function exampleCall(t: ToolReview, successes: readonly CallRecord[]): { line: string | null; refused: Refusal[] } {
+  if (t.evidence.failed.length < t.settings.min_failures) return { line: null, refused: [] };
+  const built = buildExampleCall(successes, t.tool.parameters);
+  if (built === null || built === t.tool.call_example) return { line: null, refused: [] };
+  const refusal = checkExampleCall(t.tool.name, built, t.values);
+  return refusal ? { line: null, refused: [refusal] } : { line: built, refused: [] };
 }
 
 /** What the checks of docs/learning.md need about the tool under review. */
 function proposalContext(t: ToolReview, evidence: readonly Evidence[]): ProposalContext {
   const existing = { notes: t.tool.notes, avoid: t.tool.avoid, examples: t.tool.examples };
-  return { tool: t.tool.name, evidence, registered: t.registered, values: t.values, existing, settings: t.settings };
+  return {
+    tool: t.tool.name,
+    evidence,
+    registered: t.registered,
+    values: t.values,
+    existing,
+    settings: t.settings,
+    kept: t.kept.get(t.tool.name),
+  };
 }
 
 function asProposed(r: NewRevision): Revision {

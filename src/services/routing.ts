@@ -3,7 +3,7 @@
  * src/services/agent-rows.ts), the routing index cached per isolate and rebuilt only when
  * tools_gen moves (one build however many routes ask at once), the request embedded and ranked in
  * memory. The turn and the offer counts are written after the answer (`waitUntil`, grouped:
- * src/services/turn-writer.ts). Issue #8 measures it: `npm run bench`.
+ * src/services/turn-writer.ts). `npm run bench` measures it (docs/performance.md).
  */
 import type { NewTurn } from '../adapters/d1-log.ts';
 import type { StoredTool } from '../core/records.ts';

@@ -91,3 +91,13 @@ export function recordTurn(svc: Services, agent: string, turn: NewTurn): Promise
 export async function turnWritten(agent: string, turnId: string): Promise<void> {
   await pending.get(pendingKey(agent, turnId))?.catch(() => undefined);
 }
+
+/**
+ * Waits until every turn of the agent this isolate answered is stored: a review started right after
+ * `/route` and `POST …/calls` reads the turns of those calls, never the calls without their turn.
+ */
+export async function agentTurnsWritten(agent: string): Promise<void> {
+  const prefix = pendingKey(agent, '');
+  const writes = [...pending].flatMap(([key, write]) => (key.startsWith(prefix) ? [write.catch(() => undefined)] : []));
+  await Promise.all(writes);
+}

@@ -1,5 +1,5 @@
 /**
- * Issue #8: no query of `/route`, `/calls`, key authentication, a review (with auto-apply) or the
+ * No query of `/route`, `/calls`, key authentication, a review (with auto-apply) or the
  * cron pass reads the call log or the turns in full. The SQL is not copied here: the real services
  * run over a D1 binding that records every statement it is given (with its binds), and each one is
  * then planned with EXPLAIN QUERY PLAN. A plan may not scan `calls` or `turns` (`SCAN calls`, with

@@ -64,9 +64,26 @@ describe('serving tool (docs/learning.md)', () => {
       ],
     );
     expect(runs.map((r) => [r.key, r.request, r.calls.map((c) => c.call_id)])).toEqual([
-      ['call:c2', 'find claim again', ['c2']],
       ['turn:t1', 'find my claim', ['c1']],
+      ['call:c2', 'find claim again', ['c2']],
       ['turn:t9', 'unrecorded turn', ['c4']],
+    ]);
+  });
+
+  it('makes one run of consecutive loose calls of one conversation asking the same request', () => {
+    const runs = groupRuns(
+      [],
+      [
+        call('c1', 'lookup_claim', { conversation_id: 'k', request: 'Start recovery on claim CW-1' }),
+        call('c2', 'start_recovery', { conversation_id: 'k', request: 'start recovery on  claim CW-1' }),
+        call('c3', 'lookup_claim', { conversation_id: 'k', request: 'another request' }),
+        call('c4', 'lookup_claim', { conversation_id: 'j', request: 'another request' }),
+      ],
+    );
+    expect(runs.map((r) => [r.key, r.calls.map((c) => c.call_id), r.serving?.tool])).toEqual([
+      ['call:c1', ['c1', 'c2'], 'start_recovery'],
+      ['call:c3', ['c3'], 'lookup_claim'],
+      ['call:c4', ['c4'], 'lookup_claim'],
     ]);
   });
 });
@@ -152,7 +169,7 @@ describe('missed requests', () => {
     const found = find(
       [
         turn('t1', 'send it to the large loss unit', ['lookup_claim', 'refer_llu'], { conversation_id: 'k1' }),
-        turn('t2', 'refer to LLU please', ['refer_llu'], { conversation_id: 'k1' }),
+        turn('t2', 'refer it to the loss unit please', ['refer_llu'], { conversation_id: 'k1' }),
       ],
       [call('c1', 'refer_llu', { turn_id: 't2' })],
     );
@@ -237,7 +254,7 @@ describe('confused requests', () => {
     expect(found.map((e) => e.evidence_id)).toEqual(['missed:not_offered:turn:t1']);
   });
 
-  it('verified: an outcome names X for a turn served by Y, or ranked Y first when nothing served', () => {
+  it('verified: a miss for the named tool, a confusion only for the tool that served or was ranked first leaving it out', () => {
     const turns = [
       turn('t1', 'large loss on this claim', ['start_recovery']),
       turn('t2', 'large loss again', ['start_recovery', 'refer_llu']),
@@ -250,9 +267,11 @@ describe('confused requests', () => {
       { turn_id: 't3', ok: true, served_by: 'refer_llu', at: '2026-01-01T01:00:02Z' },
     ];
     const verified = find(turns, calls, outcomes).filter((e) => e.how === 'verified');
+    // t2 offered refer_llu: ranking start_recovery first left nothing out, so no confusion there.
     expect(verified.map((e) => [e.evidence_id, e.tool, e.served_by])).toEqual([
       ['confused:verified:turn:t1', 'start_recovery', 'refer_llu'],
-      ['confused:verified:turn:t2', 'start_recovery', 'refer_llu'],
+      ['missed:verified:turn:t1', 'refer_llu', null],
+      ['missed:verified:turn:t2', 'refer_llu', null],
     ]);
   });
 

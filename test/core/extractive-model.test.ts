@@ -84,9 +84,12 @@ describe('the reference cases, through the extractive model and the checks', () 
       refused: [],
       cited: calls.filter((c) => !c.success).map((c) => `failed:${c.call_id}`),
     });
-    expect(buildExampleCall(calls.filter((c) => c.success))).toBe(
-      'Example call: {"claim_ref": "CW-######", "file_mb": "<number>"}',
-    );
+    expect(
+      buildExampleCall(
+        calls.filter((c) => c.success),
+        { properties: { claim_ref: {}, file_mb: {} } },
+      ),
+    ).toBe('Example call: {"claim_ref": "CW-######", "file_mb": "<number>"}');
   });
 
   it('a house term that routing missed twice → learned example requests citing both', async () => {
@@ -114,9 +117,9 @@ describe('the reference cases, through the extractive model and the checks', () 
   it('two requests that went to one tool and were served by a neighbour → "Not for …; use <neighbour>."', async () => {
     const turns = [
       turn('t1', 'this is a large loss, start recovery', ['start_recovery'], 'k1'),
-      turn('t2', 'no, refer it', ['refer_llu'], 'k1'),
+      turn('t2', 'no, refer the large loss', ['refer_llu'], 'k1'),
       turn('t3', 'large loss on the claim', ['start_recovery'], 'k2'),
-      turn('t4', 'refer it please', ['refer_llu'], 'k2'),
+      turn('t4', 'refer the loss please', ['refer_llu'], 'k2'),
     ];
     const calls = [
       call('start_recovery', { claim_ref: 'CW-111111' }, { turn_id: 't1' }),

@@ -26,9 +26,11 @@ const rev = {
   call_example: 'Example call: {"id": "<text>"}',
 };
 
+const TOOLS = new Set(['lookup_claim', 'refund']);
+
 describe('planApply', () => {
   it('appends notes and "Not for" lines, sets the example call, adds the example as learned', () => {
-    const plan = planApply(row, rev, { max_notes: 4, max_avoid: 2, max_queries: 12 });
+    const plan = planApply(row, rev, { max_notes: 4, max_avoid: 2, max_queries: 12 }, TOOLS);
     expect(plan.state).toEqual({
       examples: [...row.examples, { text: 'where is my FNOL', source: 'learned', revision_id: 'r1' }],
       notes: ['existing note', 'new note'],
@@ -41,7 +43,7 @@ describe('planApply', () => {
 
   it('refuses notes past the cap and examples with no room, and says why', () => {
     const full: LearnedState = { ...row, examples: [{ text: 'by hand', source: 'unknown', revision_id: null }] };
-    const plan = planApply(full, rev, { max_notes: 1, max_avoid: 2, max_queries: 1 });
+    const plan = planApply(full, rev, { max_notes: 1, max_avoid: 2, max_queries: 1 }, TOOLS);
     expect(plan.state.notes).toEqual(['existing note']);
     expect(plan.refused.map((r) => [r.kind, r.reason])).toEqual([
       ['note', 'cap_reached'],
@@ -51,11 +53,25 @@ describe('planApply', () => {
   });
 
   it('withdrawing keeps the notes and puts the examples back as they were', () => {
-    const plan = withdrawExamples(row, planApply(row, rev, { max_notes: 4, max_avoid: 2, max_queries: 1 }));
+    const plan = withdrawExamples(row, planApply(row, rev, { max_notes: 4, max_avoid: 2, max_queries: 1 }, TOOLS));
     expect(plan.state.examples).toBe(row.examples);
     expect(plan.state.notes).toEqual(['existing note', 'new note']);
     expect(plan.queries_added).toEqual([]);
     expect(plan.queries_displaced).toEqual([]);
+  });
+
+  it('refuses a "Not for" line whose named tool is no longer registered', () => {
+    const plan = planApply(row, rev, { max_notes: 4, max_avoid: 2, max_queries: 12 }, new Set(['lookup_claim']));
+    expect(plan.state.avoid).toEqual([]);
+    expect(plan.refused).toEqual([
+      {
+        tool: 'lookup_claim',
+        kind: 'avoid',
+        text: 'Not for refunds; use refund.',
+        reason: 'unknown_tool',
+        detail: '"refund" is no longer registered',
+      },
+    ]);
   });
 });
 
@@ -86,21 +102,57 @@ describe('findDisplaced', () => {
 });
 
 describe('requestsServedByOthers', () => {
-  it('takes only the newest successful call of each run and skips the tool itself', () => {
-    const c = (seq: number, tool: string, turn_id: string | null, request: string | null) => ({
-      call: { seq, call_id: `c${seq}`, tool, turn_id },
-      request,
-    });
-    const candidates = [
-      c(9, 'x', 't3', 'third'),
-      c(8, 'lookup', 't3', 'third'),
-      c(7, 'lookup', 't2', 'second'),
-      c(6, 'y', null, 'solo'),
-      c(5, 'z', null, null),
-    ];
-    expect(requestsServedByOthers(candidates, 'lookup', 10)).toEqual([
-      { text: 'third', served_by: 'x' },
+  const call = (seq: number, tool: string, turn_id: string | null, request: string | null, extra = {}) => ({
+    seq,
+    call_id: `c${seq}`,
+    tool,
+    arguments: {},
+    success: true,
+    error: null,
+    request,
+    turn_id,
+    conversation_id: null,
+    at: `2026-01-01T00:00:0${seq}Z`,
+    ...extra,
+  });
+  const turn = (seq: number, turn_id: string, request: string, conversation_id: string | null = null) => ({
+    seq,
+    turn_id,
+    request,
+    conversation_id,
+    routed: true,
+    offered: [],
+    created_at: `2026-01-01T00:00:0${seq}Z`,
+  });
+
+  it('reads the finally serving tool of each run, newest first, and skips the tool itself', () => {
+    const log = {
+      turns: [turn(1, 't2', 'second'), turn(2, 't3', 'third')],
+      calls: [call(7, 'lookup', 't2', null), call(8, 'lookup', 't3', null), call(9, 'x', 't3', null)],
+      outcomes: [],
+    };
+    const solo = { ...log, calls: [...log.calls, call(6, 'y', null, 'solo'), call(5, 'z', null, null)] };
+    expect(requestsServedByOthers(solo, 'lookup', 10)).toEqual([
       { text: 'solo', served_by: 'y' },
+      { text: 'third', served_by: 'x' },
+    ]);
+  });
+
+  it('gives a corrected request to the tool that served the re-ask, with values scrubbed', () => {
+    const log = {
+      turns: [
+        turn(1, 't1', 'raise the reserve on CW-444444', 'r1'),
+        turn(2, 't2', 'no, set the reserve to 20000', 'r1'),
+      ],
+      calls: [
+        call(1, 'refer_llu', 't1', null, { arguments: { claim_ref: 'CW-444444' } }),
+        call(2, 'set_rvf', 't2', null, { arguments: { claim_ref: 'CW-444444', amount: 20000 } }),
+      ],
+      outcomes: [],
+    };
+    expect(requestsServedByOthers(log, 'refer_llu', 10)).toEqual([
+      { text: 'no, set the reserve to <value>', served_by: 'set_rvf' },
+      { text: 'raise the reserve on <value>', served_by: 'set_rvf' },
     ]);
   });
 });

@@ -36,19 +36,32 @@ describe('attributeRuns', () => {
       call(4, 't3', 'send_email', false),
     ];
     const a = attributeRuns(groupRuns(turns, calls));
-    expect(a.get('turn:t1')).toEqual({ run_key: 'turn:t1', served_by: 'refund_order', corrected: true });
-    expect(a.get('turn:t2')).toEqual({ run_key: 'turn:t2', served_by: 'refund_order', corrected: false });
-    expect(a.get('turn:t3')).toEqual({ run_key: 'turn:t3', served_by: 'get_weather', corrected: false });
+    const view = (key: string) => {
+      const x = a.get(key);
+      return x && { served_by: x.served_by, via: x.via, own: x.own };
+    };
+    expect(view('turn:t1')).toEqual({ served_by: 'refund_order', via: 'next_request', own: 'get_order' });
+    expect(view('turn:t2')).toEqual({ served_by: 'refund_order', via: 'own', own: 'refund_order' });
+    expect(view('turn:t3')).toEqual({ served_by: 'get_weather', via: 'own', own: 'get_weather' });
   });
 
-  it('leaves a run alone when the next request is a different one', () => {
+  it('leaves a run alone when the next request shares no word with it (the conversation moved on)', () => {
     const a = attributeRuns(
       groupRuns(
         [turn(1, 'Refund my order', 'a'), turn(2, 'and the weather', 'a')],
         [call(1, 't1', 'get_order'), call(2, 't2', 'get_weather')],
       ),
     );
-    expect(a.get('turn:t1')).toEqual({ run_key: 'turn:t1', served_by: 'get_order', corrected: false });
+    expect(a.get('turn:t1')?.served_by).toBe('get_order');
+    expect(a.get('turn:t1')?.via).toBe('own');
+  });
+
+  it('lets a reported outcome stand over both rules', () => {
+    const a = attributeRuns(groupRuns([turn(1, 'Refund my order', 'a')], [call(1, 't1', 'get_order')]), [
+      { turn_id: 't1', ok: false, served_by: 'refund_order', at: '2026-01-01T00:00:00Z' },
+    ]);
+    expect(a.get('turn:t1')?.served_by).toBe('refund_order');
+    expect(a.get('turn:t1')?.via).toBe('verified');
   });
 });
 

@@ -106,7 +106,7 @@ describe('checkProposal: what passes', () => {
 });
 
 describe('checkProposal: what is refused, with its reason', () => {
-  it('refuses an argument value from the calls, also a same-shaped id and a name in other case', () => {
+  it('refuses an argument value from the calls, also a same-shaped id and a name in other case, and keeps no value', () => {
     const result = checkProposal(
       reply({
         notes: [
@@ -122,30 +122,30 @@ describe('checkProposal: what is refused, with its reason', () => {
       {
         tool: 'lookup_claim',
         kind: 'note',
-        text: 'Use claim_ref CW-123456 as the model.',
+        text: 'Use claim_ref <value> as the model.',
         reason: 'argument_value',
-        detail: 'contains the argument value "CW-123456"',
+        detail: 'contains a value passed in the arguments of a logged call',
       },
       {
         tool: 'lookup_claim',
         kind: 'note',
-        text: 'Ids look like CW-555111.',
+        text: 'Ids look like <value>.',
         reason: 'argument_value',
-        detail: 'contains the argument value "CW-555111"',
+        detail: 'contains a value passed in the arguments of a logged call',
       },
       {
         tool: 'lookup_claim',
         kind: 'note',
-        text: 'Calls for ann smith fail.',
+        text: 'Calls for <value> fail.',
         reason: 'argument_value',
-        detail: 'contains the argument value "ann smith"',
+        detail: 'contains a value passed in the arguments of a logged call',
       },
       {
         tool: 'lookup_claim',
         kind: 'note',
-        text: 'Files over 12 MB fail.',
+        text: 'Files over <value> MB fail.',
         reason: 'argument_value',
-        detail: 'contains the argument value "12"',
+        detail: 'contains a value passed in the arguments of a logged call',
       },
     ]);
   });
