@@ -36,6 +36,7 @@ const uploads = (tag: string) => [
     error: error('654321'),
   },
   { id: `${tag}-3`, tool: 'upload_file', arguments: { claim_ref: 'CW-123456', file_mb: 3 }, success: true },
+  { id: `${tag}-4`, tool: 'upload_file', arguments: { claim_ref: 'CW-654321', file_mb: 2 }, success: true },
 ];
 
 async function agentWithCalls(settings: Record<string, unknown> = {}): Promise<string> {

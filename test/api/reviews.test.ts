@@ -667,7 +667,7 @@ describe('POST …/reviews with an OpenAI-compatible model (fake server)', () =>
     expect(sent).not.toMatch(/123456|654321/);
   });
 
-  it('records a provider failure for one tool as a skip; the other tools go on, and it is tried again next time', async () => {
+  it('records a provider failure for one tool as a skip; the other tools go on, the code-built example call stays, and the model is tried again next time', async () => {
     const { model, env: e } = fakeModel();
     await script(model, [
       { status: 400, body: { error: { message: 'bad request', type: 'invalid_request_error' } } },
@@ -689,9 +689,16 @@ describe('POST …/reviews with an OpenAI-compatible model (fake server)', () =>
     const failedSkips = first.body.skipped.filter((s: { reason: string }) => s.reason.startsWith('model_error: '));
     expect(failedSkips).toHaveLength(1);
     const failedTool = failedSkips[0].tool;
-    expect(first.body.revisions.map((r: { tool: string }) => r.tool)).toEqual([
-      failedTool === 'upload_file' ? 'lookup_claim' : 'upload_file',
-    ]);
+    const other = failedTool === 'upload_file' ? 'lookup_claim' : 'upload_file';
+    // The failed tool still gets the example call the code builds; only the model's lines are missing.
+    const byTool = new Map(first.body.revisions.map((r: any) => [r.tool, r]));
+    expect([...byTool.keys()].sort()).toEqual([failedTool, other].sort());
+    expect(byTool.get(failedTool)).toMatchObject({
+      notes_added: [],
+      call_example: expect.stringMatching(/^Example call: /),
+    });
+    const revisionId = (byTool.get(failedTool) as { revision_id: string }).revision_id;
+    expect((await api('POST', `/v1/agents/${agent}/revisions/${revisionId}/dismiss`, { body: { approved_by: 'op' } })).status).toBe(200);
     const second = await reviewWith(e, agent);
     expect(second.body.model_calls).toBe(1);
     expect(second.body.revisions.map((r: { tool: string }) => r.tool)).toEqual([failedTool]);

@@ -169,25 +169,33 @@ describe('the background model fails', () => {
     ],
     ['answers 500', UPSTREAM_DOWN, /^model_error: openai:faults-answers 500-\d+-\w+: /],
   ] as const) {
-    it(`${label}: the tool is a recorded skip, no revision, its marks stay so the next review tries again`, async () => {
+    it(`${label}: the tool is a recorded skip, only the code-built example call is proposed, its marks stay so the next review tries again`, async () => {
       const agent = await agentWithFailures();
       const { model, env: e } = modelEnv(label);
       await script(model, [...replies]);
       const res = await send(e, 'POST', `/v1/agents/${agent}/reviews`, { body: {} });
       expect(res.status).toBe(200);
-      expect(res.body).toMatchObject({ revisions: [], refused: [], model_calls: 1 });
+      expect(res.body).toMatchObject({ refused: [], model_calls: 1 });
+      expect(
+        res.body.revisions.map((r: any) => [r.tool, r.notes_added, r.queries_added, r.avoid_added, r.call_example]),
+      ).toEqual([['lookup_order', [], [], [], 'Example call: {"order_id": "ORD-####"}']]);
       expect(res.body.skipped).toEqual([
         expect.objectContaining({ tool: 'lookup_order', reason: expect.stringMatching(reason) }),
       ]);
       expect(await marks(agent)).toEqual({ agent: 0, tool: 0 });
       const state = await agentState(agent);
-      expect(state.revisions).toEqual([]);
+      expect((state.revisions as unknown[]).length).toBe(1);
       expect((state.reviews as { summary: string }[]).map((r) => JSON.parse(r.summary).skipped)).toEqual([
         res.body.skipped,
       ]);
-      // The lease was released and the log kept: the next review (offline model) proposes.
+      // The lease was released and the log kept: once the example call is dealt with, the next
+      // review (offline model) asks the model again and proposes the note.
+      const id = res.body.revisions[0].revision_id;
+      expect((await api('POST', `/v1/agents/${agent}/revisions/${id}/dismiss`, { body: { approved_by: 'op' } })).status).toBe(200);
       const next = await api('POST', `/v1/agents/${agent}/reviews`, { body: {} });
-      expect(next.body.revisions.map((r: { tool: string }) => r.tool)).toEqual(['lookup_order']);
+      expect(
+        next.body.revisions.map((r: { tool: string; notes_added: string[] }) => [r.tool, r.notes_added.length]),
+      ).toEqual([['lookup_order', 1]]);
     });
   }
 
