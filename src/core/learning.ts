@@ -131,6 +131,8 @@ export function withdrawExamples(row: LearnedState, plan: ApplyPlan): ApplyPlan 
 /** A request another tool served, with its vector, for the displacement re-check. */
 export interface ServedRequest {
   text: string;
+  /** The text with argument values scrubbed: what a revision may show. */
+  shown: string;
   vector: Float32Array;
   served_by: string;
 }
@@ -149,7 +151,7 @@ export function findDisplaced(
   for (const r of requests) {
     const query = { text: r.text, vector: r.vector };
     if (!offers(rankTools(before, query, k), r.served_by)) continue;
-    if (!offers(rankTools(after, query, k), r.served_by)) out.push({ request: r.text, tool: r.served_by });
+    if (!offers(rankTools(after, query, k), r.served_by)) out.push({ request: r.shown, tool: r.served_by });
   }
   return out;
 }
@@ -158,26 +160,26 @@ const offers = (tools: RoutedTool[], name: string): boolean => tools.some((t) =>
 
 /**
  * The requests tools other than `tool` finally served (src/core/attribution.ts), newest first,
- * distinct texts, at most `limit`. The text has the argument values of the calls read scrubbed out:
- * a displaced request is shown on the revision and must hold no value.
+ * distinct texts, at most `limit`. Routing is checked on the text as asked; `shown` has the argument
+ * values of the calls read scrubbed out: a displaced request is shown on the revision and must hold no value.
  */
 export function requestsServedByOthers(
   log: { turns: readonly TurnRecord[]; calls: readonly CallRecord[]; outcomes: readonly OutcomeRecord[] },
   tool: string,
   limit: number,
-): { text: string; served_by: string }[] {
+): { text: string; shown: string; served_by: string }[] {
   const attributed = [...attributeRuns(groupRuns(log.turns, log.calls), log.outcomes).values()].sort(
     (a, b) => timeOf(b.run.at) - timeOf(a.run.at),
   );
   const values = argumentValues(log.calls);
   const seen = new Set<string>();
-  const out: { text: string; served_by: string }[] = [];
+  const out: { text: string; shown: string; served_by: string }[] = [];
   for (const { run, served_by } of attributed) {
     if (served_by === null || served_by === tool || run.request === null) continue;
-    const text = scrubValues(run.request, values);
+    const text = run.request;
     if (seen.has(text)) continue;
     seen.add(text);
-    out.push({ text, served_by });
+    out.push({ text, shown: scrubValues(text, values), served_by });
     if (out.length >= limit) break;
   }
   return out;

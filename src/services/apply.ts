@@ -129,14 +129,22 @@ export async function undoTool(
 }
 
 /**
- * True when every write to the tool since `version` was an undo (docs/learning.md "Undo"): undo
- * then steps back through the tool's applied revisions, newest first. Each undo restored the
- * state before a later revision, so the row is as `version` left it.
+ * True when the tool's writes since `version` are later revisions and their undos, each revision
+ * undone (docs/learning.md "Undo"): undo then steps back through the tool's applied revisions,
+ * newest first. Each undo restored the state before its revision, so the row is as `version` left it.
  */
 async function onlyUndosSince(svc: Services, agent: string, tool: string, version: number | null): Promise<boolean> {
   if (version === null) return false;
   const since = (await svc.store.listVersions(agent, tool)).filter((v) => v.version > version);
-  return since.length > 0 && since.every((v) => v.source.startsWith('undo:'));
+  const undone = new Set(since.flatMap((v) => (v.source.startsWith('undo:') ? [v.source.slice('undo:'.length)] : [])));
+  return (
+    since.length > 0 &&
+    since.every(
+      (v) =>
+        v.source.startsWith('undo:') ||
+        (v.source.startsWith('revision:') && undone.has(v.source.slice('revision:'.length))),
+    )
+  );
 }
 
 /** Closes a proposed revision without touching the tool. */

@@ -275,8 +275,9 @@ function newestSeq(a: ToolActivity): number {
 
 /**
  * Which tools to read (docs/learning.md review rules): not one with a revision waiting, not one with no new
- * calls since its last review (no model call), not one that cannot reach `min_calls` calls or
- * `min_confusions` confused requests. A tool with no calls at all is not mentioned.
+ * calls since its last review (no model call), not one that cannot reach `min_calls` calls,
+ * `min_misses` missed requests (each is a call of the tool) or `min_confusions` confused requests.
+ * A tool with no calls at all is not mentioned.
  */
 function chooseReads(
   activity: readonly ToolActivity[],
@@ -294,7 +295,11 @@ function chooseReads(
     else if (newest === 0) continue;
     else if (newest <= a.reviewed_seq)
       skipped.push({ tool: a.name, reason: 'no_new_calls: no calls since its last review' });
-    else if (a.recent_calls < s.min_calls && a.recent_calls + a.ranked_first < s.min_confusions) {
+    else if (
+      a.recent_calls < s.min_calls &&
+      a.recent_calls < s.min_misses &&
+      a.recent_calls + a.ranked_first < s.min_confusions
+    ) {
       skipped.push({ tool: a.name, reason: belowThreshold(a.recent_calls, 0, s) });
       marks.set(a.name, newest);
     } else read.push(a);
@@ -312,7 +317,8 @@ interface Chosen {
 }
 
 /**
- * The tools reviewed this pass: ≥ `min_calls` calls or ≥ `min_confusions` confused requests, with
+ * The tools reviewed this pass: ≥ `min_calls` calls, ≥ `min_misses` missed requests (a tool routing
+ * keeps missing is seldom called through it) or ≥ `min_confusions` confused requests, with
  * enough of one kind of evidence for a line to pass its check (else no model call is worth making),
  * most failed calls first, at most `max_tools`.
  */
@@ -330,7 +336,7 @@ function chooseTools(
     const found = evidence.get(a.name) ?? { failed: [], missed: [], confused: [] };
     // Failed calls count only among the tool's own newest calls (docs/learning.md max_calls_per_tool).
     const ev: ToolEvidence = { ...found, failed: found.failed.filter((e) => e.call_id !== null && own.has(e.call_id)) };
-    if (a.recent_calls < s.min_calls && ev.confused.length < s.min_confusions) {
+    if (a.recent_calls < s.min_calls && ev.missed.length < s.min_misses && ev.confused.length < s.min_confusions) {
       skipped.push({ tool: a.name, reason: belowThreshold(a.recent_calls, ev.confused.length, s) });
       marks.set(a.name, newestSeq(a));
     } else if (

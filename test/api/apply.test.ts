@@ -121,6 +121,38 @@ describe('apply', () => {
     );
   });
 
+  it('refuses a "Not for" line whose named tool was deleted since the review (unknown_tool)', async () => {
+    const agent = await setup();
+    const id = await propose(
+      agent,
+      revision('lookup_claim', { notes_added: ['A note.'], avoid_added: ['Not for large losses; use refer_llu.'] }),
+    );
+    expect((await api('DELETE', `/v1/agents/${agent}/tools/refer_llu`)).status).toBe(204);
+    const res = await apply(agent, id);
+    expect(res.status).toBe(200);
+    expect(res.body.refused).toContainEqual(
+      expect.objectContaining({ kind: 'avoid', reason: 'unknown_tool', text: 'Not for large losses; use refer_llu.' }),
+    );
+    const row = (await api('GET', `/v1/agents/${agent}/tools/lookup_claim`)).body;
+    expect(row.avoid).toEqual([]);
+    expect(row.notes).toEqual(['A note.']);
+  });
+
+  it('shows a displaced request with its argument values scrubbed', async () => {
+    const agent = await setup({ top_k: 1 });
+    const served = 'send the weekly summary email to the team';
+    expect(await topFor(agent, served)).toEqual(['send_email']);
+    await api('POST', `/v1/agents/${agent}/calls`, {
+      body: {
+        calls: [{ tool: 'send_email', arguments: { to: 'the team' }, success: true, request: served }],
+      },
+    });
+    const added = ['send the weekly summary email to the team now', 'email the weekly team summary'];
+    const id = await propose(agent, revision('lookup_claim', { queries_added: added }));
+    const res = await apply(agent, id);
+    expect(res.body.displaced).toEqual([{ request: 'send the weekly summary email to <value>', tool: 'send_email' }]);
+  });
+
   it('withdraws examples that would push a neighbour out of the offered tools, and keeps the notes', async () => {
     const agent = await setup({ top_k: 1 });
     const served = 'send the weekly summary email to the team';
@@ -201,6 +233,40 @@ describe('apply', () => {
 });
 
 describe('undo', () => {
+  it('steps back through applied revisions while only undos changed the row, back to the registered view', async () => {
+    const agent = await setup();
+    const registered = (await api('GET', `/v1/agents/${agent}/tools/lookup_claim`)).body.model_view;
+    const first = await propose(agent, revision('lookup_claim', { notes_added: ['First note.'] }));
+    const second = await propose(
+      agent,
+      revision('lookup_claim', {
+        notes_added: ['Second note.'],
+        call_example: 'Example call: {"claim_ref": "<text>"}',
+      }),
+    );
+    expect((await apply(agent, first)).status).toBe(200);
+    expect((await apply(agent, second)).status).toBe(200);
+    expect((await undo(agent, 'lookup_claim')).body).toMatchObject({ revision_id: second, status: 'undone' });
+    expect((await undo(agent, 'lookup_claim')).body).toMatchObject({ revision_id: first, status: 'undone' });
+    const view = (await api('GET', `/v1/agents/${agent}/tools/lookup_claim`)).body.model_view;
+    expect(JSON.stringify(view)).toBe(JSON.stringify(registered));
+    expect((await undo(agent, 'lookup_claim')).status).toBe(409);
+  });
+
+  it('still refuses (409) once something other than an undo changed the row', async () => {
+    const agent = await setup();
+    const first = await propose(agent, revision('lookup_claim', { notes_added: ['First note.'] }));
+    const second = await propose(agent, revision('lookup_claim', { notes_added: ['Second note.'] }));
+    expect((await apply(agent, first)).status).toBe(200);
+    expect((await apply(agent, second)).status).toBe(200);
+    expect((await undo(agent, 'lookup_claim')).status).toBe(200);
+    const edited = tools.map((t) =>
+      t.name === 'lookup_claim' ? { ...t, description: 'Fetch a claim by reference.' } : t,
+    );
+    expect((await api('PUT', `/v1/agents/${agent}/tools`, { body: { tools: edited } })).status).toBe(200);
+    expect(await undo(agent, 'lookup_claim')).toMatchObject({ status: 409, body: { error: { code: 'conflict' } } });
+  });
+
   it('keeps who applied a revision and records apart who undid it', async () => {
     const agent = await setup();
     const key = (await api('POST', `/v1/agents/${agent}/keys`, { body: { role: 'operator' } })).body;

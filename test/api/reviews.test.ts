@@ -698,7 +698,10 @@ describe('POST …/reviews with an OpenAI-compatible model (fake server)', () =>
       call_example: expect.stringMatching(/^Example call: /),
     });
     const revisionId = (byTool.get(failedTool) as { revision_id: string }).revision_id;
-    expect((await api('POST', `/v1/agents/${agent}/revisions/${revisionId}/dismiss`, { body: { approved_by: 'op' } })).status).toBe(200);
+    expect(
+      (await api('POST', `/v1/agents/${agent}/revisions/${revisionId}/dismiss`, { body: { approved_by: 'op' } }))
+        .status,
+    ).toBe(200);
     const second = await reviewWith(e, agent);
     expect(second.body.model_calls).toBe(1);
     expect(second.body.revisions.map((r: { tool: string }) => r.tool)).toEqual([failedTool]);

@@ -93,8 +93,8 @@ describe('findDisplaced', () => {
       { name: 'c', text: 'gamma', vector: v(0.2, 1, 0) },
     ]);
     const requests = [
-      { text: 'query', vector: v(0.1, 1, 0), served_by: 'b' },
-      { text: 'other', vector: v(1, 0, 0), served_by: 'a' },
+      { text: 'query', shown: 'query', vector: v(0.1, 1, 0), served_by: 'b' },
+      { text: 'other', shown: 'other', vector: v(1, 0, 0), served_by: 'a' },
     ];
     expect(findDisplaced(before, before, requests, 1)).toEqual([]);
     expect(findDisplaced(before, after, requests, 1)).toEqual([{ request: 'query', tool: 'b' }]);
@@ -133,8 +133,8 @@ describe('requestsServedByOthers', () => {
     };
     const solo = { ...log, calls: [...log.calls, call(6, 'y', null, 'solo'), call(5, 'z', null, null)] };
     expect(requestsServedByOthers(solo, 'lookup', 10)).toEqual([
-      { text: 'solo', served_by: 'y' },
-      { text: 'third', served_by: 'x' },
+      { text: 'solo', shown: 'solo', served_by: 'y' },
+      { text: 'third', shown: 'third', served_by: 'x' },
     ]);
   });
 
@@ -151,8 +151,8 @@ describe('requestsServedByOthers', () => {
       outcomes: [],
     };
     expect(requestsServedByOthers(log, 'refer_llu', 10)).toEqual([
-      { text: 'no, set the reserve to <value>', served_by: 'set_rvf' },
-      { text: 'raise the reserve on <value>', served_by: 'set_rvf' },
+      { text: 'no, set the reserve to 20000', shown: 'no, set the reserve to <value>', served_by: 'set_rvf' },
+      { text: 'raise the reserve on CW-444444', shown: 'raise the reserve on <value>', served_by: 'set_rvf' },
     ]);
   });
 });

@@ -191,7 +191,9 @@ describe('the background model fails', () => {
       // The lease was released and the log kept: once the example call is dealt with, the next
       // review (offline model) asks the model again and proposes the note.
       const id = res.body.revisions[0].revision_id;
-      expect((await api('POST', `/v1/agents/${agent}/revisions/${id}/dismiss`, { body: { approved_by: 'op' } })).status).toBe(200);
+      expect(
+        (await api('POST', `/v1/agents/${agent}/revisions/${id}/dismiss`, { body: { approved_by: 'op' } })).status,
+      ).toBe(200);
       const next = await api('POST', `/v1/agents/${agent}/reviews`, { body: {} });
       expect(
         next.body.revisions.map((r: { tool: string; notes_added: string[] }) => [r.tool, r.notes_added.length]),
