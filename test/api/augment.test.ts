@@ -7,6 +7,7 @@ import { createExecutionContext, waitOnExecutionContext } from 'cloudflare:test'
 import { env } from 'cloudflare:workers';
 import { describe, expect, inject, it } from 'vitest';
 import { app } from '../../src/app.ts';
+import { services } from '../../src/env.ts';
 import { ADMIN, agentId, api, tool } from '../helpers.ts';
 
 const FAKE = inject('fakeOpenAI');
@@ -125,6 +126,46 @@ describe('PUT …/tools with augment: true', () => {
       expect((await received(model)).logical_calls).toBe(1);
     });
   }
+
+  it('re-registering with augment keeps at most max_queries examples, learned ones first', async () => {
+    const agent = agentId('aug');
+    expect((await api('PUT', `/v1/agents/${agent}/tools`, { body: { tools: [lookup] } })).status).toBe(200);
+    expect((await api('PUT', `/v1/agents/${agent}/config`, { body: { max_queries: 3 } })).status).toBe(200);
+    const id = `rev-cap-${agent}`;
+    await services(env).revisions.insertRevisions(
+      agent,
+      [
+        {
+          revision_id: id,
+          tool: 'lookup_claim',
+          created_at: new Date().toISOString(),
+          notes_added: [],
+          queries_added: ['pull up the FNOL file'],
+          avoid_added: [],
+          call_example: null,
+          queries_withdrawn: [],
+          displaced: [],
+          queries_displaced: [],
+          refused: [],
+          evidence: [],
+          ranks: [],
+          base_version: 1,
+        },
+      ],
+      null,
+    );
+    const applied = await api('POST', `/v1/agents/${agent}/revisions/${id}/apply`, { body: { approved_by: 'op' } });
+    expect(applied.status).toBe(200);
+    const { model, env: e } = modelEnv('cap');
+    await script(model, [{ content: good }]);
+    const changed = { ...lookup, description: 'Fetch a claim record by its claim reference.' };
+    const res = await put(e, agent, [changed]);
+    expect(res.status).toBe(200);
+    const examples = res.body.tools[0].examples as { text: string; source: string }[];
+    expect(examples).toHaveLength(3);
+    expect(examples[0]).toEqual({ text: 'pull up the FNOL file', source: 'learned', revision_id: id });
+    expect(examples.slice(1).map((x) => x.source)).toEqual(['synthetic', 'synthetic']);
+  });
 
   it('accepts chatter around the JSON and retries a 429 once: one logical call per tool', async () => {
     const { model, env: e } = modelEnv('chatter');

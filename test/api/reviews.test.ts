@@ -709,6 +709,54 @@ describe('POST …/reviews with an OpenAI-compatible model (fake server)', () =>
   });
 });
 
+describe('what a real model proposes is checked against repeated errors and stored without values', () => {
+  const ERRORS = ['claim_ref "CW-1" not found in this region', 'timed out talking to the claims system'];
+
+  async function twoDifferentFailures(agent: string) {
+    await calls(agent, [
+      { id: 'd1', tool: 'lookup_claim', arguments: { claim_ref: 'CW-910001' }, success: false, error: ERRORS[0] },
+      { id: 'd2', tool: 'lookup_claim', arguments: { claim_ref: 'CW-910002' }, success: false, error: ERRORS[1] },
+      { id: 'd3', tool: 'lookup_claim', arguments: { claim_ref: 'CW-910003' }, success: true },
+    ]);
+  }
+
+  it('refuses a usage note resting on two failures whose errors differ', async () => {
+    const { model, env: e } = fakeModel();
+    const agent = await setup();
+    await twoDifferentFailures(agent);
+    const note = { text: 'Retry the lookup when it fails.', cites: ['failed:d1', 'failed:d2'] };
+    await script(model, [{ content: JSON.stringify({ notes: [note] }) }]);
+    const res = await reviewWith(e, agent);
+    expect(res.status).toBe(200);
+    expect(res.body.refused).toEqual([
+      {
+        tool: 'lookup_claim',
+        kind: 'note',
+        text: note.text,
+        reason: 'below_threshold',
+        detail: 'cites 2 failed calls, but at most 1 share one error; needs at least 2',
+      },
+    ]);
+  });
+
+  it('keeps no argument value in a refused line or its detail', async () => {
+    const { model, env: e } = fakeModel();
+    const agent = await setup();
+    await twoDifferentFailures(agent);
+    const note = { text: 'Claim CW-910001 does not exist; check it.', cites: ['failed:d1', 'failed:d2'] };
+    await script(model, [{ content: JSON.stringify({ notes: [note] }) }]);
+    const res = await reviewWith(e, agent);
+    expect(res.body.refused).toEqual([
+      expect.objectContaining({
+        kind: 'note',
+        reason: 'argument_value',
+        text: 'Claim <value> does not exist; check it.',
+      }),
+    ]);
+    expect(JSON.stringify(res.body)).not.toContain('910001');
+  });
+});
+
 describe('OpenAPI', () => {
   it('documents reviews, revisions and outcomes', async () => {
     const doc = await api('GET', '/openapi.json', { token: null });

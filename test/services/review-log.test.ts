@@ -74,4 +74,25 @@ describe('splitConversations', () => {
       ['c40', 'ignored'],
     ]);
   });
+
+  it('puts turns and loose runs of one conversation on one timeline, so their pieces never collide', () => {
+    // t1 (read with its neighbours) at 00:00:01, a loose call at 00:00:30, t40 at 00:00:40: the loose
+    // run follows t1, and nothing says t40 follows the loose run (neither was read with neighbours).
+    const turns = [turn(1), { ...turn(40), created_at: '2026-01-01T00:00:40Z' }];
+    const calls = [
+      call(5, 'lookup_claim', { turn_id: 't1' }),
+      call(6, 'refer_llu', { request: 'refer that claim instead', conversation_id: 'k', at: '2026-01-01T00:00:30Z' }),
+      call(7, 'start_recovery', { turn_id: 't40' }),
+    ];
+    const split = splitConversations(turns, calls, { turns: new Set(['t1']), calls: new Set() });
+    expect(split.turns.map((t) => t.conversation_id)).toEqual(['k#0', 'k#1']);
+    expect(split.calls.find((c) => c.call_id === 'c6')?.conversation_id).toBe('k#0');
+    const ids = findEvidence({
+      turns: split.turns,
+      calls: split.calls,
+      outcomes: [],
+      registered: new Set(['lookup_claim', 'refer_llu', 'start_recovery']),
+    }).map((e) => e.evidence_id);
+    expect(ids).toEqual(['confused:re_asked:turn:t1', 'missed:next_request:turn:t1']);
+  });
 });
