@@ -6,7 +6,7 @@
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import { services } from '../../src/env.ts';
-import { agentId, api, tool } from '../helpers.ts';
+import { agentId, api, count, eventually, tool } from '../helpers.ts';
 
 const svc = services(env);
 
@@ -175,6 +175,8 @@ describe('the one attribution', () => {
         { tool: 'refer_llu', arguments: { claim_ref: `CW-50000${n}` } },
       ]);
     }
+    // Every turn stored first, so this case does not lean on the review waiting for them.
+    await eventually(async () => ((await count('turns', agent)) === 4 ? true : undefined));
     const { revisions } = await review(agent);
     const refer = of(revisions, 'refer_llu');
     expect(refer?.notes_added).toHaveLength(1);
