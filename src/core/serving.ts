@@ -50,18 +50,23 @@ export function onTheWay(calls: readonly CallRecord[]): CallRecord[] {
  * consecutive calls of that conversation asking the same request (a lookup then a change made for
  * one request are one run); `call:<call_id>` for a call with a request but no conversation. A call
  * with neither turn nor request belongs to no run: it can teach usage notes and example calls,
- * never requests (docs/api.md Call).
+ * never requests (docs/api.md Call). A call without a turn that asks what the newest turn of its
+ * conversation asked (the same request, routed before it) belongs to that turn: the agent routed
+ * the request and reported its calls without the turn id.
  */
-export function runKeys(calls: readonly CallRecord[]): Map<CallRecord, string> {
+export function runKeys(calls: readonly CallRecord[], turns: readonly TurnRecord[] = []): Map<CallRecord, string> {
   const out = new Map<CallRecord, string>();
   const open = new Map<string, { key: string; request: string }>();
+  const routed = routedRequests(turns);
   for (const call of [...calls].sort((a, b) => a.seq - b.seq)) {
     if (call.turn_id !== null) {
       out.set(call, `turn:${call.turn_id}`);
     } else if (call.request !== null && call.conversation_id !== null) {
       const current = open.get(call.conversation_id);
       const request = sameRequestKey(call.request);
-      if (current && current.request === request) out.set(call, current.key);
+      const turn = routed.get(`${call.conversation_id}\u0000${request}`);
+      if (turn !== undefined && timeOf(turn.created_at) <= timeOf(call.at)) out.set(call, `turn:${turn.turn_id}`);
+      else if (current && current.request === request) out.set(call, current.key);
       else {
         const key = `call:${call.call_id}`;
         open.set(call.conversation_id, { key, request });
@@ -70,6 +75,16 @@ export function runKeys(calls: readonly CallRecord[]): Map<CallRecord, string> {
     } else if (call.request !== null) {
       out.set(call, `call:${call.call_id}`);
     }
+  }
+  return out;
+}
+
+/** Per conversation and request, the newest turn that routed it. */
+function routedRequests(turns: readonly TurnRecord[]): Map<string, TurnRecord> {
+  const out = new Map<string, TurnRecord>();
+  for (const t of [...turns].sort((a, b) => a.seq - b.seq)) {
+    if (t.conversation_id !== null && t.request !== null)
+      out.set(`${t.conversation_id}\u0000${sameRequestKey(t.request)}`, t);
   }
   return out;
 }
@@ -85,7 +100,7 @@ export function sameRequestKey(text: string): string {
  */
 export function groupRuns(turns: readonly TurnRecord[], calls: readonly CallRecord[]): Run[] {
   const byKey = new Map<string, CallRecord[]>();
-  for (const [call, key] of runKeys(calls)) {
+  for (const [call, key] of runKeys(calls, turns)) {
     const list = byKey.get(key) ?? [];
     list.push(call);
     byKey.set(key, list);
@@ -140,14 +155,19 @@ function byTurnSeq(a: Run, b: Run): number {
 }
 
 function byTime(a: Run, b: Run): number {
-  const ta = timeOf(a);
-  const tb = timeOf(b);
+  const ta = runTime(a);
+  const tb = runTime(b);
   if (ta !== tb) return ta - tb;
   return (a.turn?.seq ?? a.calls[0]?.seq ?? 0) - (b.turn?.seq ?? b.calls[0]?.seq ?? 0);
 }
 
 /** Milliseconds of a run's start; an unparsable time sorts first rather than breaking the order. */
-function timeOf(run: Run): number {
-  const t = Date.parse(run.at);
+function runTime(run: Run): number {
+  return timeOf(run.at);
+}
+
+/** Milliseconds of an ISO time; an unparsable time sorts first rather than breaking the order. */
+function timeOf(at: string): number {
+  const t = Date.parse(at);
   return Number.isNaN(t) ? 0 : t;
 }

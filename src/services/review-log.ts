@@ -115,7 +115,7 @@ export function splitConversations(
       anchor: anchors.turns.has(t.turn_id),
     }));
   const recorded = new Set(turns.map((t) => `turn:${t.turn_id}`));
-  const keys = runKeys(calls);
+  const keys = runKeys(calls, turns);
   const loose = new Map<string, TimelineRun>();
   for (const [c, key] of keys) {
     if (c.conversation_id === null || recorded.has(key)) continue;

@@ -70,6 +70,20 @@ describe('serving tool (docs/learning.md)', () => {
     ]);
   });
 
+  it('gives a loose call to the routed turn of its conversation that asked the same request before it', () => {
+    const runs = groupRuns(
+      [turn('t1', 'Refund order 12', [], { conversation_id: 'k', created_at: '2026-01-01T00:00:00Z' })],
+      [
+        call('c1', 'refund_order', { conversation_id: 'k', request: 'refund order 12', at: '2026-01-01T00:00:05Z' }),
+        call('c2', 'refund_order', { conversation_id: 'k', request: 'something else', at: '2026-01-01T00:00:06Z' }),
+      ],
+    );
+    expect(runs.map((r) => [r.key, r.calls.map((c) => c.call_id)])).toEqual([
+      ['turn:t1', ['c1']],
+      ['call:c2', ['c2']],
+    ]);
+  });
+
   it('makes one run of consecutive loose calls of one conversation asking the same request', () => {
     const runs = groupRuns(
       [],
