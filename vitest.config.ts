@@ -17,6 +17,8 @@ export default defineConfig(async () => {
         },
       }),
     ],
+    // The TypeScript source, as tsconfig.json `paths` says; the package's exports point at dist/.
+    resolve: { alias: { 'whetstone/client': fileURLToPath(new URL('./src/client/index.ts', import.meta.url)) } },
     test: {
       include: ['test/**/*.test.ts'],
       // test/node/ runs in Node against `wrangler dev` (vitest.node.config.ts).
