@@ -104,8 +104,10 @@ export interface EvalCall {
   tool: string;
   arguments: Record<string, unknown>;
   success: boolean;
+  error?: string;
   request: string;
-  turn_id: string;
+  /** Absent for a call reported without its turn (the conversation and request say where it belongs). */
+  turn_id?: string;
   conversation_id: string;
 }
 
@@ -128,6 +130,8 @@ export interface RevisionSummary {
   notes_added: string[];
   avoid_added: string[];
   refused: { kind: string; text: string; reason: string }[];
+  call_example: string | null;
+  evidence: { kind: string; text: string; served_by: string | null }[];
 }
 
 /** The fields of a Review (docs/api.md) the evaluation counts. */

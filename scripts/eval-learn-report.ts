@@ -2,6 +2,7 @@
  * The learning evaluation's results (bench/eval-learn.json) and the table printed on stdout.
  */
 import type { Recall } from './eval.ts';
+import type { CurvePoint, Precision } from './eval-quality.ts';
 
 /** What one round of traffic and reviews did (counts from the reviews' answers). */
 export interface RoundFigures {
@@ -43,6 +44,9 @@ export interface LearnReport {
   setup: {
     embedder: string;
     model: string;
+    /** The agent model (scripts/eval-agent.ts) and distinct training wordings per tool (null: all). */
+    agent: 'perfect' | 'fallible';
+    wordings: number | null;
     /** True when every learning setting is docs/configuration.md's default (max_tools aside: a throughput setting). */
     spec_defaults: boolean;
     /** Settings put on the learning agent (`PUT …/config`); empty = docs/configuration.md defaults. */
@@ -57,7 +61,15 @@ export interface LearnReport {
   /** cold and learned through `/route`; bm25, minisearch, minisearch+tok in process on the same wordings. */
   recall: Record<string, Recall>;
   rounds: RoundFigures[];
-  stopped: 'no_new_proposals' | 'max_rounds';
+  /** Held-out R@5 on a seeded sample and precision after each round (round 0: before any). */
+  curve: CurvePoint[];
+  quality: Precision & {
+    example_calls: number;
+    model_calls: number;
+    revisions_applied: number;
+    revisions_withdrawn: number;
+  };
+  stopped: 'no_new_proposals' | 'max_rounds' | 'passes';
   final_examples: { learned: number; tools_with_learned: number; tools_at_cap: number };
   target: { learned_at5: number; met: boolean; cold_vs_bm25: boolean };
   wall_seconds: number;
@@ -89,9 +101,11 @@ export function formatLearnReport(r: LearnReport): string {
     ['bm25 (ours)', r.recall.bm25, 'in process, descriptions'],
     ['minisearch', r.recall.minisearch, 'out of the box'],
     ['minisearch+tok', r.recall['minisearch+tok'], 'with our tokenizer'],
+    ['bm25 + wordings', r.recall['bm25+wordings'], 'in process, descriptions + the training wordings'],
   ];
+  const q = r.quality;
   const lines = [
-    `ToolE learning, ${r.tools} tools, measured on ${r.setup.measured_wordings} ${r.split} wordings; traffic ${r.setup.traffic_turns} turns drawn from ${r.setup.traffic_wordings} training wordings, ${r.setup.per_round} per tool a round`,
+    `ToolE learning, ${r.setup.agent} agent, ${r.setup.wordings ?? 'all'} wordings per tool, ${r.tools} tools, measured on ${r.setup.measured_wordings} ${r.split} wordings; traffic ${r.setup.traffic_turns} turns drawn from ${r.setup.traffic_wordings} training wordings, ${r.setup.per_round} per tool a round`,
     `settings: ${r.setup.spec_defaults ? 'docs/configuration.md defaults' : `NOT the defaults: ${JSON.stringify(r.setup.agent_config)}`}; each review ${JSON.stringify(r.setup.review_config)}, auto_apply; ${r.setup.embedder}, ${r.setup.model}`,
     '',
     `${'ranker'.padEnd(22)}${'R@1'.padStart(8)}${'R@5'.padStart(8)}  note`,
@@ -113,6 +127,8 @@ export function formatLearnReport(r: LearnReport): string {
     `stopped: ${r.stopped}; ${total(r, 'model_calls')} model calls, ${r.rounds.reduce((n, x) => n + x.applied, 0)} revisions applied; ` +
       `examples kept ${total(r, 'examples_kept')}, withdrawn by displacement ${total(r, 'examples_withdrawn')} (${total(r, 'revisions_withdrawn')} revisions); ` +
       `rows hold ${r.final_examples.learned} learned examples on ${r.final_examples.tools_with_learned} tools (${r.final_examples.tools_at_cap} at max_queries)`,
+    `precision: examples ${pct(q.examples)} (${q.learned_examples}, ${q.unlabelled_examples} not a ToolE wording), Not-for ${pct(q.not_for)} (${q.not_for_lines} lines), contradictions ${q.contradictions}, note recall ${pct(q.note_recall)} (${q.planted_tools} tools with a planted mistake); ${q.example_calls} example calls, ${q.revisions_applied} revisions applied, ${q.revisions_withdrawn} with examples withdrawn`,
+    `curve (R@5 on a held-out sample): ${r.curve.map((p) => `${p.round}: ${pct(p.at5)}`).join(', ')}`,
     `log check: ${r.rounds.every((x) => x.log_check.stored >= x.log_check.answered) ? 'every checked turn /route answered is in the log' : 'TURNS WERE LOST (see log_check per round)'}`,
     `target: learned R@5 ≥ ${pct(r.target.learned_at5)}: ${r.target.met ? 'MET' : 'NOT MET'}; cold R@5 ≥ bm25 R@5: ${r.target.cold_vs_bm25 ? 'yes' : 'no'}; wall time ${r.wall_seconds.toFixed(0)} s`,
   ];

@@ -16,9 +16,20 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { startWorker, type BenchWorker } from './bench/worker.ts';
 import type { EvalQuery, EvalTool } from './eval-data.ts';
-import { api, postCalls, review, routeAll, type EvalCall, type ReviewSummary, type Routed } from './eval-http.ts';
+import {
+  api,
+  postCalls,
+  review,
+  routeAll,
+  type ReviewSummary,
+  type RevisionSummary,
+  type Routed,
+} from './eval-http.ts';
 import { formatLearnReport, type LearnReport, type RoundFigures } from './eval-learn-report.ts';
-import { planTraffic, roundOf } from './eval-traffic.ts';
+import { type Plan, planTraffic, roundOf } from './eval-traffic.ts';
+import { type AgentKind, agentStep, draw, hasMistake, PLANTED_ARGUMENT } from './eval-agent.ts';
+import { goldOf, learnedPrecision, learningCurveSvg, type CurvePoint } from './eval-quality.ts';
+import { loadToolE, mulberry32 } from './eval-data.ts';
 import { createHashEmbedder } from '../src/adapters/hash-embedder.ts';
 import { buildColdIndex, measureRecall, miniSearchRanker, type Recall } from './eval.ts';
 
@@ -30,7 +41,10 @@ export const LEARNED_TARGET = 0.85;
  * reviewed on the same log.
  */
 const MAX_TOOLS_PER_PASS = 100;
-/** Wordings per tool per round (see LearnOptions.perRound). */
+/** The headline protocol: distinct training wordings per tool, and passes over them. */
+export const DEFAULT_WORDINGS = 10;
+export const DEFAULT_PASSES = 3;
+/** Wordings per tool per round when every wording is traffic (see LearnOptions.perRound). */
 export const DEFAULT_PER_ROUND = 12;
 /** docs/configuration.md `max_queries`: a tool at this many learned examples has no room left. */
 const DEFAULT_MAX_QUERIES = 12;
@@ -45,6 +59,12 @@ const MAX_PASSES = 10;
 
 export interface LearnOptions {
   split: 'held-out' | 'validation';
+  /** The agent model (scripts/eval-agent.ts). */
+  agent: AgentKind;
+  /** Distinct training wordings per tool the traffic draws from; null = all of them. */
+  wordings: number | null;
+  /** Rounds to run when `wordings` is set (each round asks every wording once); else until no new proposal. */
+  passes: number;
   /** Wordings per tool per round: at most `max_calls_per_tool` (24), so each review reads them all. */
   perRound: number;
   /**
@@ -55,12 +75,18 @@ export interface LearnOptions {
   config: Record<string, number | boolean>;
 }
 
-/** Registers the toolbox as an author would: name + ToolE description, no arguments, no augmentation. */
+/**
+ * Registers the toolbox as an author would: name + ToolE description, no augmentation; the tools
+ * with a planted argument mistake (scripts/eval-agent.ts) declare that argument.
+ */
 async function register(w: BenchWorker, agent: string, tools: readonly EvalTool[]): Promise<void> {
   const defs = tools.map((t) => ({
     name: t.name,
     description: t.description,
-    parameters: { type: 'object', properties: {} },
+    parameters: {
+      type: 'object',
+      properties: hasMistake(t.name) ? { [PLANTED_ARGUMENT]: { type: 'string' } } : {},
+    },
   }));
   await api(w, 'PUT', `/v1/agents/${agent}/tools`, { tools: defs, augment: false });
 }
@@ -175,44 +201,82 @@ async function checkLog(
   return { answered: want, stored };
 }
 
-/** One round: route fresh wordings, log the right tool's call for each, review and apply. */
+/** One round: route fresh wordings, let the agent call tools for each, review and apply. */
 async function runRound(
   w: BenchWorker,
   agent: string,
+  kind: AgentKind,
   round: number,
   queries: readonly EvalQuery[],
+  another: (q: EvalQuery, key: string) => EvalQuery | null,
   answered: Map<string, number>,
   seen: Set<string>,
-): Promise<RoundFigures> {
+): Promise<{ figures: RoundFigures; revisions: RevisionSummary[] }> {
   const t0 = performance.now();
   const conversation = (i: number): string => `eval-r${round}-${i}`;
   const routed = await routeAll(w, agent, queries, `round ${round}: routing ${queries.length}`, conversation);
-  const calls: EvalCall[] = queries.map((q, i) => ({
-    id: `eval-r${round}-${i}`,
-    tool: q.tool,
-    arguments: {},
-    success: true,
-    request: q.text,
-    turn_id: routed[i]?.turn_id ?? '',
-    conversation_id: conversation(i),
-  }));
-  await postCalls(w, agent, calls);
-  for (const r of routed) for (const name of r.offered) answered.set(name, (answered.get(name) ?? 0) + 1);
+  const steps = queries.map((q, i) =>
+    agentStep({
+      kind,
+      key: `r${round}-${i}`,
+      query: q,
+      offered: routed[i]?.offered ?? [],
+      turnId: routed[i]?.turn_id ?? '',
+      conversation: conversation(i),
+      another: another(q, `r${round}-${i}`),
+    }),
+  );
+  await postCalls(
+    w,
+    agent,
+    steps.flatMap((s) => s.calls),
+  );
+  // The users who got a wrong tool ask again, in the same conversation, in other words.
+  const reasks = steps.flatMap((s, i) => (s.reask ? [{ i, query: s.reask }] : []));
+  const rerouted = await routeAll(
+    w,
+    agent,
+    reasks.map((r) => r.query),
+    `round ${round}: re-asked ${reasks.length}`,
+    (j) => conversation(reasks[j]?.i ?? 0),
+  );
+  await postCalls(
+    w,
+    agent,
+    reasks.flatMap(
+      (r, j) =>
+        agentStep({
+          kind,
+          key: `r${round}-${r.i}-again`,
+          query: r.query,
+          offered: rerouted[j]?.offered ?? [],
+          turnId: rerouted[j]?.turn_id ?? '',
+          conversation: conversation(r.i),
+          another: null,
+          final: true,
+        }).calls,
+    ),
+  );
+  for (const r of [...routed, ...rerouted])
+    for (const name of r.offered) answered.set(name, (answered.get(name) ?? 0) + 1);
   const log = await checkLog(w, agent, answered);
   process.stderr.write(`round ${round}: reviewing…\r`);
   const reviews = await reviewRound(w, agent);
   const figures = countReviews(reviews, seen);
   const offered = recallOf(queries, routed).at5;
   process.stderr.write(
-    `round ${round}: offered ${(100 * offered).toFixed(1)}%, ${figures.model_calls} model calls, ${figures.examples_kept} examples kept, ${figures.examples_withdrawn} withdrawn\n`,
+    `round ${round}: offered ${(100 * offered).toFixed(1)}%, ${reasks.length} re-asked, ${figures.model_calls} model calls, ${figures.examples_kept} examples kept, ${figures.examples_withdrawn} withdrawn\n`,
   );
   return {
-    round,
-    routed: queries.length,
-    offered_share: offered,
-    ...figures,
-    log_check: log,
-    seconds: (performance.now() - t0) / 1000,
+    figures: {
+      round,
+      routed: queries.length + reasks.length,
+      offered_share: offered,
+      ...figures,
+      log_check: log,
+      seconds: (performance.now() - t0) / 1000,
+    },
+    revisions: reviews.flatMap((r) => r.revisions),
   };
 }
 
@@ -247,15 +311,23 @@ async function bm25Baselines(
   };
 }
 
+/** Held-out wordings routed after each round for the learning curve (a seeded sample; the end measures all). */
+const CURVE_SAMPLE = 2000;
+
 /** Runs the whole simulation against a fresh Worker and returns the report. */
 export async function runLearn(opts: LearnOptions): Promise<LearnReport> {
   const started = performance.now();
-  const plan = planTraffic(opts.split);
+  const plan = limitWordings(planTraffic(opts.split), opts.wordings);
   const trafficCount = plan.streams.reduce((n, s) => n + s.length, 0);
   process.stderr.write(
-    `${plan.tools.length} tools, ${trafficCount} training wordings as traffic, ${plan.measured.length} ${opts.split} wordings measured\n`,
+    `${plan.tools.length} tools, ${opts.agent} agent, ${trafficCount} training wordings as traffic, ${plan.measured.length} ${opts.split} wordings measured\n`,
   );
   const baselines = await bm25Baselines(plan.tools, plan.measured);
+  baselines['bm25+wordings'] = await bm25WithWordings(plan.tools, plan.streams, plan.measured);
+  const gold = goldOf(loadToolE().queries);
+  const sample = seededSample(plan.measured, CURVE_SAMPLE);
+  const perRound = opts.wordings ?? opts.perRound;
+  const maxRounds = opts.wordings === null ? MAX_ROUNDS : opts.passes;
   const w = await startWorker((line) => process.stderr.write(`${line}\n`));
   try {
     await register(w, 'eval-cold', plan.tools);
@@ -263,15 +335,39 @@ export async function runLearn(opts: LearnOptions): Promise<LearnReport> {
     if (Object.keys(opts.config).length > 0) await api(w, 'PUT', '/v1/agents/eval-learn/config', opts.config);
     const cold = await measure(w, 'eval-cold', plan.measured, `cold: ${opts.split}`);
     const rounds: RoundFigures[] = [];
+    const curve: CurvePoint[] = [
+      { round: 0, at5: (await measure(w, 'eval-learn', sample, 'curve: round 0')).at5, examples: 1, not_for: 1 },
+    ];
+    const revisions: RevisionSummary[] = [];
     const seen = new Set<string>();
     const answered = new Map<string, number>();
-    for (let i = 0; i < MAX_ROUNDS; i++) {
-      const figures = await runRound(w, 'eval-learn', i + 1, roundOf(plan, i, opts.perRound), answered, seen);
-      rounds.push(figures);
-      if (figures.examples_new === 0) break;
+    const another = anotherWording(plan.streams);
+    for (let i = 0; i < maxRounds; i++) {
+      const done = await runRound(
+        w,
+        'eval-learn',
+        opts.agent,
+        i + 1,
+        roundOf(plan, i, perRound),
+        another,
+        answered,
+        seen,
+      );
+      rounds.push(done.figures);
+      revisions.push(...done.revisions);
+      const precision = await learnedPrecision(w, 'eval-learn', revisions, gold);
+      curve.push({
+        round: i + 1,
+        at5: (await measure(w, 'eval-learn', sample, `curve: round ${i + 1}`)).at5,
+        examples: precision.examples,
+        not_for: precision.not_for,
+      });
+      if (opts.wordings === null && done.figures.examples_new === 0) break;
     }
     const learned = await measure(w, 'eval-learn', plan.measured, `learned: ${opts.split}`);
-    const stopped: LearnReport['stopped'] = rounds.at(-1)?.examples_new === 0 ? 'no_new_proposals' : 'max_rounds';
+    const stopped: LearnReport['stopped'] =
+      opts.wordings !== null ? 'passes' : rounds.at(-1)?.examples_new === 0 ? 'no_new_proposals' : 'max_rounds';
+    const quality = await learnedPrecision(w, 'eval-learn', revisions, gold);
     return {
       generated_at: new Date().toISOString(),
       split: opts.split,
@@ -279,16 +375,26 @@ export async function runLearn(opts: LearnOptions): Promise<LearnReport> {
       setup: {
         embedder: 'hash (offline default)',
         model: 'extractive (offline default)',
+        agent: opts.agent,
+        wordings: opts.wordings,
         spec_defaults: Object.keys(opts.config).length === 0,
         agent_config: opts.config,
         review_config: { max_tools: MAX_TOOLS_PER_PASS },
-        per_round: opts.perRound,
+        per_round: perRound,
         traffic_wordings: trafficCount,
         traffic_turns: rounds.reduce((n, r) => n + r.routed, 0),
         measured_wordings: plan.measured.length,
       },
       recall: { cold, learned, ...baselines },
       rounds,
+      curve,
+      quality: {
+        ...quality,
+        example_calls: revisions.filter((r) => r.status === 'applied' && r.call_example !== null).length,
+        model_calls: rounds.reduce((n, r) => n + r.model_calls, 0),
+        revisions_applied: revisions.filter((r) => r.status === 'applied').length,
+        revisions_withdrawn: revisions.filter((r) => r.queries_withdrawn.length > 0).length,
+      },
       stopped,
       final_examples: await finalExamples(w, 'eval-learn', Number(opts.config.max_queries ?? DEFAULT_MAX_QUERIES)),
       target: {
@@ -303,21 +409,87 @@ export async function runLearn(opts: LearnOptions): Promise<LearnReport> {
   }
 }
 
+/** Each tool's stream cut to its first `n` wordings (null: all), so a tool sees few distinct wordings. */
+function limitWordings(plan: Plan, n: number | null): Plan {
+  return n === null ? plan : { ...plan, streams: plan.streams.map((stream) => stream.slice(0, n)) };
+}
+
+/** A seeded sample of `n` wordings (all when there are fewer). */
+function seededSample(queries: readonly EvalQuery[], n: number): EvalQuery[] {
+  const random = mulberry32(0x5eed);
+  const out = [...queries];
+  for (let i = out.length - 1; i > 0; i--) {
+    const j = Math.floor(random() * (i + 1));
+    [out[i], out[j]] = [out[j] as EvalQuery, out[i] as EvalQuery];
+  }
+  return out.slice(0, n);
+}
+
+/** Another training wording of the same tool, picked by a seeded draw: what a user re-asks with. */
+function anotherWording(streams: readonly EvalQuery[][]): (q: EvalQuery, key: string) => EvalQuery | null {
+  const byTool = new Map(streams.flatMap((s) => (s[0] ? [[s[0].tool, s] as const] : [])));
+  return (q, key) => {
+    const others = (byTool.get(q.tool) ?? []).filter((x) => x.text !== q.text);
+    if (others.length === 0) return null;
+    return others[Math.floor(draw(`reask:${key}`) * others.length)] ?? null;
+  };
+}
+
+/** BM25 over name + description + the training wordings each tool's traffic drew from: the afternoon peer. */
+async function bm25WithWordings(
+  tools: readonly EvalTool[],
+  streams: readonly EvalQuery[][],
+  measured: readonly EvalQuery[],
+): Promise<Recall> {
+  const wordings = new Map<string, string[]>();
+  for (const stream of streams) for (const q of stream) wordings.set(q.tool, [...(wordings.get(q.tool) ?? []), q.text]);
+  const widened = tools.map((t) => ({
+    ...t,
+    description: [t.description, ...new Set(wordings.get(t.name) ?? [])].join('\n'),
+  }));
+  const index = await buildColdIndex(widened, createHashEmbedder());
+  return measureRecall('bm25+wordings baseline', measured, (text) => index.lexical.top(text, 5).map((h) => h.id));
+}
+
+/** '' for the headline protocol (fallible, 10 wordings), else a suffix naming the protocol. */
+function protocolName(r: LearnReport): string {
+  const wordings = r.setup.wordings === null ? 'all' : String(r.setup.wordings);
+  return r.setup.agent === 'fallible' && wordings === String(DEFAULT_WORDINGS) ? '' : `-${r.setup.agent}-${wordings}`;
+}
+
 /** Held-out figures only are kept (the data set's rule); a validation run just prints. */
 function writeReport(report: LearnReport): void {
   if (report.split !== 'held-out') return;
   const dir = new URL('../bench/', import.meta.url);
   mkdirSync(dir, { recursive: true });
   const rounded = (_key: string, v: unknown) => (typeof v === 'number' ? Math.round(v * 1e4) / 1e4 : v);
-  writeFileSync(new URL('eval-learn.json', dir), `${JSON.stringify(report, rounded, 2)}\n`);
-  process.stderr.write('wrote bench/eval-learn.json\n');
+  const name = protocolName(report);
+  writeFileSync(new URL(`eval-learn${name}.json`, dir), `${JSON.stringify(report, rounded, 2)}\n`);
+  writeFileSync(new URL(`learning${name}.svg`, dir), learningCurveSvg(report));
+  process.stderr.write(`wrote bench/eval-learn${name}.json and bench/learning${name}.svg\n`);
 }
 
-/** `npm run eval [-- --validate] [--per-round N] [--config '{"min_misses":1}']`. */
-export async function learnMain(args: { validate?: boolean; 'per-round'?: string; config?: string }): Promise<void> {
+/** `npm run eval [-- --validate] [--agent perfect|fallible] [--wordings N|all] [--passes N] [--per-round N] [--config '{…}']`. */
+export async function learnMain(args: {
+  validate?: boolean;
+  'per-round'?: string;
+  config?: string;
+  agent?: string;
+  wordings?: string;
+  passes?: string;
+}): Promise<void> {
   const config = args.config === undefined ? {} : (JSON.parse(args.config) as Record<string, number | boolean>);
+  const agent = (args.agent ?? 'fallible') as AgentKind;
+  if (agent !== 'perfect' && agent !== 'fallible') throw new Error('--agent is perfect or fallible');
+  const wordings =
+    (args.wordings ?? String(DEFAULT_WORDINGS)) === 'all' ? null : Number(args.wordings ?? DEFAULT_WORDINGS);
+  if (wordings !== null && !(Number.isInteger(wordings) && wordings > 0))
+    throw new Error('--wordings is a positive integer or all');
   const report = await runLearn({
     split: args.validate ? 'validation' : 'held-out',
+    agent,
+    wordings,
+    passes: Number(args.passes ?? DEFAULT_PASSES),
     perRound: Number(args['per-round'] ?? DEFAULT_PER_ROUND),
     config,
   });

@@ -198,6 +198,9 @@ async function main(): Promise<void> {
       validate: { type: 'boolean' },
       'per-round': { type: 'string' },
       config: { type: 'string' },
+      agent: { type: 'string' },
+      wordings: { type: 'string' },
+      passes: { type: 'string' },
     },
   });
   if (!values.cold) {

@@ -2,7 +2,7 @@
 import type { NewCall } from '../adapters/d1-log.ts';
 import type { Services } from '../env.ts';
 import { notFound } from '../errors.ts';
-import { turnWritten } from './turn-writer.ts';
+import { turnsWritten } from './turn-writer.ts';
 import type { CallIn } from '../schemas.ts';
 
 /** Stores calls; a call whose id was seen before (in this batch or earlier) counts as a duplicate. */
@@ -14,10 +14,9 @@ export async function recordCalls(
 ): Promise<{ accepted: number; duplicates: number }> {
   if (!(await svc.store.getAgent(agent))) throw notFound(`agent ${agent}`);
   // A call may name a turn `/route` answered a moment ago: its grouped write lands first, so the
-  // log never holds a call whose turn is still on its way (docs/learning.md "Read your writes").
-  await Promise.all(
-    [...new Set(calls.flatMap((c) => (c.turn_id ? [c.turn_id] : [])))].map((t) => turnWritten(agent, t)),
-  );
+  // log never holds a call whose turn is still on its way (docs/learning.md "Read your writes"),
+  // waiting at most one bounded window.
+  await turnsWritten(agent, [...new Set(calls.flatMap((c) => (c.turn_id ? [c.turn_id] : [])))]);
   const rows: NewCall[] = calls.map((c) => ({
     call_id: c.id ?? crypto.randomUUID(),
     tool: c.tool,

@@ -89,7 +89,32 @@ export function recordTurn(svc: Services, agent: string, turn: NewTurn): Promise
  * trace may name a turn a moment after `/route` answered it, before the grouped write lands.
  */
 export async function turnWritten(agent: string, turnId: string): Promise<void> {
-  await pending.get(pendingKey(agent, turnId))?.catch(() => undefined);
+  const write = pending.get(pendingKey(agent, turnId));
+  if (write) await boundedWait([write]);
+}
+
+/**
+ * How long a request waits for turn writes other requests started. A group lands within one
+ * window (LINGER_MS) under normal load; the wait is also bounded by a timer of this request's own,
+ * because a request that only waits on promises another request settles is, to workerd, a hung
+ * request (seen with `POST …/calls` naming a thousand turns under load: "the Workers runtime canceled
+ * this request"). Past the bound the review reads what is stored, as before.
+ */
+const WAIT_FOR_WRITES_MS = 1_000;
+
+async function boundedWait(writes: readonly Promise<void>[]): Promise<void> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const bound = new Promise<void>((resolve) => {
+    timer = setTimeout(resolve, WAIT_FOR_WRITES_MS);
+  });
+  await Promise.race([Promise.all(writes.map((w) => w.catch(() => undefined))), bound]);
+  clearTimeout(timer);
+}
+
+/** Waits (bounded) until the named turns this isolate answered are stored. */
+export async function turnsWritten(agent: string, turnIds: readonly string[]): Promise<void> {
+  const writes = turnIds.flatMap((t) => pending.get(pendingKey(agent, t)) ?? []);
+  if (writes.length > 0) await boundedWait(writes);
 }
 
 /**
@@ -98,6 +123,6 @@ export async function turnWritten(agent: string, turnId: string): Promise<void> 
  */
 export async function agentTurnsWritten(agent: string): Promise<void> {
   const prefix = pendingKey(agent, '');
-  const writes = [...pending].flatMap(([key, write]) => (key.startsWith(prefix) ? [write.catch(() => undefined)] : []));
-  await Promise.all(writes);
+  const writes = [...pending].flatMap(([key, write]) => (key.startsWith(prefix) ? [write] : []));
+  if (writes.length > 0) await boundedWait(writes);
 }
