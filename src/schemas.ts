@@ -279,7 +279,7 @@ export const Evidence = z
     text: z.string(),
     /** Argument names of the call (never values). */
     arguments: z.array(z.string()),
-    how: z.enum(['not_offered', 'next_request', 're_asked', 'ranked_first', 'verified']).nullable(),
+    how: z.enum(['not_offered', 'ranked_low', 'next_request', 're_asked', 'ranked_first', 'verified']).nullable(),
     served_by: z.string().nullable(),
     turn_id: z.string().nullable(),
     call_id: z.string().nullable(),

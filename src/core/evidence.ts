@@ -91,12 +91,17 @@ function callEvidence(call: CallRecord, kind: Evidence['kind'], id: string, text
   };
 }
 
+/** A request X served that routing offered X for at a rank above this one only just reached X. */
+export const REACHED_RANK = 1;
+
 /**
  * Missed requests (docs/learning.md): a run finally served by X that did not reach X.
  * - `not_offered`: X served the run itself although routing did not offer it (the agent went looking);
  * - `next_request`: the run did not call X, and the conversation's next request was served by X
  *   (the first wording is the one that was missed);
- * - `verified`: an outcome names X and the run did not call X.
+ * - `verified`: an outcome names X and the run did not call X;
+ * - `ranked_low`: X served the run and routing offered it, but below rank `REACHED_RANK`: the
+ *   wording only just reached X.
  * A run that called X and failed reached X: it is no miss for X, whatever served it later.
  */
 export function findMissedRequests(attributions: Iterable<Attribution>, registered: ReadonlySet<string>): Evidence[] {
@@ -106,8 +111,11 @@ export function findMissedRequests(attributions: Iterable<Attribution>, register
     const run = a.run;
     if (x === null || !registered.has(x)) continue;
     let e: Evidence | null = null;
-    if (a.via === 'own' && run.turn?.routed && !run.turn.offered.some((o) => o.name === x)) {
+    const rank = run.turn?.routed ? (run.turn.offered.find((o) => o.name === x)?.rank ?? null) : undefined;
+    if (a.via === 'own' && rank === null) {
       e = requestEvidence(run, 'missed_request', 'not_offered', x, null, a.call, [run]);
+    } else if (a.via === 'own' && typeof rank === 'number' && rank > REACHED_RANK) {
+      e = requestEvidence(run, 'missed_request', 'ranked_low', x, null, a.call, [run]);
     } else if (a.via === 'next_request' && a.next && !calledTool(run, x)) {
       e = requestEvidence(run, 'missed_request', 'next_request', x, null, a.call, [run, a.next]);
     } else if (a.via === 'verified' && !calledTool(run, x)) {

@@ -47,11 +47,25 @@ export async function applyRevision(
     svc.store.listTools(agent),
   ]);
   if (!row) throw new ApiError('conflict', `tool ${rev.tool} is no longer registered`);
-  let plan = planApply(learnedState(row), rev, settings, new Set(tools.map((t) => t.name)));
+  const registered = new Set(tools.map((t) => t.name));
+  let plan = planApply(learnedState(row), rev, settings, registered);
   let next = await withState(svc, row, plan.state, now);
   const displaced = plan.queries_added.length > 0 ? await displacedBy(svc, agent, tools, next, settings) : [];
+  let withdrawn: string[] = [];
   if (displaced.length > 0) {
-    plan = withdrawExamples(learnedState(row), plan);
+    // Only the examples that push a served tool out are withdrawn: each is tried in turn on top of
+    // those kept so far, and kept when the re-check finds no displacement.
+    const kept: string[] = [];
+    for (const text of plan.queries_added) {
+      const trial = planApply(learnedState(row), { ...rev, queries_added: [...kept, text] }, settings, registered);
+      const trialRow = await withState(svc, row, trial.state, now);
+      if ((await displacedBy(svc, agent, tools, trialRow, settings)).length === 0) kept.push(text);
+    }
+    withdrawn = plan.queries_added.filter((q) => !kept.includes(q));
+    plan =
+      kept.length > 0
+        ? planApply(learnedState(row), { ...rev, queries_added: kept }, settings, registered)
+        : withdrawExamples(learnedState(row), plan);
     next = await withState(svc, row, plan.state, now);
   }
   const guard = revisionStatusGuard(svc.store.db, agent, revisionId, 'proposed');
@@ -64,7 +78,7 @@ export async function applyRevision(
     applied_version: next.version,
     body: {
       queries_added: plan.queries_added,
-      queries_withdrawn: displaced.length > 0 ? rev.queries_added : [],
+      queries_withdrawn: withdrawn,
       displaced,
       queries_displaced: plan.queries_displaced,
       refused: [...rev.refused, ...plan.refused],

@@ -153,7 +153,7 @@ describe('apply', () => {
     expect(res.body.displaced).toEqual([{ request: 'send the weekly summary email to <value>', tool: 'send_email' }]);
   });
 
-  it('withdraws examples that would push a neighbour out of the offered tools, and keeps the notes', async () => {
+  it('withdraws only the examples that would push a neighbour out of the offered tools, and keeps the notes', async () => {
     const agent = await setup({ top_k: 1 });
     const served = 'send the weekly summary email to the team';
     expect(await topFor(agent, served)).toEqual(['send_email']);
@@ -168,14 +168,15 @@ describe('apply', () => {
     );
     const res = await apply(agent, id);
     expect(res.status).toBe(200);
+    // Only the example that pushes send_email out is withdrawn; the first alone displaces nothing.
     expect(res.body).toMatchObject({
       status: 'applied',
-      queries_added: [],
-      queries_withdrawn: added,
+      queries_added: [added[0]],
+      queries_withdrawn: [added[1]],
       displaced: [{ request: served, tool: 'send_email' }],
     });
     const row = (await api('GET', `/v1/agents/${agent}/tools/lookup_claim`)).body;
-    expect(row.examples).toEqual([]);
+    expect(row.examples).toEqual([{ text: added[0], source: 'learned', revision_id: id }]);
     expect(row.notes).toEqual(['Pass claim_ref with its prefix.']);
     expect(await topFor(agent, served)).toEqual(['send_email']);
   });

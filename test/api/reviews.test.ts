@@ -372,11 +372,16 @@ describe('evidence across the turns of a conversation', () => {
     expect((byTool.get('lookup_claim') as { avoid_added: string[] }).avoid_added).toEqual([
       'Not for titan desk claim requests; use refer_llu.',
     ]);
+    // The re-asks refer_llu served, offered below rank 1, only just reached it (ranked_low).
     expect(hows(byTool.get('refer_llu') as never)).toEqual([
       ['next_request', null],
+      ['ranked_low', null],
       ['next_request', null],
+      ['ranked_low', null],
     ]);
-    expect((byTool.get('refer_llu') as { queries_added: string[] }).queries_added).toEqual(FIRST);
+    expect((byTool.get('refer_llu') as { queries_added: string[] }).queries_added).toEqual(
+      expect.arrayContaining(FIRST),
+    );
   });
 
   it('finds them between calls logged with a conversation and no turn', async () => {

@@ -102,6 +102,18 @@ describe('serving tool (docs/learning.md)', () => {
   });
 });
 
+describe('ranked_low', () => {
+  it('a request the tool served at a rank below the first only just reached it: a missed request', () => {
+    const found = find(
+      [turn('t1', 'open a referral', ['lookup_claim', 'refer_llu']), turn('t2', 'look it up', ['lookup_claim'])],
+      [call('c1', 'refer_llu', { turn_id: 't1' }), call('c2', 'lookup_claim', { turn_id: 't2' })],
+    );
+    expect(found.map((e) => [e.evidence_id, e.tool, e.how])).toEqual([
+      ['missed:ranked_low:turn:t1', 'refer_llu', 'ranked_low'],
+    ]);
+  });
+});
+
 describe('failed calls', () => {
   it('cites each failed call of a registered tool with its error scrubbed and argument names only', () => {
     const calls = [
