@@ -1,10 +1,10 @@
 -- The whole Whetstone schema in one place (the sum of migrations/). Keep in step with them.
--- Every row belongs to one agent (SPEC §1). JSON columns hold arrays/objects as text.
+-- Every row belongs to one agent (docs/api.md). JSON columns hold arrays/objects as text.
 
 CREATE TABLE agents (
   agent            TEXT PRIMARY KEY,
   created_at       TEXT NOT NULL,
-  settings         TEXT NOT NULL DEFAULT '{}',      -- overrides of SPEC §6 defaults
+  settings         TEXT NOT NULL DEFAULT '{}',      -- overrides of docs/configuration.md defaults
   tools_gen        INTEGER NOT NULL DEFAULT 0,      -- bumped on every tool write: invalidates isolate caches
   last_review_at   TEXT,
   last_review_seq  INTEGER NOT NULL DEFAULT 0       -- highest calls.seq seen by the last review (cron: "calls since")
@@ -44,7 +44,7 @@ CREATE TABLE tool_versions (
   PRIMARY KEY (agent, name, version)
 );
 
--- One row per routed turn (SPEC §1). seq orders turns of one conversation.
+-- One row per routed turn (docs/api.md). seq orders turns of one conversation.
 CREATE TABLE turns (
   seq              INTEGER PRIMARY KEY AUTOINCREMENT,
   agent            TEXT NOT NULL,
@@ -61,8 +61,10 @@ CREATE INDEX turns_agent_conversation ON turns (agent, conversation_id, seq);
 CREATE INDEX turns_agent_seq ON turns (agent, seq);
 -- Turns where routing ranked a tool first (review `ranked_first`); offered is stored best first (0002).
 CREATE INDEX turns_agent_top ON turns (agent, json_extract(offered, '$[0].name'), seq) WHERE routed = 1;
--- 0003: routing offers per day/hour for the activity chart (only routed turns offer, SPEC §4).
+-- 0003: routing offers per day/hour for the activity chart (only routed turns offer, docs/learning.md).
 CREATE INDEX turns_agent_routed_created ON turns (agent, created_at) WHERE routed = 1;
+-- 0007: routing quality per day reads the window's turns and calls by time.
+CREATE INDEX turns_agent_created ON turns (agent, created_at);
 
 -- The call log. call_id is the caller's idempotency key (or generated).
 CREATE TABLE calls (
@@ -84,10 +86,11 @@ CREATE INDEX calls_agent_turn ON calls (agent, turn_id);
 CREATE INDEX calls_agent_seq ON calls (agent, seq);
 -- Neighbouring runs of a conversation logged as calls without a turn (0002).
 CREATE INDEX calls_agent_conversation ON calls (agent, conversation_id, seq);
--- 0003: the dashboard's activity chart (issue #7): calls per tool per day/hour, covering.
+-- 0003: the dashboard's activity chart: calls per tool per day/hour, covering.
 CREATE INDEX calls_agent_tool_at ON calls (agent, tool, at, success);
+CREATE INDEX calls_agent_at ON calls (agent, at);
 
--- Outcomes an application reports (SPEC §5 "verified").
+-- Outcomes an application reports (docs/learning.md "verified").
 CREATE TABLE outcomes (
   agent      TEXT NOT NULL,
   turn_id    TEXT NOT NULL,
@@ -126,7 +129,7 @@ CREATE TABLE reviews (
 );
 CREATE INDEX reviews_agent_created ON reviews (agent, created_at);
 
--- Agent keys (SPEC §3): stored as salted SHA-256, never in clear.
+-- Agent keys (docs/security.md): stored as salted SHA-256, never in clear.
 CREATE TABLE keys (
   key_id      TEXT PRIMARY KEY,
   agent       TEXT NOT NULL,
@@ -138,7 +141,7 @@ CREATE TABLE keys (
 );
 CREATE INDEX keys_agent ON keys (agent);
 
--- tools=[…] definitions seen in traces, for unregistered drafts (SPEC §7).
+-- tools=[…] definitions seen in traces, for unregistered drafts (docs/api.md).
 CREATE TABLE trace_tools (
   agent       TEXT NOT NULL,
   name        TEXT NOT NULL,
@@ -147,7 +150,7 @@ CREATE TABLE trace_tools (
   PRIMARY KEY (agent, name)
 );
 
--- Cron cursor (SPEC §8): where the last tick stopped.
+-- Cron cursor (docs/learning.md): where the last tick stopped.
 CREATE TABLE cron_state (
   id          INTEGER PRIMARY KEY CHECK (id = 1),
   cursor      TEXT NOT NULL DEFAULT '',

@@ -1,10 +1,10 @@
 -- Whetstone schema v1. Never edit a landed migration: add 0002_….sql instead.
--- Every row belongs to one agent (SPEC §1). JSON columns hold arrays/objects as text.
+-- Every row belongs to one agent (docs/api.md). JSON columns hold arrays/objects as text.
 
 CREATE TABLE agents (
   agent            TEXT PRIMARY KEY,
   created_at       TEXT NOT NULL,
-  settings         TEXT NOT NULL DEFAULT '{}',      -- overrides of SPEC §6 defaults
+  settings         TEXT NOT NULL DEFAULT '{}',      -- overrides of docs/configuration.md defaults
   tools_gen        INTEGER NOT NULL DEFAULT 0,      -- bumped on every tool write: invalidates isolate caches
   last_review_at   TEXT,
   last_review_seq  INTEGER NOT NULL DEFAULT 0       -- highest calls.seq seen by the last review (cron: "calls since")
@@ -44,7 +44,7 @@ CREATE TABLE tool_versions (
   PRIMARY KEY (agent, name, version)
 );
 
--- One row per routed turn (SPEC §1). seq orders turns of one conversation.
+-- One row per routed turn (docs/api.md). seq orders turns of one conversation.
 CREATE TABLE turns (
   seq              INTEGER PRIMARY KEY AUTOINCREMENT,
   agent            TEXT NOT NULL,
@@ -79,7 +79,7 @@ CREATE INDEX calls_agent_tool_seq ON calls (agent, tool, seq);
 CREATE INDEX calls_agent_turn ON calls (agent, turn_id);
 CREATE INDEX calls_agent_seq ON calls (agent, seq);
 
--- Outcomes an application reports (SPEC §5 "verified").
+-- Outcomes an application reports (docs/learning.md "verified").
 CREATE TABLE outcomes (
   agent      TEXT NOT NULL,
   turn_id    TEXT NOT NULL,
@@ -116,7 +116,7 @@ CREATE TABLE reviews (
 );
 CREATE INDEX reviews_agent_created ON reviews (agent, created_at);
 
--- Agent keys (SPEC §3): stored as salted SHA-256, never in clear.
+-- Agent keys (docs/security.md): stored as salted SHA-256, never in clear.
 CREATE TABLE keys (
   key_id      TEXT PRIMARY KEY,
   agent       TEXT NOT NULL,
@@ -128,7 +128,7 @@ CREATE TABLE keys (
 );
 CREATE INDEX keys_agent ON keys (agent);
 
--- tools=[…] definitions seen in traces, for unregistered drafts (SPEC §7).
+-- tools=[…] definitions seen in traces, for unregistered drafts (docs/api.md).
 CREATE TABLE trace_tools (
   agent       TEXT NOT NULL,
   name        TEXT NOT NULL,
@@ -137,7 +137,7 @@ CREATE TABLE trace_tools (
   PRIMARY KEY (agent, name)
 );
 
--- Cron cursor (SPEC §8): where the last tick stopped.
+-- Cron cursor (docs/learning.md): where the last tick stopped.
 CREATE TABLE cron_state (
   id          INTEGER PRIMARY KEY CHECK (id = 1),
   cursor      TEXT NOT NULL DEFAULT '',

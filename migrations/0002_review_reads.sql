@@ -1,7 +1,7 @@
--- Indexes for the bounded reads of a tool-learning review (SPEC §5, §8; issue #4). Every review
+-- Indexes for the bounded reads of a tool-learning review (docs/learning.md). Every review
 -- read is an index range with a LIMIT, so review time does not grow with the size of the log.
 
--- "Turns where routing ranked a tool first" (SPEC §5 confused request, `ranked_first`): `offered`
+-- "Turns where routing ranked a tool first" (docs/learning.md confused request, `ranked_first`): `offered`
 -- is stored best first, so its first entry is the rank-1 tool. Partial: only routed turns rank.
 CREATE INDEX turns_agent_top ON turns (agent, json_extract(offered, '$[0].name'), seq) WHERE routed = 1;
 
@@ -9,5 +9,5 @@ CREATE INDEX turns_agent_top ON turns (agent, json_extract(offered, '$[0].name')
 -- (`next_request`, `re_asked`): the previous and next call of the conversation.
 CREATE INDEX calls_agent_conversation ON calls (agent, conversation_id, seq);
 
--- Tools with a revision waiting (status 'proposed') are not reviewed again (SPEC §5).
+-- Tools with a revision waiting (status 'proposed') are not reviewed again (docs/learning.md).
 CREATE INDEX revisions_agent_status ON revisions (agent, status, tool);

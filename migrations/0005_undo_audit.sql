@@ -1,5 +1,5 @@
 -- Who took a revision back, kept apart from who applied it: an undo used to overwrite
--- approved_by/approved_key, losing the audit of the apply (issue #9).
+-- approved_by/approved_key, losing the audit of the apply.
 ALTER TABLE revisions ADD COLUMN undone_at TEXT;
 ALTER TABLE revisions ADD COLUMN undone_by TEXT;
 ALTER TABLE revisions ADD COLUMN undone_key TEXT;
