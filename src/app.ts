@@ -10,6 +10,7 @@ import { VERSION } from './version.ts';
 import { bodyLimit } from 'hono/body-limit';
 import { HTTPException } from 'hono/http-exception';
 import { activityApi } from './api/activity.ts';
+import { qualityApi } from './api/quality.ts';
 import { agentsApi } from './api/agents.ts';
 import { mcpApi } from './api/mcp.ts';
 import type { AppEnv } from './api/common.ts';
@@ -62,7 +63,18 @@ app.get('/healthz', (c) => c.json({ ok: true }));
 // docs/api.md `GET /`: the dashboard and its static files, public (the page asks for a token;).
 app.route('/', dashboardApp);
 
-for (const api of [toolsApi, routeApi, agentsApi, usageApi, revisionsApi, activityApi, previewApi, reviewsApi, pinsApi])
+for (const api of [
+  toolsApi,
+  routeApi,
+  agentsApi,
+  usageApi,
+  revisionsApi,
+  activityApi,
+  qualityApi,
+  previewApi,
+  reviewsApi,
+  pinsApi,
+])
   app.route('/', api);
 // Not an OpenAPI route: MCP speaks JSON-RPC over Streamable HTTP.
 app.route('/', mcpApi);

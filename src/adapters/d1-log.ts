@@ -140,6 +140,44 @@ export function createD1Log(db: D1Database) {
       };
     },
 
+    /**
+     * The turns and calls of the agent since `since` (newest `limit` of each, by the time indexes
+     * of migrations/0007_quality.sql) and the outcomes of those turns; `truncated` when a cap was hit.
+     */
+    async windowLog(
+      agent: string,
+      since: string,
+      limit: number,
+    ): Promise<{ turns: TurnRecord[]; calls: CallRecord[]; outcomes: OutcomeRecord[]; truncated: boolean }> {
+      const [turns, calls] = await db.batch([
+        db
+          .prepare('SELECT * FROM turns WHERE agent = ?1 AND created_at >= ?2 ORDER BY created_at DESC LIMIT ?3')
+          .bind(agent, since, limit),
+        db
+          .prepare('SELECT * FROM calls WHERE agent = ?1 AND at >= ?2 ORDER BY at DESC LIMIT ?3')
+          .bind(agent, since, limit),
+      ]);
+      const turnRows = (turns?.results ?? []) as TurnRow[];
+      const callRows = (calls?.results ?? []) as CallRow[];
+      const outcomes = await db
+        .prepare(
+          'SELECT turn_id, ok, served_by, at FROM outcomes WHERE agent = ?1 AND turn_id IN (SELECT value FROM json_each(?2))',
+        )
+        .bind(agent, JSON.stringify(turnRows.map((t) => t.turn_id)))
+        .all<{ turn_id: string; ok: number; served_by: string | null; at: string }>();
+      return {
+        turns: turnRows.map(toTurn),
+        calls: callRows.map(toCall),
+        outcomes: outcomes.results.map((r) => ({
+          turn_id: r.turn_id,
+          ok: r.ok === 1,
+          served_by: r.served_by,
+          at: r.at,
+        })),
+        truncated: turnRows.length >= limit || callRows.length >= limit,
+      };
+    },
+
     async getTurn(agent: string, turnId: string): Promise<TurnRecord | null> {
       const row = await db
         .prepare('SELECT * FROM turns WHERE agent = ?1 AND turn_id = ?2')

@@ -1,6 +1,6 @@
 /**
- * No query of `/route`, `/calls`, key authentication, a review (with auto-apply) or the
- * cron pass reads the call log or the turns in full. The SQL is not copied here: the real services
+ * No query of `/route`, `/calls`, key authentication, a review (with auto-apply), the quality
+ * report or the cron pass reads the call log or the turns in full. The SQL is not copied here: the real services
  * run over a D1 binding that records every statement it is given (with its binds), and each one is
  * then planned with EXPLAIN QUERY PLAN. A plan may not scan `calls` or `turns` (`SCAN calls`, with
  * or without an index: a full index scan reads the whole log too), nor seek them by agent alone
@@ -110,6 +110,7 @@ async function runFlows(): Promise<void> {
   );
   await runReview(svc, agent, { dry_run: true }, now(), 'api');
   await runScheduledReviews(svc, now());
+  await svc.log.windowLog(agent, new Date(Date.now() - 86_400_000).toISOString(), 1000);
   const key = await mintKey();
   await svc.store.insertKey(
     { key_id: key.key_id, agent, role: 'agent', salt: key.salt, hash: key.hash, revoked_at: null },
@@ -167,8 +168,21 @@ function unbounded(sql: string, lines: readonly string[]): string[] {
     if (!m || !aliases.has(alias)) return false;
     if (m[1] === 'SCAN') return true;
     const agentWide = /\(agent=\?\)$/.test(line);
-    return agentWide && !minMax.has(alias) && !(minMax.has('') && (alias === 'calls' || alias === 'turns'));
+    return (
+      agentWide &&
+      !minMax.has(alias) &&
+      !(minMax.has('') && (alias === 'calls' || alias === 'turns')) &&
+      !newestFirst(sql, lines)
+    );
   });
+}
+
+/**
+ * `ORDER BY seq DESC LIMIT n` over the (agent, seq) index, with no sort step: SQLite walks the
+ * agent's range from its end and stops after n rows, so the read is bounded by n.
+ */
+function newestFirst(sql: string, lines: readonly string[]): boolean {
+  return /ORDER BY seq DESC LIMIT \?\d/.test(sql) && !lines.some((l) => /TEMP B-TREE/.test(l));
 }
 
 describe('the plan check itself', () => {
@@ -177,6 +191,17 @@ describe('the plan check itself', () => {
     expect(
       unbounded('SELECT COUNT(*) FROM turns WHERE agent = ?1', [
         'SEARCH turns USING COVERING INDEX turns_agent_seq (agent=?)',
+      ]),
+    ).toHaveLength(1);
+    expect(
+      unbounded('SELECT * FROM calls WHERE agent = ?1 ORDER BY seq DESC LIMIT ?2', [
+        'SEARCH calls USING INDEX calls_agent_seq (agent=?)',
+      ]),
+    ).toEqual([]);
+    expect(
+      unbounded('SELECT * FROM calls WHERE agent = ?1 ORDER BY at DESC LIMIT ?2', [
+        'SEARCH calls USING INDEX calls_agent_seq (agent=?)',
+        'USE TEMP B-TREE FOR ORDER BY',
       ]),
     ).toHaveLength(1);
     expect(
