@@ -1,6 +1,7 @@
 /** Plain-text renderings of API answers for the CLI: aligned tables and short summaries. */
 import type {
   Flag,
+  QualityAnswer,
   RegisterToolsAnswer,
   Review,
   Revision,
@@ -148,4 +149,37 @@ export function unregisteredTable(tools: UnregisteredTool[]): string {
     ['NAME', 'CALLS', 'FAILURES', 'LAST SEEN', 'DRAFT FROM'],
     tools.map((t) => [t.name, t.call_count, t.failure_count, t.last_seen_at, t.definition_source]),
   );
+}
+
+const pct = (x: number | null): string => (x === null ? '-' : `${(100 * x).toFixed(1)}%`);
+
+/** `whetstone quality`: one row per UTC day, then each applied revision's before and after. */
+export function qualityTables(q: QualityAnswer): string {
+  const days = table(
+    ['DATE', 'ROUTED', 'SERVED', 'HITS', 'HIT RATE', 'MRR', 'MISSES', 'CONFUSIONS', 'FAILED'],
+    q.days.map((d) => [
+      d.date,
+      d.routed_turns,
+      d.served_turns,
+      d.hits,
+      pct(d.hit_rate),
+      d.mrr === null ? '-' : d.mrr.toFixed(3),
+      d.misses,
+      d.confusions,
+      d.failed_calls,
+    ]),
+  );
+  const revisions = table(
+    ['REVISION', 'TOOL', 'APPLIED', 'UNDONE', 'BEFORE HITS/SERVED', 'AFTER HITS/SERVED'],
+    q.revisions.map((r) => [
+      r.revision_id,
+      r.tool,
+      r.applied_at,
+      r.undone_at,
+      `${r.before.hits}/${r.before.served_turns}`,
+      `${r.after.hits}/${r.after.served_turns}`,
+    ]),
+  );
+  const note = q.truncated ? '\n(the window holds more rows than one report reads: the oldest are left out)' : '';
+  return `${days}\n\nRevisions:\n${revisions}${note}`;
 }

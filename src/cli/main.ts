@@ -30,6 +30,7 @@ Commands:
   undo <tool> --by <name>             take back the tool's newest applied revision
   flags                               usage flags: tools offered but never called, never offered
   unregistered                        tool names seen in calls or traces but not registered
+  quality [--tool T] [--days N]       routing hit rate per UTC day, and what each applied revision changed
 
 Options (or environment):
   --url <url>       WHETSTONE_URL    default http://localhost:8787
@@ -64,6 +65,7 @@ const OPTIONS = {
   reason: { type: 'string' },
   conversation: { type: 'string' },
   k: { type: 'string' },
+  days: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -150,6 +152,13 @@ async function run(client: WhetstoneClient, [command, ...args]: string[], v: Val
     case 'flags': {
       const answer = await client.flags();
       return { json: answer, text: show.flagsTable(answer.flags) };
+    }
+    case 'quality': {
+      const answer = await client.quality({
+        ...(v.tool ? { tool: v.tool } : {}),
+        ...(v.days ? { days: integer(v.days, '--days') } : {}),
+      });
+      return { json: answer, text: show.qualityTables(answer) };
     }
     case 'unregistered': {
       const answer = await client.unregistered();

@@ -9,6 +9,8 @@ import type {
   DismissInput,
   ErrorBody,
   FlagsAnswer,
+  QualityAnswer,
+  QualityQuery,
   OutcomeInput,
   RecordCallsAnswer,
   RegisterToolsAnswer,
@@ -114,6 +116,8 @@ export function createClient(options: ClientOptions) {
     undo: (tool: string, input: ApplyInput) => send<Revision>('POST', `${toolPath(tool)}/undo`, input),
     /** `GET …/flags`: usage flags (docs/learning.md). */
     flags: () => send<FlagsAnswer>('GET', `${agentPath}/flags`),
+    /** `GET …/quality`: hit rate per UTC day and what each applied revision changed. */
+    quality: (query: QualityQuery = {}) => send<QualityAnswer>('GET', `${agentPath}/quality${queryString(query)}`),
     /** `GET …/unregistered`: names seen in calls or traces that are not registered. */
     unregistered: () => send<UnregisteredAnswer>('GET', `${agentPath}/unregistered`),
     /** `GET …/config`: the settings in force (docs/configuration.md). */
@@ -161,8 +165,9 @@ function parseJson(text: string): unknown {
   }
 }
 
-function queryString(query: RevisionsQuery): string {
+function queryString(query: RevisionsQuery & QualityQuery): string {
   const params = new URLSearchParams();
+  if (query.days !== undefined) params.set('days', String(query.days));
   if (query.tool !== undefined) params.set('tool', query.tool);
   if (query.status !== undefined) params.set('status', query.status);
   if (query.limit !== undefined) params.set('limit', String(query.limit));

@@ -43,3 +43,34 @@ export interface RevisionsQuery {
   /** The `next_cursor` of the previous page. */
   cursor?: string;
 }
+
+/** `GET …/quality` (docs/api.md "Quality"): routing quality per UTC day and per applied revision. */
+export interface QualityAnswer {
+  days: {
+    date: string;
+    routed_turns: number;
+    served_turns: number;
+    hits: number;
+    hit_rate: number | null;
+    mrr: number | null;
+    misses: number;
+    confusions: number;
+    failed_calls: number;
+  }[];
+  revisions: {
+    revision_id: string;
+    tool: string;
+    applied_at: string;
+    undone_at: string | null;
+    before: { served_turns: number; hits: number };
+    after: { served_turns: number; hits: number };
+  }[];
+  top_missed: { tool: string; misses: number }[];
+  top_confused: { tool: string; served_by: string; count: number }[];
+  truncated: boolean;
+}
+
+export interface QualityQuery {
+  days?: number;
+  tool?: string;
+}

@@ -228,6 +228,35 @@ describe('whetstone CLI', () => {
     );
   });
 
+  it('prints routing quality per day and per revision as tables, or the JSON answer', async () => {
+    const agent = await registered();
+    const client = createClient({ url, token, agent });
+    const routed = await client.route({ request: 'will it rain in Oslo tomorrow', k: 1 });
+    expect(routed.tools.map((t) => t.name)).toEqual(['get_weather']);
+    await client.recordCalls([
+      { tool: 'get_weather', arguments: { city: 'Oslo' }, success: true, turn_id: routed.turn_id },
+    ]);
+    const today = new Date().toISOString().slice(0, 10);
+    const yesterday = new Date(Date.now() - 86_400_000).toISOString().slice(0, 10);
+    const text = await cli(['quality', '--days', '2'], agent);
+    expect(text.code).toBe(0);
+    expect(text.stdout).toBe(
+      [
+        'DATE        ROUTED  SERVED  HITS  HIT RATE  MRR    MISSES  CONFUSIONS  FAILED',
+        `${yesterday}  0       0       0     -         -      0       0           0`,
+        `${today}  1       1       1     100.0%    1.000  0       0           0`,
+        '',
+        'Revisions:',
+        '(none)',
+        '',
+      ].join('\n'),
+    );
+    const json = await cli(['quality', '--days', '2', '--tool', 'get_weather', '--json'], agent);
+    expect(JSON.parse(json.stdout)).toEqual(await client.quality({ days: 2, tool: 'get_weather' }));
+    const bad = await cli(['quality', '--days', 'x'], agent);
+    expect(bad.code).toBe(2);
+  });
+
   it('exits 1 with the error body when the API refuses', async () => {
     const agent = await registered();
     const invalid = await cli(['tools', 'import', file('invalid.json', [{ name: 'bad name!' }])], agent);
