@@ -9,8 +9,7 @@
  * - has at most 4 letters, all before the first masked digit (a short prefix such as "CW-");
  * - has no other characters than separators (space - _ . / : + ( ));
  * - is at most 40 characters long.
- * Anything else is `"<text>"`: a name, an email, free text, ids of varying shape, or a string only
- * one call passed (a fixed part is a format only when several calls share it).
+ * Anything else is `"<text>"`: a name, an email, free text, or ids of varying shape.
  */
 import type { CallRecord } from './records.ts';
 
@@ -92,8 +91,7 @@ function kindOf(value: unknown): 'string' | 'number' | 'boolean' | 'list' | 'obj
 function stringShape(values: readonly string[]): string {
   const forms = new Set(values.map(maskDigits));
   const [form] = forms;
-  // One call shows a value, not a format: a fixed part counts only when several calls share it.
-  return values.length >= 2 && forms.size === 1 && form !== undefined && isFormat(form) ? form : '<text>';
+  return forms.size === 1 && form !== undefined && isFormat(form) ? form : '<text>';
 }
 
 /** True when little of a masked form is fixed (file comment); exported for its tests. */

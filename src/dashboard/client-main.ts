@@ -7,9 +7,11 @@ export const MAIN_JS = String.raw`
 import { session, api, agentPath, el, fill, uid, announce, alertError, describeFailure, ApiFailure } from './core.js';
 import { renderInbox } from './inbox.js';
 import { renderTools, renderUsage, renderSettings } from './tools.js';
+import { renderOverview } from './overview.js';
 
 const main = document.getElementById('main');
 const TABS = [
+  ['overview', 'Overview', renderOverview],
   ['inbox', 'Inbox', renderInbox],
   ['tools', 'Tools', renderTools],
   ['usage', 'Usage and unregistered', renderUsage],

@@ -9,6 +9,7 @@ import { Hono } from 'hono';
 import type { AppEnv } from '../api/common.ts';
 import { CORE_JS } from './client-core.ts';
 import { INBOX_JS } from './client-inbox.ts';
+import { OVERVIEW_JS } from './client-overview.ts';
 import { MAIN_JS } from './client-main.ts';
 import { TOOLS_JS } from './client-tools.ts';
 import { STYLES } from './styles.ts';
@@ -44,6 +45,7 @@ const ASSETS: Record<string, { type: string; body: string }> = {
   'core.js': { type: 'text/javascript; charset=utf-8', body: CORE_JS },
   'inbox.js': { type: 'text/javascript; charset=utf-8', body: INBOX_JS },
   'tools.js': { type: 'text/javascript; charset=utf-8', body: TOOLS_JS },
+  'overview.js': { type: 'text/javascript; charset=utf-8', body: OVERVIEW_JS },
   'app.css': { type: 'text/css; charset=utf-8', body: STYLES },
   'icon.svg': { type: 'image/svg+xml', body: ICON_SVG },
 };

@@ -84,5 +84,11 @@ summary { cursor: pointer; font-weight: 600; padding: .2rem 0; }
 .chart .bar-calls { fill: var(--calls); } .chart .bar-failed { fill: var(--fail); }
 .chart .line-offers { fill: none; stroke: var(--offers); stroke-width: 2; }
 .chart .axis-line { stroke: var(--line); } .chart .axis { fill: var(--muted); font-size: 11px; }
+.chart .line-hits { fill: none; stroke: var(--offers); stroke-width: 2; } .chart .dot-hit { fill: var(--offers); }
+.chart .marker-applied { stroke: var(--calls); stroke-width: 2; stroke-dasharray: 4 3; }
+.chart .marker-undone { stroke: var(--fail); stroke-width: 2; stroke-dasharray: 2 3; }
+.key-hits { color: var(--offers); } .key-applied { color: var(--calls); } .key-undone { color: var(--fail); }
+.columns { display: flex; gap: 2rem; flex-wrap: wrap; }
+button.link { background: none; border: none; padding: 0; color: inherit; text-decoration: underline; cursor: pointer; font: inherit; }
 .visually-hidden { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; }
 `;

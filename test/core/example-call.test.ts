@@ -73,10 +73,6 @@ describe('buildExampleCall (docs/learning.md "Example call")', () => {
     expect(buildExampleCall([ok({ claim_ref: 'CW-1' })], { type: 'object' })).toBeNull();
   });
 
-  it('shows a format only when several calls share it: one call shows a value', () => {
-    expect(buildExampleCall([ok({ claim_ref: 'CW-123456' })], UPLOAD)).toBe('Example call: {"claim_ref": "<text>"}');
-  });
-
   it('is one line of at most MAX_EXAMPLE_CALL_CHARS, dropping the last keys to fit', () => {
     const names = Array.from({ length: 30 }, (_, i) => `argument_number_${i}`);
     const args = Object.fromEntries(names.map((n) => [n, 1]));

@@ -185,6 +185,52 @@ describe('the dashboard in Chromium', () => {
     expect(problems).toEqual([]);
   });
 
+  it('shows routing quality: the hit-rate chart with revision markers, the tools missed and confused most', async () => {
+    const agent = 'quality-desk';
+    await seed(agent);
+    const [proposed] = (await call('GET', `/v1/agents/${agent}/revisions?status=proposed`)).revisions;
+    await call('POST', `/v1/agents/${agent}/revisions/${proposed.revision_id}/apply`, { approved_by: 'Ada' });
+    await call('POST', `/v1/agents/${agent}/tools/get_order/undo`, { approved_by: 'Ada' });
+    // A miss: refund_order served a request routing (k = 1) did not offer it for.
+    const missed = await call('POST', `/v1/agents/${agent}/route`, { request: 'where is my order 42', k: 1 });
+    expect(missed.tools.map((t: { name: string }) => t.name)).toEqual(['get_order']);
+    // A confusion: get_order answered, the user asked again and refund_order served it.
+    const first = await call('POST', `/v1/agents/${agent}/route`, {
+      request: 'refund my order 77',
+      conversation_id: 'q1',
+    });
+    const again = await call('POST', `/v1/agents/${agent}/route`, {
+      request: 'no, refund the order',
+      conversation_id: 'q1',
+    });
+    await call('POST', `/v1/agents/${agent}/calls`, {
+      calls: [
+        { tool: 'refund_order', arguments: {}, success: true, turn_id: missed.turn_id },
+        { tool: 'get_order', arguments: {}, success: true, turn_id: first.turn_id },
+        { tool: 'refund_order', arguments: {}, success: true, turn_id: again.turn_id },
+      ],
+    });
+    // Signed in since the test before: back to the agent list.
+    await page.getByRole('button', { name: /^(All agents|Change agent)$/ }).click();
+    await page.getByRole('button', { name: agent, exact: true }).click();
+    await page.getByRole('button', { name: 'Overview', exact: true }).click();
+    const chart = page.locator('svg[data-chart="hit-rate"]');
+    await chart.waitFor();
+    expect(await chart.getAttribute('aria-label')).toBe(
+      'Routing hit rate per day: the share of served requests whose serving tool routing offered',
+    );
+    expect(await chart.locator('line[data-marker="applied"]').count()).toBe(1);
+    expect(await chart.locator('line[data-marker="undone"]').count()).toBe(1);
+    expect(await chart.locator('polyline.line-hits, circle.dot-hit').count()).toBeGreaterThan(0);
+    expect(await page.locator('ol[data-list="missed"] li').allInnerTexts()).toEqual(['refund_order — 1 missed']);
+    expect(await page.locator('ol[data-list="confused"] li').allInnerTexts()).toEqual(['get_order → refund_order — 1']);
+    expect(await page.locator('table[data-list="revisions"] tr').count()).toBe(2);
+    await page.screenshot({ path: `${shots}overview.png`, fullPage: true });
+    await page.locator('ol[data-list="missed"] button[data-tool-link="refund_order"]').click();
+    await page.locator('details.tool[data-tool="refund_order"]').waitFor();
+    expect(problems).toEqual([]);
+  });
+
   it("shows the API's validation message next to a setting, registers an unregistered tool, and opens an agent key's agent by id", async () => {
     const agent = `browser-usage-${Date.now().toString(36)}`;
     await call('PUT', `/v1/agents/${agent}/tools`, { tools: [{ name: 'get_order', description: ORDER_DESCRIPTION }] });
