@@ -9,6 +9,7 @@ export const LIMITS = {
   bodyBytes: 1024 * 1024,
   toolsPerPut: 1000,
   callsPerPost: 1000,
+  /** A request text is accepted up to the body limit; the log keeps this many (src/core/long-request.ts). */
   requestChars: 4000,
   descriptionChars: 8000,
   errorChars: 4000,
@@ -26,7 +27,8 @@ export const ToolName = z
   .string()
   .regex(/^[A-Za-z0-9_.\-/]{1,128}$/, 'tool names are 1-128 characters of A-Z a-z 0-9 _ . - /');
 const Id = z.string().min(1).max(LIMITS.idChars);
-const RequestText = z.string().min(1).max(LIMITS.requestChars);
+/** Any length the body allows: routing reads a window, the log keeps a capped copy (docs/api.md). */
+const RequestText = z.string().min(1);
 const IsoTime = z.iso.datetime({ offset: true });
 
 /** A JSON-Schema object for tool parameters: `type: "object"` (or absent), kept verbatim. */

@@ -7,6 +7,7 @@ import { z } from 'zod';
 import { LIMITS, type Evidence, type Example, type Refusal, type RefusalReason, type Settings } from '../schemas.ts';
 import { saysTheSame } from './displacement.ts';
 import { jsonObjectsIn } from './json-in-text.ts';
+import { isCapped } from './long-request.ts';
 import { aimedAtModel } from './safety.ts';
 import { findArgumentValue, scrubValues, withoutPlaceholders } from './scrub.ts';
 import { contentWords, normalize } from './text.ts';
@@ -220,6 +221,8 @@ function contradiction(
 function formFailure(kind: ProposalKind, text: string, ctx: ProposalContext): Failure | null {
   if (text === '') return { reason: 'bad_shape', detail: 'empty text' };
   if (/[\r\n\u2028\u2029]/.test(text)) return { reason: 'not_one_line', detail: 'the text spans more than one line' };
+  if (kind === 'request' && isCapped(text))
+    return { reason: 'too_long', detail: 'a request the log stored cut is never an example' };
   const max = RULES[kind].maxChars;
   if (text.length > max) return { reason: 'too_long', detail: `${text.length} characters; at most ${max}` };
   const aimed = aimedAtModel(text);

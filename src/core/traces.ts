@@ -14,6 +14,7 @@
  * - arguments that are not a JSON object (unparseable text, an array) are recorded as `{}`: the
  *   call and its outcome are still worth keeping, and the rest of the trace is not lost.
  */
+import { storedRequest } from './long-request.ts';
 import { z } from '@hono/zod-openapi';
 import {
   AnthropicMessage,
@@ -40,7 +41,7 @@ export interface TraceCall {
 
 export interface ReadTrace {
   format: TraceFormat;
-  /** Text of the request (clipped to LIMITS.requestChars), or null when no user message has text. */
+  /** Text of the request (capped as the log stores it, src/core/long-request.ts), or null when no user message has text. */
   request: string | null;
   /** Index of the request's message, -1 when there is none (then every call is the run's). */
   request_index: number;
@@ -136,7 +137,7 @@ const isToolResult = (b: AnthropicBlock): b is AnthropicToolResult => b.type ===
 
 function pushRequest(events: TraceEvent[], at: number, text: string): void {
   const trimmed = text.trim();
-  if (trimmed) events.push({ kind: 'request', at, text: trimmed.slice(0, LIMITS.requestChars) });
+  if (trimmed) events.push({ kind: 'request', at, text: storedRequest(trimmed) });
 }
 
 /** The text of a content value: a string, or the `text` parts of a block list joined by newlines. */

@@ -1,5 +1,6 @@
 /** The call log (docs/api.md `POST …/calls`): one atomic batch, idempotent by call id. */
 import type { NewCall } from '../adapters/d1-log.ts';
+import { storedRequest } from '../core/long-request.ts';
 import type { Services } from '../env.ts';
 import { notFound } from '../errors.ts';
 import { turnsWritten } from './turn-writer.ts';
@@ -23,7 +24,7 @@ export async function recordCalls(
     arguments: c.arguments,
     success: c.success,
     error: c.error ?? null,
-    request: c.request ?? null,
+    request: c.request ? storedRequest(c.request) : null,
     turn_id: c.turn_id ?? null,
     conversation_id: c.conversation_id ?? null,
     at: c.at ? new Date(c.at).toISOString() : now,

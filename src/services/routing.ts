@@ -5,6 +5,7 @@
  * memory. The turn and the offer counts are written after the answer (`waitUntil`, grouped:
  * src/services/turn-writer.ts). `npm run bench` measures it (docs/performance.md).
  */
+import { routingWindow, storedRequest } from '../core/long-request.ts';
 import type { NewTurn } from '../adapters/d1-log.ts';
 import type { StoredTool } from '../core/records.ts';
 import { modelView, toolboxTokens } from '../core/render.ts';
@@ -144,8 +145,9 @@ export async function route(
     return { turn_id, routed: false, tools, model_tools: snap.allViews };
   }
   const k = input.k ?? snap.settings.top_k;
-  const [vector] = await svc.embedder.embed([input.request]);
-  const query = { text: input.request, vector: vector ?? new Float32Array(svc.embedder.dimensions) };
+  const text = routingWindow(input.request);
+  const [vector] = await svc.embedder.embed([text]);
+  const query = { text, vector: vector ?? new Float32Array(svc.embedder.dimensions) };
   const matches = svc.vectorIndex ? await svc.vectorIndex.query(agent, query.vector, Math.max(k * 4, 50)) : undefined;
   const tools = rankTools(snap.index, query, k, matches);
   waitUntil(recordTurn(svc, agent, turnRow({ turn_id, input, routed: true, offered: tools, now })));
@@ -163,7 +165,7 @@ interface TurnToRecord {
 function turnRow(t: TurnToRecord): NewTurn {
   return {
     turn_id: t.turn_id,
-    request: t.input.request,
+    request: storedRequest(t.input.request),
     conversation_id: t.input.conversation_id ?? null,
     routed: t.routed,
     offered: t.offered,

@@ -19,7 +19,7 @@ const ROWS = [
   `| request body | ${LIMITS.bodyBytes / 1024 / 1024} MiB | 413 |`,
   `| tools per \`PUT …/tools\` | ${n(LIMITS.toolsPerPut)} | 400 |`,
   `| calls per \`POST …/calls\` | ${n(LIMITS.callsPerPost)} | 400 |`,
-  `| request text (\`/route\`, a call's \`request\`) | ${n(LIMITS.requestChars)} characters | 400 |`,
+  `| request text (\`/route\`, a call's \`request\`, MCP \`search_tools\`) | the body's 1 MiB; the log keeps ${n(LIMITS.requestChars)} characters | 413 past the body limit |`,
   `| tool description | ${n(LIMITS.descriptionChars)} characters | 400 |`,
   `| error text of a call | ${n(LIMITS.errorChars)} characters | 400 |`,
   `| hand-written examples per tool | ${LIMITS.examplesPerTool}, each ≤ ${LIMITS.exampleChars} characters | 400 |`,
@@ -121,18 +121,6 @@ describe('each limit at its edge', () => {
   it('string lengths: request, description, error, examples, ids, parameter schema', async () => {
     await edge(
       'POST',
-      `/v1/agents/${agent}/route`,
-      { request: x(LIMITS.requestChars) },
-      { request: x(LIMITS.requestChars + 1) },
-    );
-    await edge(
-      'POST',
-      `/v1/agents/${agent}/calls`,
-      calls([call({ request: x(LIMITS.requestChars) })]),
-      calls([call({ request: x(LIMITS.requestChars + 1) })]),
-    );
-    await edge(
-      'POST',
       `/v1/agents/${agent}/calls`,
       calls([call({ error: x(LIMITS.errorChars) })]),
       calls([call({ error: x(LIMITS.errorChars + 1) })]),
@@ -176,5 +164,43 @@ describe('each limit at its edge', () => {
       return tools([{ name: 's', parameters: { type: 'object', properties: { p: { type: 'string', description } } } }]);
     };
     await edge('PUT', `/v1/agents/${agent}/tools`, schema(LIMITS.schemaBytes), schema(LIMITS.schemaBytes + 1));
+  });
+});
+
+describe('long requests (docs/api.md "Long requests")', () => {
+  const long = `Please look at this trace. ${'stack frame at module.function (file.ts:12:7)\n'.repeat(440)}and refund order 42`;
+
+  it('routes a 20,000-character request, and stores it capped with a visible marker', async () => {
+    expect(long.length).toBeGreaterThan(20_000);
+    const routed = await api('POST', `/v1/agents/${agent}/route`, { body: { request: long } });
+    expect(routed.status).toBe(200);
+    expect(routed.body.tools.map((t: { name: string }) => t.name)).toEqual(['lookup']);
+    const calls = [{ tool: 'lookup', arguments: {}, success: true, request: long, turn_id: routed.body.turn_id }];
+    expect((await api('POST', `/v1/agents/${agent}/calls`, { body: { calls } })).status).toBe(200);
+    const turn = await env.DB.prepare('SELECT request FROM turns WHERE agent = ?1 AND turn_id = ?2')
+      .bind(agent, routed.body.turn_id)
+      .first<{ request: string }>();
+    const call = await env.DB.prepare('SELECT request FROM calls WHERE agent = ?1')
+      .bind(agent)
+      .first<{ request: string }>();
+    for (const stored of [turn?.request ?? '', call?.request ?? '']) {
+      expect(stored.length).toBeLessThanOrEqual(LIMITS.requestChars);
+      expect(stored.startsWith('Please look at this trace.')).toBe(true);
+      expect(stored.endsWith('and refund order 42')).toBe(true);
+      expect(stored).toMatch(/\n\[… \d+ characters cut …\]\n/);
+    }
+  });
+
+  it('routes a long request by its head and tail: the words at its end count', async () => {
+    await api('PUT', `/v1/agents/${agent}/tools`, {
+      body: {
+        tools: [
+          tool('lookup', 'Look up a record.', { id: { type: 'string' } }),
+          tool('refund_order', 'Refund an order to the customer.', { order_id: { type: 'string' } }),
+        ],
+      },
+    });
+    const routed = await api('POST', `/v1/agents/${agent}/route`, { body: { request: long, k: 1 } });
+    expect(routed.body.tools.map((t: { name: string }) => t.name)).toEqual(['refund_order']);
   });
 });
