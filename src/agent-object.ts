@@ -15,13 +15,23 @@ export class AgentObject extends DurableObject<Bindings> {
   constructor(ctx: DurableObjectState, env: Bindings) {
     super(ctx, env);
     this.#sql = ctx.storage.sql;
-    // Idempotent DDL: runs on every start of the object.
+    this.#schema();
+  }
+
+  /** Idempotent DDL: runs on every start of the object, and after `forget`. */
+  #schema(): void {
     this.#sql.exec(`
       CREATE TABLE IF NOT EXISTS offers (tool TEXT PRIMARY KEY, offered INTEGER NOT NULL DEFAULT 0, since_turn INTEGER NOT NULL DEFAULT 0);
       CREATE TABLE IF NOT EXISTS counters (name TEXT PRIMARY KEY, value INTEGER NOT NULL);
       CREATE TABLE IF NOT EXISTS lease (id INTEGER PRIMARY KEY CHECK (id = 1), holder TEXT NOT NULL, until_ms INTEGER NOT NULL);
       CREATE TABLE IF NOT EXISTS rate (principal TEXT PRIMARY KEY, tokens REAL NOT NULL, at_ms INTEGER NOT NULL);
     `);
+  }
+
+  /** Forgets everything this agent's object stores (offer counts, lease, rate buckets): the agent is deleted. */
+  async forget(): Promise<void> {
+    await this.ctx.storage.deleteAll();
+    this.#schema();
   }
 
   /** One routed turn: +1 to the agent's routed turns and to each offered tool. */

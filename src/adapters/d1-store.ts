@@ -62,6 +62,21 @@ function agentWritten(db: D1Database, agent: string): void {
   for (const listener of agentWriteListeners) listener(db, agent);
 }
 
+/** Every table with rows of one agent (schema.sql), the agents table first. */
+export const AGENT_TABLES = [
+  'agents',
+  'tools',
+  'tool_versions',
+  'turns',
+  'calls',
+  'outcomes',
+  'revisions',
+  'reviews',
+  'keys',
+  'trace_tools',
+  'pins',
+] as const;
+
 /** D1-backed store for the registry. Strongly consistent (one primary), every write one batch. */
 export function createD1Store(db: D1Database) {
   return {
@@ -158,6 +173,21 @@ export function createD1Store(db: D1Database) {
           db.prepare('UPDATE agents SET tools_gen = tools_gen + 1 WHERE agent = ?1').bind(agent),
         ]);
         return (del?.meta.changes ?? 0) > 0;
+      } finally {
+        agentWritten(db, agent);
+      }
+    },
+
+    /**
+     * Every row of the agent, in every table that has one, in one batch (all or nothing); true
+     * when the agent existed. The agent row goes first in effect: the batch is one transaction.
+     */
+    async deleteAgent(agent: string): Promise<boolean> {
+      try {
+        const results = await db.batch(
+          AGENT_TABLES.map((t) => db.prepare(`DELETE FROM ${t} WHERE agent = ?1`).bind(agent)),
+        );
+        return (results[0]?.meta.changes ?? 0) > 0;
       } finally {
         agentWritten(db, agent);
       }

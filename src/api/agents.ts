@@ -3,6 +3,7 @@ import { createRoute, z } from '@hono/zod-openapi';
 import { authorize, mintKey } from '../auth.ts';
 import { notFound } from '../errors.ts';
 import { CreateKeyBody, CreatedKey, Settings, SettingsPatch } from '../schemas.ts';
+import { deleteAgent } from '../services/agent-delete.ts';
 import { settingsOf } from '../services/routing.ts';
 import { pageByOffset } from '../core/pagination.ts';
 import {
@@ -105,6 +106,23 @@ agentsApi.openapi(
     const { agent, key_id } = c.req.valid('param');
     authorize(c.get('principal'), agent, 'admin');
     if (!(await c.get('svc').store.revokeKey(agent, key_id, nowIso()))) throw notFound(`key ${key_id}`);
+    return c.body(null, 204);
+  },
+);
+
+agentsApi.openapi(
+  createRoute({
+    method: 'delete',
+    path: '/v1/agents/{agent}',
+    summary: 'Delete an agent and everything it left: rows, Durable Object storage, vectors (admin)',
+    security: bearer,
+    request: { params: AgentParams },
+    responses: { 204: { description: 'deleted' }, ...responses(z.object({}), 'unused', [400, 401, 403, 404]) },
+  }),
+  async (c) => {
+    const { agent } = c.req.valid('param');
+    authorize(c.get('principal'), agent, 'admin');
+    await deleteAgent(c.get('svc'), agent);
     return c.body(null, 204);
   },
 );

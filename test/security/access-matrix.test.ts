@@ -255,6 +255,24 @@ const ROUTES: Record<string, RouteCase> = {
     }),
   },
   'get /v1/agents': { need: 'admin', ok: 200, prepare: async () => ({ path: '/v1/agents' }) },
+  'delete /v1/agents/{agent}': {
+    need: 'admin',
+    ok: 204,
+    // A throwaway agent of its own, registered fresh each time: the seeded agents stay.
+    prepare: async (_a, n) => {
+      const doomed = `doomed-${Date.now().toString(36)}-${n}`;
+      expect((await api('PUT', `/v1/agents/${doomed}/tools`, { body: { tools: [tool('t', 'A tool.')] } })).status).toBe(
+        200,
+      );
+      return { path: `/v1/agents/${doomed}` };
+    },
+    after: async (_a, _r, p) => expect((await api('GET', `${p.path}/tools`)).status).toBe(404),
+  },
+  'get /v1/agents/{agent}/quality': {
+    need: 'agent',
+    ok: 200,
+    prepare: async (a) => ({ path: `${base(a)}/quality?days=7` }),
+  },
 };
 
 type CallerName =

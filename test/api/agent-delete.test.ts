@@ -1,0 +1,94 @@
+/** `DELETE /v1/agents/:agent` through HTTP: every row in D1, the Durable Object, then a clean start. */
+import { env } from 'cloudflare:workers';
+import { describe, expect, it } from 'vitest';
+import { AGENT_TABLES } from '../../src/adapters/d1-store.ts';
+import { agentId, api, count, eventually, tool } from '../helpers.ts';
+
+const TOOLS = [
+  tool('get_order', 'Look up an order by its id.', { order_id: { type: 'string' } }),
+  tool('refund_order', 'Refund an order.', { order_id: { type: 'string' } }),
+];
+
+/** An agent with something in every table: tools, versions, turns, calls, outcomes, a revision, a review, a key, a pin, a trace. */
+async function busyAgent(prefix: string): Promise<string> {
+  const agent = agentId(prefix);
+  expect((await api('PUT', `/v1/agents/${agent}/tools`, { body: { tools: TOOLS } })).status).toBe(200);
+  const routed = await api('POST', `/v1/agents/${agent}/route`, { body: { request: 'where is order 12', k: 1 } });
+  const calls = [
+    {
+      tool: 'get_order',
+      arguments: { order_id: '12' },
+      success: false,
+      error: 'order_id must start with ORD-',
+      turn_id: routed.body.turn_id,
+    },
+    { tool: 'get_order', arguments: { order_id: '13' }, success: false, error: 'order_id must start with ORD-' },
+    { tool: 'get_order', arguments: { order_id: 'ORD-12' }, success: true },
+  ];
+  expect((await api('POST', `/v1/agents/${agent}/calls`, { body: { calls } })).status).toBe(200);
+  await api('POST', `/v1/agents/${agent}/outcomes`, {
+    body: { turn_id: routed.body.turn_id, ok: true, served_by: 'get_order' },
+  });
+  expect((await api('POST', `/v1/agents/${agent}/reviews`, { body: {} })).status).toBe(200);
+  expect((await api('POST', `/v1/agents/${agent}/keys`, { body: { role: 'agent' } })).status).toBe(200);
+  expect((await api('PUT', `/v1/agents/${agent}/tools/get_order/pin`, { body: {} })).status).toBeLessThan(300);
+  const trace = {
+    messages: [{ role: 'user', content: 'hi' }],
+    tools: [{ type: 'function', function: { name: 'other_tool', parameters: { type: 'object' } } }],
+  };
+  expect((await api('POST', `/v1/agents/${agent}/traces`, { body: trace })).status).toBeLessThan(300);
+  await eventually(async () => ((await count('turns', agent)) > 0 ? true : undefined));
+  return agent;
+}
+
+async function rowsOf(agent: string): Promise<Record<string, number>> {
+  const out: Record<string, number> = {};
+  for (const table of AGENT_TABLES) out[table] = await count(table, agent);
+  return out;
+}
+
+describe('DELETE /v1/agents/:agent', () => {
+  it('lists every table that holds an agent column', async () => {
+    const { results } = await env.DB.prepare("SELECT name, sql FROM sqlite_master WHERE type = 'table'").all<{
+      name: string;
+      sql: string;
+    }>();
+    const withAgent = results.filter((r) => /[(,]\s*agent\s+TEXT\b/i.test(r.sql)).map((r) => r.name);
+    expect(withAgent.sort()).toEqual([...AGENT_TABLES].sort());
+  });
+
+  it('removes every row of the agent and its Durable Object state, leaves another agent alone, and a new registration starts clean', async () => {
+    const gone = await busyAgent('del');
+    const kept = await busyAgent('keep');
+    const keptBefore = await rowsOf(kept);
+    const goneBefore = await rowsOf(gone);
+    expect(Object.values(goneBefore).every((n) => n > 0)).toBe(true);
+
+    const res = await api('DELETE', `/v1/agents/${gone}`);
+    expect(res.status).toBe(204);
+    expect(Object.values(await rowsOf(gone))).toEqual(AGENT_TABLES.map(() => 0));
+    expect(await rowsOf(kept)).toEqual(keptBefore);
+    expect((await api('GET', `/v1/agents/${gone}/tools`)).status).toBe(404);
+    expect((await api('POST', `/v1/agents/${gone}/route`, { body: { request: 'where is order 12' } })).status).toBe(
+      404,
+    );
+    expect((await api('DELETE', `/v1/agents/${gone}`)).status).toBe(404);
+
+    expect((await api('PUT', `/v1/agents/${gone}/tools`, { body: { tools: TOOLS } })).status).toBe(200);
+    const versions = await api('GET', `/v1/agents/${gone}/tools/get_order/versions`);
+    expect(versions.body.versions.map((v: { version: number }) => v.version)).toEqual([1]);
+    expect((await api('GET', `/v1/agents/${gone}/revisions`)).body.revisions).toEqual([]);
+    // The offer counts lived in the Durable Object: a fresh agent has routed nothing.
+    const flags = await api('GET', `/v1/agents/${gone}/flags`);
+    expect(flags.status).toBe(200);
+    expect(JSON.stringify(flags.body)).not.toMatch(/"routed_turns":[1-9]/);
+  });
+
+  it('is for the admin only: an agent key gets 403 and nothing is deleted', async () => {
+    const agent = await busyAgent('key');
+    const key = (await api('POST', `/v1/agents/${agent}/keys`, { body: { role: 'operator' } })).body.key;
+    const before = await rowsOf(agent);
+    expect((await api('DELETE', `/v1/agents/${agent}`, { token: key })).status).toBe(403);
+    expect(await rowsOf(agent)).toEqual(before);
+  });
+});
