@@ -257,6 +257,7 @@ describe('the dashboard', () => {
       '/dashboard/core.js',
       '/dashboard/inbox.js',
       '/dashboard/main.js',
+      '/dashboard/overview.js',
       '/dashboard/tools.js',
     ]);
   });
