@@ -50,16 +50,17 @@ export async function applyRevision(
   const registered = new Set(tools.map((t) => t.name));
   let plan = planApply(learnedState(row), rev, settings, registered);
   let next = await withState(svc, row, plan.state, now);
-  const displaced = plan.queries_added.length > 0 ? await displacedBy(svc, agent, tools, next, settings) : [];
+  const recheck = plan.queries_added.length > 0 ? await recheckOf(svc, agent, tools, row.name) : null;
+  const displaced = recheck ? recheck.displacedBy(next, settings.top_k) : [];
   let withdrawn: string[] = [];
-  if (displaced.length > 0) {
+  if (recheck && displaced.length > 0) {
     // Only the examples that push a served tool out are withdrawn: each is tried in turn on top of
     // those kept so far, and kept when the re-check finds no displacement.
     const kept: string[] = [];
     for (const text of plan.queries_added) {
       const trial = planApply(learnedState(row), { ...rev, queries_added: [...kept, text] }, settings, registered);
       const trialRow = await withState(svc, row, trial.state, now);
-      if ((await displacedBy(svc, agent, tools, trialRow, settings)).length === 0) kept.push(text);
+      if (recheck.displacedBy(trialRow, settings.top_k).length === 0) kept.push(text);
     }
     withdrawn = plan.queries_added.filter((q) => !kept.includes(q));
     plan =
@@ -205,33 +206,37 @@ async function withState(svc: Services, row: StoredTool, state: LearnedState, no
 }
 
 /**
- * docs/learning.md re-check: routing again, from stored vectors, for the recent requests other tools served.
- * Returns the requests whose serving tool the changed row pushes out of the offered set.
+ * docs/learning.md re-check: routing again, from stored vectors, for the recent requests other
+ * tools served. The log is read and those requests embedded once per apply; `displacedBy` then
+ * answers, for a changed row, the requests whose serving tool it pushes out of the offered set.
  */
-async function displacedBy(
+async function recheckOf(
   svc: Services,
   agent: string,
   tools: StoredTool[],
-  changed: StoredTool,
-  settings: Settings,
-): Promise<Displacement[]> {
+  name: string,
+): Promise<{ displacedBy(changed: StoredTool, k: number): Displacement[] }> {
   const registered = new Set(tools.map((t) => t.name));
-  const served = requestsServedByOthers(
-    await svc.log.recentLog(agent, RECHECK_ROWS),
-    changed.name,
-    RECHECK_REQUESTS,
-  ).filter((r) => registered.has(r.served_by));
-  if (served.length === 0) return [];
+  const served = requestsServedByOthers(await svc.log.recentLog(agent, RECHECK_ROWS), name, RECHECK_REQUESTS).filter(
+    (r) => registered.has(r.served_by),
+  );
+  if (served.length === 0) return { displacedBy: () => [] };
   const docs = await routingDocs(svc, tools);
   const before = buildRoutingIndex(docs);
-  const after = buildRoutingIndex(
-    docs.map((d) =>
-      d.name === changed.name ? { name: d.name, text: embeddingText(changed), vector: changed.vector ?? d.vector } : d,
-    ),
-  );
   const vectors = await svc.embedder.embed(served.map((r) => r.text));
   const requests = served.map((r, i) => ({ ...r, vector: vectors[i] ?? new Float32Array(svc.embedder.dimensions) }));
-  return findDisplaced(before, after, requests, settings.top_k);
+  return {
+    displacedBy(changed, k) {
+      const after = buildRoutingIndex(
+        docs.map((d) =>
+          d.name === changed.name
+            ? { name: d.name, text: embeddingText(changed), vector: changed.vector ?? d.vector }
+            : d,
+        ),
+      );
+      return findDisplaced(before, after, requests, k);
+    },
+  };
 }
 
 /** What undo restores byte for byte: the learned state and the vector with its embedder. */
