@@ -3,8 +3,10 @@
  * (@readme/openapi-parser: the OpenAPI schema plus checks it does not cover, such as duplicate
  * operationIds and parameters), so generated clients can rely on it.
  */
+import { readFileSync, writeFileSync } from 'node:fs';
 import { compileErrors, validate } from '@readme/openapi-parser';
 import { describe, expect, inject, it } from 'vitest';
+import { apiReference, type OpenApiDoc } from '../../scripts/api-reference.ts';
 
 const url = inject('workerUrl');
 
@@ -16,5 +18,13 @@ describe('/openapi.json', () => {
     const result = await validate(structuredClone(doc));
     expect(result.valid ? '' : compileErrors(result)).toBe('');
     expect((doc as { servers?: unknown }).servers).toEqual([{ url }]);
+  });
+
+  it('is what docs/api-reference.md says (UPDATE_DOCS=1 rewrites it)', async () => {
+    const doc = (await (await fetch(`${url}/openapi.json`)).json()) as OpenApiDoc;
+    const generated = apiReference(doc);
+    const file = new URL('../../docs/api-reference.md', import.meta.url);
+    if (process.env.UPDATE_DOCS === '1') writeFileSync(file, generated);
+    expect(readFileSync(file, 'utf8')).toBe(generated);
   });
 });
