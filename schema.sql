@@ -99,6 +99,8 @@ CREATE TABLE outcomes (
   at         TEXT NOT NULL,
   PRIMARY KEY (agent, turn_id)
 );
+-- 0008: retention removes old outcomes by time.
+CREATE INDEX outcomes_agent_at ON outcomes (agent, at);
 
 CREATE TABLE revisions (
   revision_id      TEXT PRIMARY KEY,

@@ -2,13 +2,27 @@
 import { app } from './app.ts';
 import { runScheduledReviews } from './cron.ts';
 import { services, type Bindings } from './env.ts';
+import { logError, logInfo } from './log.ts';
+import { pruneLog } from './services/retention.ts';
 
 export { AgentObject } from './agent-object.ts';
 
 export default {
   fetch: app.fetch,
-  /** docs/learning.md: the review pass; the tick's scheduled time is its `now` (each agent's schedule is checked against it). */
+  /**
+   * docs/learning.md: the review pass, then the retention pass (docs/configuration.md
+   * `log_retention_days`); the tick's scheduled time is their `now`. A retention failure is logged
+   * and tried again next tick.
+   */
   async scheduled(controller, env) {
-    await runScheduledReviews(services(env), new Date(controller.scheduledTime).toISOString());
+    const svc = services(env);
+    const now = new Date(controller.scheduledTime).toISOString();
+    await runScheduledReviews(svc, now);
+    try {
+      const pruned = await pruneLog(svc, now);
+      logInfo('retention', { ...pruned.removed, more: pruned.more });
+    } catch (err) {
+      logError('retention_failed', { error: err instanceof Error ? err.message : String(err) });
+    }
   },
 } satisfies ExportedHandler<Bindings>;

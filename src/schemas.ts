@@ -244,6 +244,7 @@ export const Settings = z
         'review_schedule is "off" or "*/N" with N minutes from 1 to 1440',
       ),
     auto_apply: z.boolean(),
+    log_retention_days: z.number().int().min(1).max(365),
   })
   .strict()
   .openapi('Settings');
@@ -269,6 +270,7 @@ export const DEFAULT_SETTINGS: Settings = {
   stable_tool_list_tokens: 0,
   review_schedule: '*/10',
   auto_apply: false,
+  log_retention_days: 30,
 };
 
 export const EvidenceKind = z.enum(['failed_call', 'missed_request', 'confused_request', 'successful_call']);
