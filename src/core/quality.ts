@@ -11,9 +11,13 @@ export interface QualityDay {
   routed_turns: number;
   served_turns: number;
   hits: number;
-  /** hits / served_turns; null on a day nothing was served. */
+  /**
+   * hits / (hits + misses): among served requests routing ranked, the share whose serving tool it
+   * offered; null on a day it ranked none. A loose call's request or a stable-list turn was never
+   * ranked, so it counts as served but neither hit nor miss.
+   */
   hit_rate: number | null;
-  /** Mean of 1/rank of the serving tool among the offered (0 when not offered); null when nothing was served. */
+  /** Mean of 1/rank of the serving tool over the same requests (0 when not offered); null likewise. */
   mrr: number | null;
   misses: number;
   confusions: number;
@@ -105,11 +109,10 @@ export function qualityReport(input: QualityInput): QualityReport {
       missed.set(a.served_by, (missed.get(a.served_by) ?? 0) + 1);
     }
   }
-  const days = [...byDate.values()].map(({ rr, ...d }) => ({
-    ...d,
-    hit_rate: d.served_turns > 0 ? d.hits / d.served_turns : null,
-    mrr: d.served_turns > 0 ? rr / d.served_turns : null,
-  }));
+  const days = [...byDate.values()].map(({ rr, ...d }) => {
+    const ranked = d.hits + d.misses;
+    return { ...d, hit_rate: ranked > 0 ? d.hits / ranked : null, mrr: ranked > 0 ? rr / ranked : null };
+  });
   return {
     days,
     revisions: input.revisions

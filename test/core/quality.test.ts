@@ -44,7 +44,8 @@ function call(id: string, tool: string, at: string, extra: Partial<CallRecord> =
  * - 03-02: no traffic.
  * - 03-03: t3 "cancel my order" went to lookup, the re-ask t4 "cancel the order please" to cancel at
  *   rank 2 → t3 is corrected (served by cancel, not offered: a miss and a confusion lookup→cancel),
- *   t4 a hit at rank 2; a loose call (no turn) served by refund: served, neither hit nor miss.
+ *   t4 a hit at rank 2; a loose call (no turn) served by refund: served, neither hit nor miss, so
+ *   the day's hit rate is 1 of 2 ranked requests.
  * - 03-04: t5 routed, nothing called (routed, not served).
  * A revision on cancel applied 03-03T12:00 and undone 03-04T00:00.
  */
@@ -98,8 +99,8 @@ describe('qualityReport', () => {
         routed_turns: 2,
         served_turns: 3,
         hits: 1,
-        hit_rate: 1 / 3,
-        mrr: 0.5 / 3,
+        hit_rate: 0.5,
+        mrr: 0.25,
         misses: 1,
         confusions: 1,
         failed_calls: 0,
@@ -159,7 +160,7 @@ describe('qualityReport', () => {
       days: 1,
       now: '2026-03-04T12:00:00.000Z',
     });
-    expect(r.days[0]).toMatchObject({ served_turns: 1, hits: 1, mrr: 0.5, confusions: 1 });
+    expect(r.days[0]).toMatchObject({ served_turns: 1, hits: 1, hit_rate: 1, mrr: 0.5, confusions: 1 });
     expect(r.top_confused).toEqual([{ tool: 'lookup', served_by: 'refund', count: 1 }]);
   });
 });
