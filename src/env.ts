@@ -21,9 +21,12 @@ import { parsePerMinute } from './core/rate-limit.ts';
 import { ApiError } from './errors.ts';
 
 /** Bindings and variables of wrangler.toml / .dev.vars (docs/configuration.md). */
-export interface Bindings {
-  DB: D1Database;
-  AGENTS: DurableObjectNamespace<AgentObject>;
+/**
+ * The Worker's bindings: those wrangler.toml declares come from `worker-configuration.d.ts`
+ * (`npm run types`; `npm run check` fails when it is out of date), the optional ones a deployment
+ * may add (Vectorize, Workers AI, secrets) are written here.
+ */
+export interface Bindings extends Pick<WranglerEnv, 'DB' | 'AGENTS'> {
   VECTORIZE?: VectorizeIndex;
   AI?: Ai;
   EMBEDDER?: string;

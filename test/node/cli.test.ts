@@ -50,9 +50,15 @@ interface Run {
 function cli(args: string[], agent: string | null, env: Record<string, string> = {}): Promise<Run> {
   const base: Record<string, string> = { WHETSTONE_URL: url, WHETSTONE_TOKEN: token };
   if (agent !== null) base.WHETSTONE_AGENT = agent;
-  const childEnv = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...base, ...env };
+  // worker-configuration.d.ts (wrangler types) puts the Worker's vars on process.env's type; a child needs none.
+  const childEnv: Record<string, string> = {
+    PATH: process.env.PATH ?? '',
+    HOME: process.env.HOME ?? '',
+    ...base,
+    ...env,
+  };
   return new Promise((resolve) => {
-    execFile(process.execPath, [bin, ...args], { env: childEnv }, (err, stdout, stderr) => {
+    execFile(process.execPath, [bin, ...args], { env: childEnv as NodeJS.ProcessEnv }, (err, stdout, stderr) => {
       resolve({ code: err ? Number(err.code ?? 1) : 0, stdout, stderr });
     });
   });

@@ -8,15 +8,19 @@ const root = fileURLToPath(new URL('../..', import.meta.url));
 
 it('registers, routes, calls, records, reviews and applies, offline', async () => {
   const agent = `example-test-${Date.now().toString(36)}`;
-  const env = {
+  // worker-configuration.d.ts (wrangler types) puts the Worker's vars on process.env's type; a child needs none.
+  const env: Record<string, string> = {
     PATH: process.env.PATH ?? '',
     WHETSTONE_URL: inject('workerUrl'),
     WHETSTONE_TOKEN: inject('adminToken'),
     WHETSTONE_AGENT: agent,
   };
   const { code, stdout, stderr } = await new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
-    execFile(process.execPath, ['--import', 'tsx', 'examples/agent-loop.ts'], { cwd: root, env }, (err, out, errOut) =>
-      resolve({ code: err ? Number(err.code ?? 1) : 0, stdout: out, stderr: errOut }),
+    execFile(
+      process.execPath,
+      ['--import', 'tsx', 'examples/agent-loop.ts'],
+      { cwd: root, env: env as NodeJS.ProcessEnv },
+      (err, out, errOut) => resolve({ code: err ? Number(err.code ?? 1) : 0, stdout: out, stderr: errOut }),
     );
   });
   expect(stderr).toBe('');

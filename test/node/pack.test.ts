@@ -41,7 +41,8 @@ function run(command: string, args: string[], cwd: string, extra: Record<string,
     execFile(
       command,
       args,
-      { cwd, env: { ...env, ...extra }, shell, maxBuffer: 16 * 1024 * 1024 },
+      // worker-configuration.d.ts (wrangler types) puts the Worker's vars on process.env's type; a child needs none.
+      { cwd, env: { ...env, ...extra } as NodeJS.ProcessEnv, shell, maxBuffer: 16 * 1024 * 1024 },
       (err, stdout, stderr) => resolve({ code: err ? Number(err.code ?? 1) : 0, stdout, stderr }),
     );
   });
