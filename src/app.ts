@@ -23,6 +23,7 @@ import { revisionsApi } from './api/revisions.ts';
 import { pinsApi } from './api/pins.ts';
 import { routeApi } from './api/route.ts';
 import { toolsApi } from './api/tools.ts';
+import { transferApi } from './api/transfer.ts';
 import { usageApi } from './api/usage.ts';
 import { authenticate } from './auth.ts';
 import { dashboardApp } from './dashboard/page.ts';
@@ -38,14 +39,19 @@ app.use('*', async (c, next) => {
   await next();
 });
 
-app.use(
-  '/v1/*',
+const bodyLimitOf = (maxSize: number) =>
   bodyLimit({
-    maxSize: LIMITS.bodyBytes,
+    maxSize,
     onError: () => {
-      throw new ApiError('payload_too_large', `the request body is larger than ${LIMITS.bodyBytes} bytes`);
+      throw new ApiError('payload_too_large', `the request body is larger than ${maxSize} bytes`);
     },
-  }),
+  });
+const requestBodyLimit = bodyLimitOf(LIMITS.bodyBytes);
+// An import is a whole export (docs/api.md "Export and import"): it has a limit of its own.
+const importBodyLimit = bodyLimitOf(LIMITS.importBytes);
+const IMPORT_PATH = /^\/v1\/agents\/[^/]+\/import$/;
+app.use('/v1/*', (c, next) =>
+  (c.req.method === 'POST' && IMPORT_PATH.test(c.req.path) ? importBodyLimit : requestBodyLimit)(c, next),
 );
 
 app.use('/v1/*', async (c, next) => {
@@ -67,6 +73,7 @@ for (const api of [
   toolsApi,
   routeApi,
   agentsApi,
+  transferApi,
   usageApi,
   revisionsApi,
   activityApi,

@@ -4,6 +4,7 @@
  */
 import type { AgentObject } from './agent-object.ts';
 import { createD1Activity } from './adapters/d1-activity.ts';
+import { createD1AgentTransfer } from './adapters/d1-agent-transfer.ts';
 import { createD1Log } from './adapters/d1-log.ts';
 import { createD1ReviewLog } from './adapters/d1-review-log.ts';
 import { createD1Revisions } from './adapters/d1-revisions.ts';
@@ -53,6 +54,8 @@ export interface Services {
   usage: ReturnType<typeof createD1Usage>;
   /** Time-bucketed counts for the dashboard's charts. */
   activity: ReturnType<typeof createD1Activity>;
+  /** Whole-agent export and import. */
+  agentTransfer: ReturnType<typeof createD1AgentTransfer>;
   embedder: Embedder;
   /** null: the exact in-process ranking of src/core/routing.ts is the index. */
   vectorIndex: VectorIndex | null;
@@ -76,6 +79,7 @@ export function services(env: Bindings): Services {
     reviewLog: createD1ReviewLog(env.DB),
     usage: createD1Usage(env.DB),
     activity: createD1Activity(env.DB),
+    agentTransfer: createD1AgentTransfer(env.DB),
     embedder: pickEmbedder(env),
     vectorIndex: env.VECTORIZE ? createVectorizeIndex(env.VECTORIZE) : null,
     model: pickModel(env),

@@ -7,6 +7,8 @@ import { z } from '@hono/zod-openapi';
 /** docs/api.md limits; each one past it is a 400 (or 413 for the body). */
 export const LIMITS = {
   bodyBytes: 1024 * 1024,
+  /** The body of `POST …/import` (an export): read whole and checked before anything is written. */
+  importBytes: 16 * 1024 * 1024,
   toolsPerPut: 1000,
   callsPerPost: 1000,
   /** A request text is accepted up to the body limit; the log keeps this many (src/core/long-request.ts). */

@@ -297,7 +297,7 @@ interface AgentDueRow {
   last_seq: number;
 }
 
-interface RevisionRow {
+export interface RevisionRow {
   revision_id: string;
   agent: string;
   tool: string;
@@ -316,7 +316,8 @@ interface RevisionRow {
   undone_key: string | null;
 }
 
-function bodyOf(r: RevisionBody): RevisionBody {
+/** The part of a revision its `body` column keeps. */
+export function bodyOf(r: RevisionBody): RevisionBody {
   return {
     notes_added: r.notes_added,
     queries_added: r.queries_added,

@@ -58,7 +58,7 @@ export function onAgentWrite(listener: AgentWriteListener): void {
   agentWriteListeners.add(listener);
 }
 
-function agentWritten(db: D1Database, agent: string): void {
+export function agentWritten(db: D1Database, agent: string): void {
   for (const listener of agentWriteListeners) listener(db, agent);
 }
 
@@ -257,13 +257,42 @@ export function isWriteConflict(err: unknown): boolean {
 /** The statements that write one row and its guarding version entry. */
 export function toolWriteStatements(db: D1Database, agent: string, w: ToolWrite, now: string): D1PreparedStatement[] {
   const t = w.tool;
-  // reviewed_seq only moves forward: an apply racing a review must not move the review mark back.
   const version = db
     .prepare(
       'INSERT INTO tool_versions (agent, name, version, definition, source, created_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6)',
     )
     .bind(agent, t.name, t.version, JSON.stringify(w.definition), w.source, now);
-  const values = [
+  if (w.expected_version === null) return [version, toolInsertStatement(db, agent, t, now)];
+  // reviewed_seq only moves forward: an apply racing a review must not move the review mark back.
+  const row = db
+    .prepare(
+      `UPDATE tools SET docstring = ?3, description = ?4, parameters = ?5, examples = ?6, notes = ?7, avoid = ?8,
+         call_example = ?9, queries_source = ?10, version = ?11, definition_hash = ?12, vector = ?13, embedder = ?14,
+         reviewed_seq = MAX(reviewed_seq, ?15), created_at = ?16, updated_at = ?17
+       WHERE agent = ?1 AND name = ?2 AND version = ?18`,
+    )
+    .bind(...toolValues(agent, t, now), w.expected_version);
+  return [version, row];
+}
+
+/** The INSERT of a new tool row, last written at `updatedAt` (no version entry: the caller writes it). */
+export function toolInsertStatement(
+  db: D1Database,
+  agent: string,
+  t: StoredTool,
+  updatedAt: string,
+): D1PreparedStatement {
+  return db
+    .prepare(
+      `INSERT INTO tools (agent, name, docstring, description, parameters, examples, notes, avoid, call_example,
+         queries_source, version, definition_hash, vector, embedder, reviewed_seq, created_at, updated_at)
+       VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)`,
+    )
+    .bind(...toolValues(agent, t, updatedAt));
+}
+
+function toolValues(agent: string, t: StoredTool, updatedAt: string): unknown[] {
+  return [
     agent,
     t.name,
     t.docstring,
@@ -280,22 +309,8 @@ export function toolWriteStatements(db: D1Database, agent: string, w: ToolWrite,
     t.embedder,
     t.reviewed_seq,
     t.created_at,
-    now,
+    updatedAt,
   ];
-  const row =
-    w.expected_version === null
-      ? db.prepare(
-          `INSERT INTO tools (agent, name, docstring, description, parameters, examples, notes, avoid, call_example,
-             queries_source, version, definition_hash, vector, embedder, reviewed_seq, created_at, updated_at)
-           VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)`,
-        )
-      : db.prepare(
-          `UPDATE tools SET docstring = ?3, description = ?4, parameters = ?5, examples = ?6, notes = ?7, avoid = ?8,
-             call_example = ?9, queries_source = ?10, version = ?11, definition_hash = ?12, vector = ?13, embedder = ?14,
-             reviewed_seq = MAX(reviewed_seq, ?15), created_at = ?16, updated_at = ?17
-           WHERE agent = ?1 AND name = ?2 AND version = ?18`,
-        );
-  return [version, w.expected_version === null ? row.bind(...values) : row.bind(...values, w.expected_version)];
 }
 
 interface AgentRow {
@@ -318,7 +333,7 @@ function toAgent(r: AgentRow): AgentRecord {
   };
 }
 
-interface ToolRowDb {
+export interface ToolRowDb {
   name: string;
   docstring: string;
   description: string | null;
@@ -337,7 +352,8 @@ interface ToolRowDb {
   updated_at: string;
 }
 
-function toTool(r: ToolRowDb): StoredTool {
+/** Maps a stored tool row. */
+export function toTool(r: ToolRowDb): StoredTool {
   return {
     name: r.name,
     docstring: r.docstring,

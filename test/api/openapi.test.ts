@@ -35,6 +35,9 @@ describe('GET /openapi.json', () => {
       'get /v1/agents/{agent}/config': 'getConfig',
       'post /v1/agents/{agent}/revisions/{id}/apply': 'applyRevision',
       'post /v1/agents/{agent}/tools/{tool}/undo': 'undoTool',
+      'delete /v1/agents/{agent}': 'deleteAgent',
+      'get /v1/agents/{agent}/export': 'getExport',
+      'post /v1/agents/{agent}/import': 'import',
     });
   });
 });

@@ -8,7 +8,7 @@
 import { env } from 'cloudflare:workers';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { app } from '../../src/app.ts';
-import { ADMIN, api, eventually, tool } from '../helpers.ts';
+import { ADMIN, agentId, api, eventually, tool } from '../helpers.ts';
 import { agentState, insertRevision, noteRevision, seedAgent, send, type Answer, type Seeded } from './fixtures.ts';
 
 type Need = 'agent' | 'operator' | 'admin';
@@ -16,6 +16,8 @@ type Need = 'agent' | 'operator' | 'admin';
 interface Prepared {
   path: string;
   body?: unknown;
+  /** A body that is not JSON (an NDJSON import). */
+  raw?: string;
   headers?: Record<string, string>;
 }
 
@@ -255,6 +257,24 @@ const ROUTES: Record<string, RouteCase> = {
     }),
   },
   'get /v1/agents': { need: 'admin', ok: 200, prepare: async () => ({ path: '/v1/agents' }) },
+  'get /v1/agents/{agent}/export': {
+    need: 'admin',
+    ok: 200,
+    prepare: async (a) => ({ path: `${base(a)}/export` }),
+    after: async (a, r) =>
+      expect(JSON.parse(r.text.split('\n')[0] ?? '')).toMatchObject({ type: 'agent', agent: a.agent }),
+  },
+  // Into a fresh agent each time (an agent that exists is a 409), from A's export.
+  'post /v1/agents/{agent}/import': {
+    need: 'admin',
+    ok: 200,
+    prepare: async (a, n) => ({
+      path: `/v1/agents/${agentId(`imported${n}`)}/import`,
+      raw: (await api<string>('GET', `${base(a)}/export`)).body,
+      headers: { 'content-type': 'application/x-ndjson' },
+    }),
+    after: async (_a, r) => expect(r.body.imported.tools).toBeGreaterThan(0),
+  },
   'delete /v1/agents/{agent}': {
     need: 'admin',
     ok: 204,
@@ -376,7 +396,12 @@ describe('the access matrix', () => {
         n += 1;
         const p = await spec.prepare(A, n);
         const before = await agentState(A.agent);
-        const answer = await send(env, method, p.path, { token: caller.token(A, B), body: p.body, headers: p.headers });
+        const answer = await send(env, method, p.path, {
+          token: caller.token(A, B),
+          body: p.body,
+          raw: p.raw,
+          headers: p.headers,
+        });
         const where = `${caller.name} → ${route}`;
         const refusal = caller.refusal(spec.need, A);
         if (refusal) {
@@ -400,7 +425,8 @@ describe('the access matrix', () => {
       }
     }
     expect(seen).toHaveLength(documented.length * CALLERS.length);
-  });
+    // Every route × every caller, one request at a time: longer than the default test timeout.
+  }, 120_000);
 
   it('gives no other origin a way to read an answer: no CORS headers, and a preflight is refused', async () => {
     const origin = { origin: 'https://elsewhere.example' };

@@ -16,7 +16,7 @@ const n = (x: number) => x.toLocaleString('en-US');
 
 /** Each docs/api.md row as it must read, from the numbers in the code. */
 const ROWS = [
-  `| request body | ${LIMITS.bodyBytes / 1024 / 1024} MiB | 413 |`,
+  `| request body | ${LIMITS.bodyBytes / 1024 / 1024} MiB (an import: ${LIMITS.importBytes / 1024 / 1024} MiB) | 413 |`,
   `| tools per \`PUT …/tools\` | ${n(LIMITS.toolsPerPut)} | 400 |`,
   `| calls per \`POST …/calls\` | ${n(LIMITS.callsPerPost)} | 400 |`,
   `| request text (\`/route\`, a call's \`request\`, MCP \`search_tools\`) | the body's 1 MiB; the log keeps ${n(LIMITS.requestChars)} characters | 413 past the body limit |`,
