@@ -41,6 +41,8 @@ export interface Bindings extends Pick<WranglerEnv, 'DB' | 'AGENTS'> {
   ADMIN_TOKEN?: string;
   /** Requests per minute per key; absent or 0 = off. */
   RATE_LIMIT_PER_MINUTE?: string;
+  /** MiB of routing snapshots one isolate keeps (default 48; docs/performance.md "Memory"). */
+  ROUTING_CACHE_MB?: string;
 }
 
 export interface Services {
@@ -64,6 +66,8 @@ export interface Services {
   agents: DurableObjectNamespace<AgentObject>;
   /** Per-key limit of RATE_LIMIT_PER_MINUTE; null when off. */
   rateLimiter: RateLimiter | null;
+  /** Bytes of routing snapshots one isolate keeps (ROUTING_CACHE_MB). */
+  routingCacheBytes: number;
 }
 
 const cache = new WeakMap<object, Services>();
@@ -86,6 +90,7 @@ export function services(env: Bindings): Services {
     offers: createDurableOfferCounter(env.AGENTS),
     agents: env.AGENTS,
     rateLimiter: createDurableRateLimiter(env.AGENTS, parsePerMinute(env.RATE_LIMIT_PER_MINUTE)),
+    routingCacheBytes: cacheBytes(env.ROUTING_CACHE_MB),
   };
   cache.set(env, built);
   return built;
@@ -138,4 +143,16 @@ function requireAi(env: Bindings, name: string): Ai {
 
 function misconfigured(message: string): ApiError {
   return new ApiError('internal', `configuration: ${message}`);
+}
+
+/**
+ * The bytes of routing snapshots an isolate keeps by default: an isolate has 128 MB, and 48 MiB
+ * leaves room for the requests in flight and one snapshot being built.
+ */
+export const DEFAULT_ROUTING_CACHE_BYTES = 48 * 1024 * 1024;
+
+/** ROUTING_CACHE_MB as bytes: a positive number of MiB, else the default. */
+function cacheBytes(value: string | undefined): number {
+  const mib = Number(value);
+  return value !== undefined && Number.isFinite(mib) && mib > 0 ? mib * 1024 * 1024 : DEFAULT_ROUTING_CACHE_BYTES;
 }

@@ -26,11 +26,49 @@ export interface RoutingSnapshot {
   /** Every tool's model view sorted by name, and its size in tokens (the stable-list rule). */
   allViews: ModelTool[];
   tokens: number;
+  /** What the snapshot holds in memory, estimated (`snapshotBytes`). */
+  bytes: number;
 }
 
-/** Agents whose snapshot an isolate keeps; the least recently used beyond this is dropped. */
-const SNAPSHOTS_PER_ISOLATE = 32;
+/**
+ * Routing snapshots an isolate keeps, bounded by bytes (`svc.routingCacheBytes`, docs/performance.md
+ * "Memory"), the least recently used dropped first. A snapshot alone above the budget is still used
+ * for its request, then dropped.
+ */
 const snapshots = new Map<string, RoutingSnapshot>();
+let cachedBytes = 0;
+
+/**
+ * A snapshot's memory, estimated from what it holds: the vector matrix (4 bytes a number), the
+ * model views and the lexical index, both counted from their text (2 bytes a character, and the
+ * index's postings and term tables about as much again as the text they index).
+ */
+export function snapshotBytes(index: RoutingIndex, allViews: readonly ModelTool[], indexedChars: number): number {
+  const views = allViews.reduce((n, v) => n + JSON.stringify(v).length, 0);
+  return index.matrix.byteLength + 2 * views + 4 * indexedChars;
+}
+
+/** What the isolate's snapshot cache holds now. */
+export function snapshotCache(): { agents: number; bytes: number } {
+  return { agents: snapshots.size, bytes: cachedBytes };
+}
+
+function keepSnapshot(agent: string, snap: RoutingSnapshot, budget: number): void {
+  forget(agent);
+  snapshots.set(agent, snap);
+  cachedBytes += snap.bytes;
+  for (const oldest of snapshots.keys()) {
+    if (cachedBytes <= budget) break;
+    forget(oldest);
+  }
+}
+
+function forget(agent: string): void {
+  const snap = snapshots.get(agent);
+  if (!snap) return;
+  snapshots.delete(agent);
+  cachedBytes -= snap.bytes;
+}
 
 /** Merged settings of an agent row (docs/configuration.md defaults under the agent's own). */
 export function settingsOf(stored: Partial<Settings>): Settings {
@@ -68,6 +106,7 @@ const snapshotBuilds = new Batcher<SnapshotBuild, RoutingSnapshot>(buildSnapshot
 function cachedSnapshot(agent: string, key: string): Promise<RoutingSnapshot> | undefined {
   const hit = snapshots.get(agent);
   if (!hit || hit.key !== key) return undefined;
+  // Most recently used last: the eviction walks from the front.
   snapshots.delete(agent);
   snapshots.set(agent, hit);
   return Promise.resolve(hit);
@@ -90,12 +129,14 @@ export async function routingSnapshot(
 /** Loads and indexes every row; the rows themselves are not kept (the matrix holds the vectors). */
 async function buildSnapshot({ svc, agent, key, settings }: SnapshotBuild): Promise<RoutingSnapshot> {
   const tools = await svc.store.listTools(agent);
-  const index = buildRoutingIndex(await routingDocs(svc, tools));
+  const docs = await routingDocs(svc, tools);
+  const index = buildRoutingIndex(docs);
   const views = new Map(tools.map((t) => [t.name, modelView(t, settings.show_learned_examples)]));
   const allViews = [...views.values()];
-  const snap = { key, settings, index, views, allViews, tokens: toolboxTokens(allViews) };
-  snapshots.set(agent, snap);
-  if (snapshots.size > SNAPSHOTS_PER_ISOLATE) snapshots.delete(snapshots.keys().next().value ?? '');
+  const indexed = docs.reduce((n, d) => n + d.text.length, 0);
+  const bytes = snapshotBytes(index, allViews, indexed);
+  const snap = { key, settings, index, views, allViews, tokens: toolboxTokens(allViews), bytes };
+  keepSnapshot(agent, snap, svc.routingCacheBytes);
   return snap;
 }
 
@@ -119,7 +160,7 @@ export async function routingDocs(svc: Services, tools: readonly StoredTool[]): 
 
 /** Forgets an agent's snapshot in this isolate (other isolates notice tools_gen). */
 export function dropSnapshot(agent: string): void {
-  snapshots.delete(agent);
+  forget(agent);
 }
 
 export interface RouteInput {

@@ -1,5 +1,8 @@
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
+import { services } from '../../src/env.ts';
+import { registerTools } from '../../src/services/registry.ts';
+import { route as routeOnce, routingSnapshot, snapshotCache } from '../../src/services/routing.ts';
 import { agentId, api, eventually, tool } from '../helpers.ts';
 
 const weather = tool('get_weather', 'Current weather and forecast for a city: temperature, rain, wind.', {
@@ -64,5 +67,47 @@ describe('/route caching and batched writes', () => {
     const agent = agentId();
     const answers = await Promise.all(Array.from({ length: 10 }, () => route(agent, 'hello')));
     expect(answers.map((a) => a.status)).toEqual(Array.from({ length: 10 }, () => 404));
+  });
+});
+
+describe('the snapshot cache is bounded by bytes', () => {
+  it('keeps at most ROUTING_CACHE_MB of snapshots however many agents route, and answers stay right', async () => {
+    // A 1 MiB budget: each agent of 300 tools takes a few hundred KiB, so ten agents overflow it.
+    const small = services({ ...env, ROUTING_CACHE_MB: '1' });
+    expect(small.routingCacheBytes).toBe(1024 * 1024);
+    const agents: string[] = [];
+    for (let a = 0; a < 10; a++) {
+      const agent = agentId('bytes');
+      agents.push(agent);
+      const tools = Array.from({ length: 300 }, (_, i) =>
+        tool(`tool_${a}_${i}`, `Handles task number ${i} of team ${a}: ${'details '.repeat(10)}`),
+      );
+      tools.push(tool(`weather_${a}`, 'Current weather and forecast for a city.'));
+      await registerTools(small, agent, tools, false, new Date().toISOString());
+    }
+    const sizes: number[] = [];
+    for (const [a, agent] of agents.entries()) {
+      const result = await routeOnce(
+        small,
+        agent,
+        { request: 'weather forecast for a city', k: 1 },
+        new Date().toISOString(),
+        () => {},
+      );
+      expect(result.tools.map((t) => t.name)).toEqual([`weather_${a}`]);
+      sizes.push((await routingSnapshot(small, agent)).bytes);
+      expect(snapshotCache().bytes).toBeLessThanOrEqual(small.routingCacheBytes);
+    }
+    expect(Math.min(...sizes)).toBeGreaterThan(100 * 1024);
+    expect(snapshotCache().agents).toBeLessThan(agents.length);
+    // An evicted agent is rebuilt on its next route and answers the same.
+    const first = await routeOnce(
+      small,
+      agents[0] ?? '',
+      { request: 'weather forecast for a city', k: 1 },
+      new Date().toISOString(),
+      () => {},
+    );
+    expect(first.tools.map((t) => t.name)).toEqual(['weather_0']);
   });
 });
