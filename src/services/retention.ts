@@ -12,6 +12,12 @@ import { settingsOf } from './routing.ts';
 /** Rows one DELETE removes, and rows one tick removes in all (all tables and agents together). */
 export const PRUNE_BATCH = 2_000;
 export const PRUNE_ROWS_PER_TICK = 20_000;
+/**
+ * Agents one tick visits: each costs one D1 batch (a subrequest) even with nothing to remove, so a
+ * deployment of many agents is visited a window at a time, the window moving with each tick.
+ */
+export const PRUNE_AGENTS_PER_TICK = 50;
+const TICK_MS = 10 * 60_000;
 
 /** The log tables, each with the column that dates a row. */
 const DATED = [
@@ -24,11 +30,15 @@ const DATED = [
 export interface PruneTick {
   /** Rows removed this tick, per table. */
   removed: Record<string, number>;
-  /** True when the budget ran out before every agent's backlog was gone: the next tick goes on. */
+  /** True when the budget ran out before the visited agents' backlog was gone: the next tick goes on. */
   more: boolean;
 }
 
-/** Removes rows older than each agent's window, at most `budget` of them, `batch` per statement. */
+/**
+ * Removes rows older than each agent's window, at most `budget` of them: per visited agent, one
+ * batch of four DELETEs (one per table, oldest first, an equal share of what is left of the budget,
+ * at most `batch` each), repeated while a table still had rows to remove.
+ */
 export async function pruneLog(
   svc: Services,
   now: string,
@@ -38,28 +48,41 @@ export async function pruneLog(
   const db = svc.store.db;
   const removed: Record<string, number> = Object.fromEntries(DATED.map(([t]) => [t, 0]));
   let left = budget;
-  const { results: agents } = await db
-    .prepare('SELECT agent, settings FROM agents ORDER BY agent')
-    .all<{ agent: string; settings: string }>();
-  for (const row of agents) {
+  for (const row of await agentsThisTick(db, now)) {
     const days = settingsOf(JSON.parse(row.settings || '{}')).log_retention_days;
     const cutoff = new Date(Date.parse(now) - days * 86_400_000).toISOString();
-    for (const [table, column] of DATED) {
-      for (;;) {
-        if (left <= 0) return { removed, more: true };
-        const limit = Math.min(batch, left);
-        const res = await db
-          .prepare(
-            `DELETE FROM ${table} WHERE rowid IN (SELECT rowid FROM ${table} WHERE agent = ?1 AND ${column} < ?2 ORDER BY ${column} LIMIT ?3)`,
-          )
-          .bind(row.agent, cutoff, limit)
-          .run();
-        const n = res.meta.changes ?? 0;
+    for (;;) {
+      const limit = Math.min(batch, Math.floor(left / DATED.length));
+      if (limit < 1) return { removed, more: true };
+      const results = await db.batch(
+        DATED.map(([table, column]) =>
+          db
+            .prepare(
+              `DELETE FROM ${table} WHERE rowid IN (SELECT rowid FROM ${table} WHERE agent = ?1 AND ${column} < ?2 ORDER BY ${column} LIMIT ?3)`,
+            )
+            .bind(row.agent, cutoff, limit),
+        ),
+      );
+      let full = false;
+      results.forEach((r, i) => {
+        const n = r.meta.changes ?? 0;
+        const table = DATED[i]?.[0] ?? '';
         removed[table] = (removed[table] ?? 0) + n;
         left -= n;
-        if (n < limit) break;
-      }
+        full ||= n >= limit;
+      });
+      if (!full) break;
     }
   }
   return { removed, more: false };
+}
+
+/** The window of agents this tick visits (all of them when there are few), by name, moving each tick. */
+async function agentsThisTick(db: D1Database, now: string): Promise<{ agent: string; settings: string }[]> {
+  const { results } = await db
+    .prepare('SELECT agent, settings FROM agents ORDER BY agent')
+    .all<{ agent: string; settings: string }>();
+  if (results.length <= PRUNE_AGENTS_PER_TICK) return results;
+  const start = (Math.floor(Date.parse(now) / TICK_MS) * PRUNE_AGENTS_PER_TICK) % results.length;
+  return [...results, ...results].slice(start, start + PRUNE_AGENTS_PER_TICK);
 }
