@@ -14,6 +14,7 @@ import type { EvalQuery } from './eval-data.ts';
 import { hasMistake, PLANTED_ARGUMENT } from './eval-agent.ts';
 import { api, type RevisionSummary } from './eval-http.ts';
 import type { LearnReport } from './eval-learn-report.ts';
+import { namedTool } from '../src/core/proposals.ts';
 
 const key = (text: string): string => text.trim().toLowerCase().replace(/\s+/g, ' ');
 
@@ -54,6 +55,7 @@ export async function learnedPrecision(
   gold: ReadonlyMap<string, ReadonlySet<string>>,
 ): Promise<Precision> {
   const { tools } = await api<{ tools: Row[] }>(w, 'GET', `/v1/agents/${agent}/tools`);
+  const names = new Set(tools.map((t) => t.name));
   let examples = 0;
   let rightExamples = 0;
   let unlabelled = 0;
@@ -72,7 +74,7 @@ export async function learnedPrecision(
     const sentAway = new Set<string>();
     for (const line of row.avoid) {
       lines++;
-      const target = /; use (\S+?)\.?$/.exec(line)?.[1] ?? '';
+      const target = namedTool(line, names);
       const rev = revisions.find((r) => r.tool === row.name && r.status === 'applied' && r.avoid_added.includes(line));
       const requests = (rev?.evidence ?? [])
         .filter((e) => e.kind === 'confused_request' && e.served_by === target)

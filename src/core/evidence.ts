@@ -19,7 +19,7 @@ import type { Evidence } from '../schemas.ts';
 import type { CallRecord, OutcomeRecord, TurnRecord } from './records.ts';
 import { argumentValues, scrubValues } from './scrub.ts';
 import { type Attribution, attributeRuns, calledTool } from './attribution.ts';
-import { groupRuns, type Run } from './serving.ts';
+import { groupRuns, type Run, timeOf } from './serving.ts';
 
 export interface EvidenceInput {
   turns: readonly TurnRecord[];
@@ -194,9 +194,4 @@ function rankedFirst(run: Run): string | null {
   let best: { name: string; rank: number } | null = null;
   for (const o of run.turn.offered) if (best === null || o.rank < best.rank) best = o;
   return best?.name ?? null;
-}
-
-function timeOf(at: string): number {
-  const t = Date.parse(at);
-  return Number.isNaN(t) ? 0 : t;
 }

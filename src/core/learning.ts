@@ -6,9 +6,10 @@
 import type { Displacement, Example, Refusal, RoutedTool } from '../schemas.ts';
 import { mergeExamples } from './displacement.ts';
 import { attributeRuns } from './attribution.ts';
+import { namedTool } from './proposals.ts';
 import type { CallRecord, OutcomeRecord, TurnRecord } from './records.ts';
 import { argumentValues, scrubValues } from './scrub.ts';
-import { groupRuns } from './serving.ts';
+import { groupRuns, timeOf } from './serving.ts';
 import { rankTools, type RoutingIndex } from './routing.ts';
 
 /** What learning writes on a row: the fields an apply changes and an undo restores byte for byte. */
@@ -60,8 +61,8 @@ export function planApply(
   const refused: Refusal[] = [];
   // A "Not for" line naming a tool deleted since the review would send the model nowhere.
   const avoidAdded = rev.avoid_added.filter((text) => {
-    const named = /; use (\S+?)\.?$/.exec(text)?.[1] ?? '';
-    if (registered.has(named) || registered.has(`${named}.`)) return true;
+    const named = namedTool(text, registered);
+    if (registered.has(named)) return true;
     refused.push({
       tool: rev.tool,
       kind: 'avoid',
@@ -183,9 +184,4 @@ export function requestsServedByOthers(
     if (out.length >= limit) break;
   }
   return out;
-}
-
-function timeOf(at: string): number {
-  const t = Date.parse(at);
-  return Number.isNaN(t) ? 0 : t;
 }

@@ -239,17 +239,23 @@ interface NotForLine {
   target: string | null;
 }
 
+/**
+ * The tool a `Not for …; use <tool>` line names ('' when it names none). A period ending the line
+ * may belong to a tool name that ends in one ("use a.b."): the registered name decides.
+ */
+export function namedTool(line: string, registered: ReadonlySet<string>): string {
+  const named = /; use (\S+?)\.?$/.exec(line)?.[1] ?? '';
+  return !registered.has(named) && registered.has(`${named}.`) ? `${named}.` : named;
+}
+
 /** docs/learning.md: `Not for <kind of request>; use <tool>`, naming a registered tool other than its own. */
 function notForLine(text: string, ctx: ProposalContext): NotForLine | Failure {
   if (!text.startsWith('Not for ')) return { reason: 'bad_shape', detail: 'a "Not for" line starts with "Not for"' };
-  const m = /^Not for (.+); use (\S+?)\.?$/.exec(text);
-  const words = m?.[1]?.trim();
-  const named = m?.[2];
-  if (!words || named === undefined) {
+  const words = /^Not for (.+); use \S+$/.exec(text)?.[1]?.trim();
+  const target = namedTool(text, ctx.registered);
+  if (!words || target === '') {
     return { reason: 'bad_shape', detail: 'the shape is "Not for <kind of request>; use <tool>"' };
   }
-  // "use a.b." — the period may belong to a tool name that ends in one.
-  const target = !ctx.registered.has(named) && ctx.registered.has(`${named}.`) ? `${named}.` : named;
   if (target === ctx.tool) return { reason: 'own_tool', detail: `names its own tool "${target}"` };
   if (!ctx.registered.has(target)) return { reason: 'unknown_tool', detail: `"${target}" is not a registered tool` };
   return { words, target };

@@ -167,7 +167,7 @@ function runTime(run: Run): number {
 }
 
 /** Milliseconds of an ISO time; an unparsable time sorts first rather than breaking the order. */
-function timeOf(at: string): number {
+export function timeOf(at: string): number {
   const t = Date.parse(at);
   return Number.isNaN(t) ? 0 : t;
 }

@@ -6,7 +6,7 @@
  * reads are bounded index reads (src/adapters/d1-review-log.ts), five round trips at most.
  */
 import type { CallRecord, OutcomeRecord, TurnRecord } from '../core/records.ts';
-import { runKeys, sameRequestKey } from '../core/serving.ts';
+import { runKeys, sameRequestKey, timeOf } from '../core/serving.ts';
 import type { Services } from '../env.ts';
 
 export interface ReviewLog {
@@ -161,11 +161,6 @@ function pieces(runs: readonly TimelineRun[]): Map<string, string> {
     }
   }
   return out;
-}
-
-function timeOf(at: string): number {
-  const t = Date.parse(at);
-  return Number.isNaN(t) ? 0 : t;
 }
 
 function unique<T>(items: readonly T[]): T[] {

@@ -14,6 +14,7 @@ import { buildReviewInput, buildReviewTask } from '../core/prompts.ts';
 import {
   checkExampleCall,
   checkReply,
+  namedTool,
   requestKey,
   type KeptLines,
   type ProposalCheck,
@@ -179,7 +180,7 @@ async function reviewTools(
     if (r && c) record(done, c.activity, r);
   });
   review.skipped.sort((a, b) => (a.tool < b.tool ? -1 : a.tool > b.tool ? 1 : 0));
-  withoutMirrors(review);
+  withoutMirrors(review, registered);
   return done;
 }
 
@@ -219,13 +220,13 @@ async function keptLines(
  * Mirror-image lines proposed in one review (A: "use B" and B: "use A" resting on the same
  * requests) cannot both be right: the second tool's line, by name order, is refused.
  */
-function withoutMirrors(review: Review): void {
+function withoutMirrors(review: Review, registered: ReadonlySet<string>): void {
   const sends = new Map<string, Set<string>>();
   const ordered = [...review.revisions].sort((a, b) => (a.tool < b.tool ? -1 : a.tool > b.tool ? 1 : 0));
   for (const rev of ordered) {
     const keep: string[] = [];
     for (const line of rev.avoid_added) {
-      const target = /; use (\S+?)\.?$/.exec(line)?.[1] ?? '';
+      const target = namedTool(line, registered);
       const requests = rev.evidence
         .filter((e) => e.kind === 'confused_request' && e.served_by === target)
         .map((e) => requestKey(e.text));
