@@ -106,50 +106,22 @@ export function createD1Log(db: D1Database) {
     },
 
     /**
-     * The newest successful calls with the request they served (the call's own, else its turn's):
-     * the displacement re-check of an apply (docs/learning.md). Bounded, on calls_agent_seq.
-     */
-    /**
      * The newest `limit` turns and calls of the agent with the outcomes of those turns: the recent
      * log the apply re-check attributes (src/core/attribution.ts). Two index reads on (agent, seq).
      */
-    async recentLog(
-      agent: string,
-      limit: number,
-    ): Promise<{ turns: TurnRecord[]; calls: CallRecord[]; outcomes: OutcomeRecord[] }> {
-      const [turns, calls] = await db.batch([
+    async recentLog(agent: string, limit: number): Promise<LogSlice> {
+      return readSlice(db, agent, [
         db.prepare('SELECT * FROM turns WHERE agent = ?1 ORDER BY seq DESC LIMIT ?2').bind(agent, limit),
         db.prepare('SELECT * FROM calls WHERE agent = ?1 ORDER BY seq DESC LIMIT ?2').bind(agent, limit),
       ]);
-      const turnRows = (turns?.results ?? []) as TurnRow[];
-      const outcomes = await db
-        .prepare(
-          'SELECT turn_id, ok, served_by, at FROM outcomes WHERE agent = ?1 AND turn_id IN (SELECT value FROM json_each(?2))',
-        )
-        .bind(agent, JSON.stringify(turnRows.map((t) => t.turn_id)))
-        .all<{ turn_id: string; ok: number; served_by: string | null; at: string }>();
-      return {
-        turns: turnRows.map(toTurn),
-        calls: ((calls?.results ?? []) as CallRow[]).map(toCall),
-        outcomes: outcomes.results.map((r) => ({
-          turn_id: r.turn_id,
-          ok: r.ok === 1,
-          served_by: r.served_by,
-          at: r.at,
-        })),
-      };
     },
 
     /**
      * The turns and calls of the agent since `since` (newest `limit` of each, by the time indexes
      * of migrations/0007_quality.sql) and the outcomes of those turns; `truncated` when a cap was hit.
      */
-    async windowLog(
-      agent: string,
-      since: string,
-      limit: number,
-    ): Promise<{ turns: TurnRecord[]; calls: CallRecord[]; outcomes: OutcomeRecord[]; truncated: boolean }> {
-      const [turns, calls] = await db.batch([
+    async windowLog(agent: string, since: string, limit: number): Promise<LogSlice & { truncated: boolean }> {
+      const slice = await readSlice(db, agent, [
         db
           .prepare('SELECT * FROM turns WHERE agent = ?1 AND created_at >= ?2 ORDER BY created_at DESC LIMIT ?3')
           .bind(agent, since, limit),
@@ -157,25 +129,7 @@ export function createD1Log(db: D1Database) {
           .prepare('SELECT * FROM calls WHERE agent = ?1 AND at >= ?2 ORDER BY at DESC LIMIT ?3')
           .bind(agent, since, limit),
       ]);
-      const turnRows = (turns?.results ?? []) as TurnRow[];
-      const callRows = (calls?.results ?? []) as CallRow[];
-      const outcomes = await db
-        .prepare(
-          'SELECT turn_id, ok, served_by, at FROM outcomes WHERE agent = ?1 AND turn_id IN (SELECT value FROM json_each(?2))',
-        )
-        .bind(agent, JSON.stringify(turnRows.map((t) => t.turn_id)))
-        .all<{ turn_id: string; ok: number; served_by: string | null; at: string }>();
-      return {
-        turns: turnRows.map(toTurn),
-        calls: callRows.map(toCall),
-        outcomes: outcomes.results.map((r) => ({
-          turn_id: r.turn_id,
-          ok: r.ok === 1,
-          served_by: r.served_by,
-          at: r.at,
-        })),
-        truncated: turnRows.length >= limit || callRows.length >= limit,
-      };
+      return { ...slice, truncated: slice.turns.length >= limit || slice.calls.length >= limit };
     },
 
     async getTurn(agent: string, turnId: string): Promise<TurnRecord | null> {
@@ -198,6 +152,34 @@ export function createD1Log(db: D1Database) {
 }
 
 export type D1Log = ReturnType<typeof createD1Log>;
+
+/** Turns, calls and the outcomes reported for those turns: a slice of the log the core attributes. */
+export interface LogSlice {
+  turns: TurnRecord[];
+  calls: CallRecord[];
+  outcomes: OutcomeRecord[];
+}
+
+/** Runs the turns and calls reads in one batch, then reads the outcomes of the turns read. */
+async function readSlice(
+  db: D1Database,
+  agent: string,
+  [turnsRead, callsRead]: [D1PreparedStatement, D1PreparedStatement],
+): Promise<LogSlice> {
+  const [turns, calls] = await db.batch([turnsRead, callsRead]);
+  const turnRows = (turns?.results ?? []) as TurnRow[];
+  const outcomes = await db
+    .prepare(
+      'SELECT turn_id, ok, served_by, at FROM outcomes WHERE agent = ?1 AND turn_id IN (SELECT value FROM json_each(?2))',
+    )
+    .bind(agent, JSON.stringify(turnRows.map((t) => t.turn_id)))
+    .all<{ turn_id: string; ok: number; served_by: string | null; at: string }>();
+  return {
+    turns: turnRows.map(toTurn),
+    calls: ((calls?.results ?? []) as CallRow[]).map(toCall),
+    outcomes: outcomes.results.map((r) => ({ turn_id: r.turn_id, ok: r.ok === 1, served_by: r.served_by, at: r.at })),
+  };
+}
 
 export interface TurnRow {
   seq: number;

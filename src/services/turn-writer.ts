@@ -88,9 +88,8 @@ export function recordTurn(svc: Services, agent: string, turn: NewTurn): Promise
  * Waits until a turn this isolate answered is stored (at most one write window). An outcome or a
  * trace may name a turn a moment after `/route` answered it, before the grouped write lands.
  */
-export async function turnWritten(agent: string, turnId: string): Promise<void> {
-  const write = pending.get(pendingKey(agent, turnId));
-  if (write) await boundedWait([write]);
+export function turnWritten(agent: string, turnId: string): Promise<void> {
+  return turnsWritten(agent, [turnId]);
 }
 
 /**

@@ -8,22 +8,12 @@ import { createExecutionContext, waitOnExecutionContext } from 'cloudflare:test'
 import { env } from 'cloudflare:workers';
 import { expect } from 'vitest';
 import { createD1Revisions, type NewRevision } from '../../src/adapters/d1-revisions.ts';
+import { AGENT_TABLES } from '../../src/adapters/d1-store.ts';
 import { app } from '../../src/app.ts';
 import { ADMIN, agentId, api, eventually, tool } from '../helpers.ts';
 
-/** Every D1 table that holds an agent's rows (migrations/0001). */
-export const AGENT_TABLES = [
-  'agents',
-  'tools',
-  'tool_versions',
-  'turns',
-  'calls',
-  'outcomes',
-  'revisions',
-  'reviews',
-  'keys',
-  'trace_tools',
-] as const;
+/** Every D1 table that holds an agent's rows: the store's own list, which deleting an agent walks. */
+export { AGENT_TABLES };
 
 /** A BLOB (a tool's vector) as hex: one string compares faster than a list of bytes. */
 function hex(buffer: ArrayBuffer): string {
