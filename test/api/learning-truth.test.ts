@@ -265,6 +265,52 @@ describe('the example call is checked like any other line', () => {
   });
 });
 
+/**
+ * Applies a revision that adds one "Not for" line to `tool`, resting on two confused requests worded
+ * `wording` that `servedBy` served: a line the row then keeps.
+ */
+async function keepNotFor(agent: string, tool: string, line: string, servedBy: string, wording: string) {
+  const at = new Date().toISOString();
+  const revisionId = `rev-kept-${tool}-${agent}`;
+  await svc.revisions.insertRevisions(
+    agent,
+    [
+      {
+        revision_id: revisionId,
+        tool,
+        created_at: at,
+        notes_added: [],
+        queries_added: [],
+        avoid_added: [line],
+        call_example: null,
+        queries_withdrawn: [],
+        displaced: [],
+        queries_displaced: [],
+        refused: [],
+        evidence: ['k1', 'k2'].map((id) => ({
+          evidence_id: `confused:re_asked:turn:${id}`,
+          kind: 'confused_request' as const,
+          tool,
+          text: wording,
+          arguments: ['claim_ref'],
+          how: 're_asked' as const,
+          served_by: servedBy,
+          turn_id: id,
+          call_id: null,
+          at,
+        })),
+        ranks: [],
+        base_version: 1,
+      },
+    ],
+    null,
+  );
+  const applied = await api('POST', `/v1/agents/${agent}/revisions/${revisionId}/apply`, {
+    body: { approved_by: 'op' },
+  });
+  expect(applied.status).toBe(200);
+}
+
 describe('cross-checks: a revision never contradicts itself or the rows', () => {
   /** Two requests that reached refer_llu unoffered (missed), two where refer_llu served and the re-ask went to start_recovery. */
   async function mixedLog(agent: string, wording: string) {
@@ -311,38 +357,7 @@ describe('cross-checks: a revision never contradicts itself or the rows', () => 
   it('never learns an example that a kept Not-for line of the tool sends elsewhere', async () => {
     const agent = await setup();
     const wording = 'the Titan desk should take this claim';
-    const kept = {
-      revision_id: `rev-kept-${agent}`,
-      tool: 'refer_llu',
-      created_at: new Date().toISOString(),
-      notes_added: [],
-      queries_added: [],
-      avoid_added: ['Not for Titan desk claims; use start_recovery.'],
-      call_example: null,
-      queries_withdrawn: [],
-      displaced: [],
-      queries_displaced: [],
-      refused: [],
-      evidence: ['k1', 'k2'].map((id) => ({
-        evidence_id: `confused:re_asked:turn:${id}`,
-        kind: 'confused_request' as const,
-        tool: 'refer_llu',
-        text: wording,
-        arguments: ['claim_ref'],
-        how: 're_asked' as const,
-        served_by: 'start_recovery',
-        turn_id: id,
-        call_id: null,
-        at: new Date().toISOString(),
-      })),
-      ranks: [],
-      base_version: 1,
-    };
-    await svc.revisions.insertRevisions(agent, [kept], null);
-    const applied = await api('POST', `/v1/agents/${agent}/revisions/${kept.revision_id}/apply`, {
-      body: { approved_by: 'op' },
-    });
-    expect(applied.status).toBe(200);
+    await keepNotFor(agent, 'refer_llu', 'Not for Titan desk claims; use start_recovery.', 'start_recovery', wording);
     for (const n of [1, 2]) {
       await turn(agent, `m${n}`, wording, 1, [{ tool: 'refer_llu', arguments: { claim_ref: `CW-80000${n}` } }]);
     }
@@ -354,38 +369,7 @@ describe('cross-checks: a revision never contradicts itself or the rows', () => 
   it('never writes a mirror image of a kept line (A: "use B" where B keeps "use A" on the same requests)', async () => {
     const agent = await setup();
     const wording = 'start a recovery for this Titan desk claim';
-    const kept = {
-      revision_id: `rev-mirror-${agent}`,
-      tool: 'start_recovery',
-      created_at: new Date().toISOString(),
-      notes_added: [],
-      queries_added: [],
-      avoid_added: ['Not for Titan desk claims; use refer_llu.'],
-      call_example: null,
-      queries_withdrawn: [],
-      displaced: [],
-      queries_displaced: [],
-      refused: [],
-      evidence: ['k1', 'k2'].map((id) => ({
-        evidence_id: `confused:re_asked:turn:${id}`,
-        kind: 'confused_request' as const,
-        tool: 'start_recovery',
-        text: wording,
-        arguments: ['claim_ref'],
-        how: 're_asked' as const,
-        served_by: 'refer_llu',
-        turn_id: id,
-        call_id: null,
-        at: new Date().toISOString(),
-      })),
-      ranks: [],
-      base_version: 1,
-    };
-    await svc.revisions.insertRevisions(agent, [kept], null);
-    expect(
-      (await api('POST', `/v1/agents/${agent}/revisions/${kept.revision_id}/apply`, { body: { approved_by: 'op' } }))
-        .status,
-    ).toBe(200);
+    await keepNotFor(agent, 'start_recovery', 'Not for Titan desk claims; use refer_llu.', 'refer_llu', wording);
     for (const n of [1, 2]) {
       await turn(agent, `x${n}`, wording, 1, [{ tool: 'refer_llu', arguments: { claim_ref: `CW-90000${n}` } }]);
       await turn(agent, `x${n}`, 'no, start the recovery on the Titan desk claim', 1, [
