@@ -1,9 +1,14 @@
 import { cloudflareTest, readD1Migrations } from '@cloudflare/vitest-pool-workers';
+import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 
 // Every test runs inside workerd with real local D1 and Durable Objects (README "Working on Whetstone").
 export default defineConfig(async () => {
+  // The Worker serves the dashboard's bundled browser code: test the bundle of the current source.
+  execFileSync(process.execPath, [fileURLToPath(new URL('./scripts/build-dashboard.mjs', import.meta.url))], {
+    stdio: 'inherit',
+  });
   const migrations = await readD1Migrations(fileURLToPath(new URL('./migrations', import.meta.url)));
   return {
     plugins: [

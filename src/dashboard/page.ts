@@ -3,15 +3,11 @@
  * API with the token the user types, so the API stays the one source of truth and the page needs no
  * auth of its own. Everything is served by this Worker (no CDN: it works offline) under a strict
  * Content-Security-Policy: scripts and styles only from this origin, no inline code, no frames.
- * Stored text reaches the page only through `textContent` (see client-core.ts `el`).
+ * Stored text reaches the page only through `textContent` (see browser/core.ts `el`).
  */
 import { Hono } from 'hono';
 import type { AppEnv } from '../api/common.ts';
-import { CORE_JS } from './client-core.ts';
-import { INBOX_JS } from './client-inbox.ts';
-import { OVERVIEW_JS } from './client-overview.ts';
-import { MAIN_JS } from './client-main.ts';
-import { TOOLS_JS } from './client-tools.ts';
+import { DASHBOARD_JS } from './bundle.gen.ts';
 import { STYLES } from './styles.ts';
 
 /** `connect-src 'self'`: the script talks to this Worker's API only. */
@@ -39,13 +35,12 @@ const SECURITY_HEADERS = {
 const ICON_SVG =
   '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 16 16"><rect x="1" y="6" width="14" height="6" rx="1" fill="#57606a"/><path d="M3 5 13 2v2L3 6z" fill="#0b5cad"/></svg>';
 
-/** The page's static files: ES modules import each other by these paths. */
+/**
+ * The page's static files. main.js is the browser code of src/dashboard/browser/, type-checked
+ * TypeScript bundled into one ES module by scripts/build-dashboard.mjs.
+ */
 const ASSETS: Record<string, { type: string; body: string }> = {
-  'main.js': { type: 'text/javascript; charset=utf-8', body: MAIN_JS },
-  'core.js': { type: 'text/javascript; charset=utf-8', body: CORE_JS },
-  'inbox.js': { type: 'text/javascript; charset=utf-8', body: INBOX_JS },
-  'tools.js': { type: 'text/javascript; charset=utf-8', body: TOOLS_JS },
-  'overview.js': { type: 'text/javascript; charset=utf-8', body: OVERVIEW_JS },
+  'main.js': { type: 'text/javascript; charset=utf-8', body: DASHBOARD_JS },
   'app.css': { type: 'text/css; charset=utf-8', body: STYLES },
   'icon.svg': { type: 'image/svg+xml', body: ICON_SVG },
 };

@@ -19,9 +19,6 @@ describe('GET / (the dashboard)', () => {
   it('serves its scripts and stylesheet from this Worker, with no network address in them', async () => {
     const files = [
       ['main.js', 'text/javascript; charset=utf-8'],
-      ['core.js', 'text/javascript; charset=utf-8'],
-      ['inbox.js', 'text/javascript; charset=utf-8'],
-      ['tools.js', 'text/javascript; charset=utf-8'],
       ['app.css', 'text/css; charset=utf-8'],
       ['icon.svg', 'image/svg+xml'],
     ] as const;
@@ -34,6 +31,17 @@ describe('GET / (the dashboard)', () => {
       expect(String(res.body).replace('http://www.w3.org/2000/svg', '')).not.toMatch(/https?:\/\//);
       expect(String(res.body)).not.toContain('innerHTML');
     }
+  });
+
+  it('serves the browser code as one bundled module, every view in it', async () => {
+    const js = String((await api('GET', '/dashboard/main.js', { token: null })).body);
+    // Bundled: no module of its own imported at run time; each view's entry point is inside.
+    expect(js).not.toMatch(/^\s*import\s/m);
+    for (const view of ['renderOverview', 'renderInbox', 'renderTools', 'renderUsage', 'renderSettings'])
+      expect(js, view).toContain(`function ${view}(`);
+    // TypeScript, compiled: no type annotation is left for the browser to choke on.
+    expect(js).not.toMatch(/\): Promise<void>|as HTMLElement/);
+    expect((await api('GET', '/dashboard/core.js', { token: null })).status).toBe(404);
   });
 
   it('answers 404 in the API error shape for an unknown file', async () => {
