@@ -148,6 +148,12 @@ describe('the dashboard in Chromium', () => {
     await expect.poll(() => page.getByRole('status').textContent()).toBe('Applied the revision of get_order.');
     expect(await page.getByRole('heading', { name: 'Proposed revisions (0)' }).isVisible()).toBe(true);
     expect(await page.locator('article.revision[data-tool="get_order"] .badge').textContent()).toBe('applied');
+    // The applied revision shows what routing did for its tool's requests before the apply and since.
+    const [applied] = (await call('GET', `/v1/agents/${agent}/quality?days=30&tool=get_order`)).revisions;
+    expect(applied.before).toEqual({ served_turns: 1, hits: 1 });
+    expect(await page.locator('article.revision[data-tool="get_order"] [data-before-after]').textContent()).toBe(
+      'Routing offered get_order for the requests it finally served: 1 of 1 (100.0%) in the 30 days before the apply, 0 of 0 (–) since.',
+    );
     await openTool('get_order');
     await expect
       .poll(() => modelView('get_order').textContent())
@@ -228,6 +234,15 @@ describe('the dashboard in Chromium', () => {
     await page.screenshot({ path: `${shots}overview.png`, fullPage: true });
     await page.locator('ol[data-list="missed"] button[data-tool-link="refund_order"]').click();
     await page.locator('details.tool[data-tool="refund_order"]').waitFor();
+    // The undone revision's row in its tool's history: hits before the apply, and from apply to undo.
+    const [undone] = (await call('GET', `/v1/agents/${agent}/quality?days=30`)).revisions;
+    expect(undone.undone_at).not.toBeNull();
+    await page.locator('details.tool[data-tool="get_order"] > summary').click();
+    const row = page.locator(
+      `details.tool[data-tool="get_order"] table.history tr[data-revision="${undone.revision_id}"]`,
+    );
+    await row.waitFor();
+    expect(await row.locator('td[data-hits]').allTextContents()).toEqual(['1 of 1 (100.0%)', '0 of 0 (–)']);
     expect(problems).toEqual([]);
   });
 

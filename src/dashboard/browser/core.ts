@@ -6,7 +6,7 @@
  * `<script>` in a tool description shows as text. Exercised end to end in Chromium by
  * test/node/dashboard.test.ts and test/node/dashboard-hostile.test.ts.
  */
-import type { Activity } from './api-types.ts';
+import type { Activity, QualityAnswer } from './api-types.ts';
 
 /**
  * Session: the token lives in sessionStorage (this tab only, gone when it closes); the approver's
@@ -205,6 +205,19 @@ export function pct(x: number | null): string {
 /** "7 of 9 (77.8%)": hits among served requests, with the counts a reader weighs the share by. */
 export function hitsOf(part: { served_turns: number; hits: number }): string {
   return `${part.hits} of ${part.served_turns} (${pct(part.served_turns ? part.hits / part.served_turns : null)})`;
+}
+
+/** One revision's entry in `GET …/quality`: served requests and hits before its apply and after. */
+export type RevisionQuality = QualityAnswer['revisions'][number];
+
+/** The days `GET …/quality` looks back over, and before each revision's apply. */
+export const QUALITY_DAYS = 30;
+
+/** The agent's (or one tool's) revisions applied in the last QUALITY_DAYS days, by revision id. */
+export async function revisionQuality(agent: string, tool?: string): Promise<Map<string, RevisionQuality>> {
+  const query = `?days=${QUALITY_DAYS}${tool === undefined ? '' : `&tool=${encodeURIComponent(tool)}`}`;
+  const q = await api<QualityAnswer>('GET', `${agentPath(agent, 'quality')}${query}`);
+  return new Map(q.revisions.map((r) => [r.revision_id, r]));
 }
 
 interface DiffLine {

@@ -16,6 +16,10 @@ import {
   diffView,
   el,
   fill,
+  hitsOf,
+  QUALITY_DAYS,
+  type RevisionQuality,
+  revisionQuality,
   session,
   uid,
   when,
@@ -38,9 +42,10 @@ const EVIDENCE_GROUPS: { kind: EvidenceKind; heading: string; one: string; many:
 
 export async function renderInbox(ctx: ViewContext, panel: HTMLElement): Promise<void> {
   const revisionsPath = agentPath(ctx.agent, 'revisions');
-  const [proposed, applied] = await Promise.all([
+  const [proposed, applied, quality] = await Promise.all([
     api<RevisionsAnswer>('GET', `${revisionsPath}?status=proposed`),
     api<RevisionsAnswer>('GET', `${revisionsPath}?status=applied`),
+    revisionQuality(ctx.agent),
   ]);
   // Undo takes back the newest applied revision of a tool (docs/learning.md): only that one gets the button.
   const undoable = new Set<string>();
@@ -50,7 +55,7 @@ export async function renderInbox(ctx: ViewContext, panel: HTMLElement): Promise
     seen.add(r.tool);
     undoable.add(r.revision_id);
   }
-  const cards = proposed.revisions.map((r) => revisionCard(ctx, r, true, false));
+  const cards = proposed.revisions.map((r) => revisionCard(ctx, r, true, false, undefined));
   fill(
     panel,
     reviewControls(ctx),
@@ -67,7 +72,9 @@ export async function renderInbox(ctx: ViewContext, panel: HTMLElement): Promise
       { 'aria-labelledby': 'inbox-applied' },
       el('h2', { id: 'inbox-applied', text: `Applied revisions (${applied.revisions.length})` }),
       applied.revisions.length
-        ? applied.revisions.map((r) => revisionCard(ctx, r, false, undoable.has(r.revision_id)))
+        ? applied.revisions.map((r) =>
+            revisionCard(ctx, r, false, undoable.has(r.revision_id), quality.get(r.revision_id)),
+          )
         : el('p', { class: 'empty', text: 'No applied revisions.' }),
     ),
   );
@@ -136,7 +143,13 @@ function reviewDetails(review: Review): HTMLElement {
   );
 }
 
-function revisionCard(ctx: ViewContext, rev: Revision, isProposed: boolean, canUndo: boolean): HTMLElement {
+function revisionCard(
+  ctx: ViewContext,
+  rev: Revision,
+  isProposed: boolean,
+  canUndo: boolean,
+  quality: RevisionQuality | undefined,
+): HTMLElement {
   const heading = uid('rev');
   const stamp = isProposed
     ? `proposed ${when(rev.created_at)}`
@@ -153,6 +166,7 @@ function revisionCard(ctx: ViewContext, rev: Revision, isProposed: boolean, canU
     ),
     el('h4', { text: 'What it changes' }),
     changeList(rev),
+    quality ? beforeAfter(rev.tool, quality) : null,
     isProposed ? [el('h4', { text: 'Model view: before → after' }), preview] : null,
     rev.ranks.length ? ranksTable(rev.ranks) : null,
     rev.displaced.length
@@ -167,6 +181,15 @@ function revisionCard(ctx: ViewContext, rev: Revision, isProposed: boolean, canU
   );
   if (isProposed) void loadPreview(ctx, rev, preview);
   return card;
+}
+
+/** What routing did for the tool's requests before the apply and since (GET …/quality). */
+export function beforeAfter(tool: string, q: RevisionQuality): HTMLElement {
+  return el(
+    'p',
+    { class: 'meta', 'data-before-after': q.revision_id },
+    `Routing offered ${tool} for the requests it finally served: ${hitsOf(q.before)} in the ${QUALITY_DAYS} days before the apply, ${hitsOf(q.after)} ${q.undone_at ? 'until the undo' : 'since'}.`,
+  );
 }
 
 function changeList(rev: Revision): HTMLElement {

@@ -5,12 +5,12 @@
  * SVG; nothing is loaded from elsewhere.
  */
 import type { QualityAnswer, ViewContext } from './api-types.ts';
-import { agentPath, api, el, fill, hitsOf, pct, svg } from './core.ts';
+import { agentPath, api, el, fill, hitsOf, pct, QUALITY_DAYS, svg } from './core.ts';
 
 const minute = (iso: string): string => iso.slice(0, 16).replace('T', ' ');
 
 export async function renderOverview(ctx: ViewContext, panel: HTMLElement): Promise<void> {
-  const q = await api<QualityAnswer>('GET', `${agentPath(ctx.agent, 'quality')}?days=30`);
+  const q = await api<QualityAnswer>('GET', `${agentPath(ctx.agent, 'quality')}?days=${QUALITY_DAYS}`);
   const served = q.days.reduce((n, d) => n + d.served_turns, 0);
   const hits = q.days.reduce((n, d) => n + d.hits, 0);
   fill(

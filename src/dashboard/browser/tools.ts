@@ -27,6 +27,9 @@ import {
   describeFailure,
   el,
   fill,
+  hitsOf,
+  type RevisionQuality,
+  revisionQuality,
   uid,
   when,
 } from './core.ts';
@@ -120,10 +123,11 @@ function examplesTable(examples: ToolRow['examples']): HTMLElement {
 }
 
 async function loadToolDetails(ctx: ViewContext, name: string, slot: HTMLElement): Promise<void> {
-  const [activity, versions, history] = await Promise.allSettled([
+  const [activity, versions, history, quality] = await Promise.allSettled([
     api<Activity>('GET', `${agentPath(ctx.agent, 'tools', name, 'activity')}?bucket=day&span=30`),
     api<{ versions: ToolVersion[] }>('GET', agentPath(ctx.agent, 'tools', name, 'versions')),
     api<RevisionsAnswer>('GET', `${agentPath(ctx.agent, 'revisions')}?tool=${encodeURIComponent(name)}`),
+    revisionQuality(ctx.agent, name),
   ]);
   const failed = (r: PromiseRejectedResult): HTMLElement =>
     el('p', { class: 'empty', text: `Could not load: ${describeFailure(r.reason)}` });
@@ -134,13 +138,19 @@ async function loadToolDetails(ctx: ViewContext, name: string, slot: HTMLElement
       ? activityChart(activity.value, `Calls, failed calls and routing offers of ${name} per day`)
       : failed(activity),
     el('h4', { text: 'Revision history' }),
-    history.status === 'fulfilled' ? historyTable(history.value.revisions) : failed(history),
+    history.status === 'fulfilled'
+      ? historyTable(history.value.revisions, quality.status === 'fulfilled' ? quality.value : new Map())
+      : failed(history),
     el('h4', { text: 'Versions' }),
     versions.status === 'fulfilled' ? versionsTable(versions.value.versions) : failed(versions),
   );
 }
 
-function historyTable(revisions: RevisionRow[]): HTMLElement {
+/**
+ * Every revision of the tool; one applied in the last 30 days also shows its hits before the apply
+ * and after it (until its undo), from GET …/quality.
+ */
+function historyTable(revisions: RevisionRow[], quality: Map<string, RevisionQuality>): HTMLElement {
   if (!revisions.length) return el('p', { class: 'empty', text: 'No revisions.' });
   const change = (r: RevisionRow): string =>
     [
@@ -157,22 +167,30 @@ function historyTable(revisions: RevisionRow[]): HTMLElement {
     el(
       'tr',
       {},
-      ['Proposed', 'Status', 'Changes', 'Decided', 'By', 'Reason', 'Id'].map((h) => el('th', { text: h })),
+      ['Proposed', 'Status', 'Changes', 'Decided', 'By', 'Reason', 'Hits before', 'Hits after', 'Id'].map((h) =>
+        el('th', { text: h }),
+      ),
     ),
     revisions.map((r) =>
       el(
         'tr',
-        {},
+        { 'data-revision': r.revision_id },
         el('td', { text: when(r.created_at) }),
         el('td', {}, el('span', { class: `badge ${r.status}`, text: r.status })),
         el('td', { text: change(r) }),
         el('td', { text: when(r.applied_at) }),
         el('td', { text: r.approved_by || '—' }),
         el('td', { text: r.dismiss_reason || '—' }),
+        hitsCell(quality.get(r.revision_id), 'before'),
+        hitsCell(quality.get(r.revision_id), 'after'),
         el('td', {}, el('code', { text: r.revision_id })),
       ),
     ),
   );
+}
+
+function hitsCell(q: RevisionQuality | undefined, side: 'before' | 'after'): HTMLElement {
+  return el('td', { 'data-hits': side, text: q ? hitsOf(q[side]) : '—' });
 }
 
 function versionsTable(versions: ToolVersion[]): HTMLElement {
