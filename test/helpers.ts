@@ -24,7 +24,8 @@ export async function api<T = any>(
     headers['content-type'] = 'application/json';
   }
   const res = await exports.default.fetch(new Request(`http://whetstone.test${path}`, { method, headers, body }));
-  const text = await res.text();
+  // Decoded from bytes: workerd warns when .text() reads a type it does not count as text (NDJSON).
+  const text = new TextDecoder().decode(await res.arrayBuffer());
   let parsed: unknown = text;
   try {
     parsed = text ? JSON.parse(text) : null;

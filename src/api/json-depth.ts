@@ -14,7 +14,9 @@ export function jsonDepthLimit(): MiddlewareHandler<AppEnv> {
   return async function jsonDepthMiddleware(c, next) {
     const raw = c.req.raw;
     if (raw.body !== null && /json/i.test(raw.headers.get('content-type') ?? '')) {
-      const depth = jsonDepth(await raw.clone().text());
+      // Bytes decoded here (not .text()): an NDJSON import is checked too, and workerd warns when
+      // .text() reads a type it does not count as text.
+      const depth = jsonDepth(new TextDecoder().decode(await raw.clone().arrayBuffer()));
       if (depth > LIMITS.jsonDepth) {
         throw new ApiError('invalid_request', 'the request does not match the schema', [
           {

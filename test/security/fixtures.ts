@@ -67,7 +67,8 @@ export async function send(
   }
   const ctx = createExecutionContext();
   const res = await app.fetch(new Request(`http://whetstone.test${path}`, { method, headers, body }), e, ctx);
-  const text = await res.text();
+  // Decoded from bytes: workerd warns when .text() reads a type it does not count as text (NDJSON).
+  const text = new TextDecoder().decode(await res.arrayBuffer());
   await waitOnExecutionContext(ctx);
   let parsed: unknown = text;
   try {
