@@ -309,25 +309,35 @@ export function activityChart(activity: Activity, title: string): HTMLElement {
     svg('text', { x: PAD, y: H - 6, class: 'axis', text: first }),
     svg('text', { x: W - PAD, y: H - 6, class: 'axis', 'text-anchor': 'end', text: last }),
   );
+  return chartFigure(
+    chart,
+    [
+      ['key-calls', '■ calls'],
+      ['key-failures', '■ failed'],
+      ['key-offers', '— offered by routing'],
+    ],
+    title,
+    [activity.bucket, 'calls', 'failed', 'offers'],
+    buckets.filter((b) => b.calls || b.offers).map((b) => [b.start.slice(0, 13), b.calls, b.failures, b.offers]),
+  );
+}
+
+/**
+ * A chart as a figure: the SVG, its legend (class and text of each key), and the same numbers in a
+ * visually hidden table for screen readers.
+ */
+export function chartFigure(
+  chart: SVGSVGElement,
+  keys: readonly (readonly [string, string])[],
+  title: string,
+  header: readonly string[],
+  rows: readonly (readonly (string | number)[])[],
+): HTMLElement {
   const legend = el(
     'p',
     { class: 'legend' },
-    el('span', { class: 'key-calls' }, '■ calls'),
-    el('span', { class: 'key-failures' }, '■ failed'),
-    el('span', { class: 'key-offers' }, '— offered by routing'),
+    keys.map(([cls, text]) => el('span', { class: cls }, text)),
   );
-  const rows = buckets
-    .filter((b) => b.calls || b.offers)
-    .map((b) =>
-      el(
-        'tr',
-        {},
-        el('td', { text: b.start.slice(0, 13) }),
-        el('td', { text: b.calls }),
-        el('td', { text: b.failures }),
-        el('td', { text: b.offers }),
-      ),
-    );
   const table = el(
     'table',
     { class: 'visually-hidden' },
@@ -335,12 +345,15 @@ export function activityChart(activity: Activity, title: string): HTMLElement {
     el(
       'tr',
       {},
-      el('th', { text: activity.bucket }),
-      el('th', { text: 'calls' }),
-      el('th', { text: 'failed' }),
-      el('th', { text: 'offers' }),
+      header.map((h) => el('th', { text: h })),
     ),
-    rows,
+    rows.map((row) =>
+      el(
+        'tr',
+        {},
+        row.map((v) => el('td', { text: v })),
+      ),
+    ),
   );
   return el('figure', {}, chart, legend, table);
 }

@@ -5,7 +5,7 @@
  * SVG; nothing is loaded from elsewhere.
  */
 import type { QualityAnswer, ViewContext } from './api-types.ts';
-import { agentPath, api, el, fill, hitsOf, pct, QUALITY_DAYS, svg } from './core.ts';
+import { agentPath, api, chartFigure, el, fill, hitsOf, pct, QUALITY_DAYS, svg } from './core.ts';
 
 const minute = (iso: string): string => iso.slice(0, 16).replace('T', ' ');
 
@@ -166,38 +166,17 @@ function hitRateChart(q: QualityAnswer): HTMLElement {
     svg('text', { x: PAD, y: H - 6, class: 'axis', text: days[0]?.date ?? '' }),
     svg('text', { x: W - PAD, y: H - 6, class: 'axis', 'text-anchor': 'end', text: days[days.length - 1]?.date ?? '' }),
   );
-  const legend = el(
-    'p',
-    { class: 'legend' },
-    el('span', { class: 'key-hits' }, '— hit rate'),
-    el('span', { class: 'key-applied' }, '| revision applied'),
-    el('span', { class: 'key-undone' }, '| revision undone'),
+  return chartFigure(
+    chart,
+    [
+      ['key-hits', '— hit rate'],
+      ['key-applied', '| revision applied'],
+      ['key-undone', '| revision undone'],
+    ],
+    title,
+    ['day', 'routed', 'served', 'hits', 'hit rate', 'misses', 'confusions'],
+    days
+      .filter((d) => d.routed_turns || d.served_turns)
+      .map((d) => [d.date, d.routed_turns, d.served_turns, d.hits, pct(d.hit_rate), d.misses, d.confusions]),
   );
-  const rows = days
-    .filter((d) => d.routed_turns || d.served_turns)
-    .map((d) =>
-      el(
-        'tr',
-        {},
-        el('td', { text: d.date }),
-        el('td', { text: d.routed_turns }),
-        el('td', { text: d.served_turns }),
-        el('td', { text: d.hits }),
-        el('td', { text: pct(d.hit_rate) }),
-        el('td', { text: d.misses }),
-        el('td', { text: d.confusions }),
-      ),
-    );
-  const table = el(
-    'table',
-    { class: 'visually-hidden' },
-    el('caption', { text: title }),
-    el(
-      'tr',
-      {},
-      ['day', 'routed', 'served', 'hits', 'hit rate', 'misses', 'confusions'].map((h) => el('th', { text: h })),
-    ),
-    rows,
-  );
-  return el('figure', {}, chart, legend, table);
 }
