@@ -175,3 +175,33 @@ CREATE TABLE pins (
   pinned_by TEXT NOT NULL,
   PRIMARY KEY (agent, tool)
 );
+
+-- 0009: routing quality by settled UTC hour (see migrations/0009_quality_hours.sql).
+CREATE TABLE quality_hours (
+  agent         TEXT NOT NULL,
+  tool          TEXT NOT NULL,
+  hour          TEXT NOT NULL,
+  routed_turns  INTEGER NOT NULL,
+  served_turns  INTEGER NOT NULL,
+  hits          INTEGER NOT NULL,
+  rr            REAL NOT NULL,
+  misses        INTEGER NOT NULL,
+  confusions    INTEGER NOT NULL,
+  failed_calls  INTEGER NOT NULL,
+  PRIMARY KEY (agent, tool, hour)
+);
+CREATE INDEX quality_hours_agent_hour ON quality_hours (agent, hour);
+
+CREATE TABLE quality_pairs (
+  agent      TEXT NOT NULL,
+  hour       TEXT NOT NULL,
+  tool       TEXT NOT NULL,
+  served_by  TEXT NOT NULL,
+  count      INTEGER NOT NULL,
+  PRIMARY KEY (agent, hour, tool, served_by)
+);
+
+CREATE TABLE quality_settled (
+  agent    TEXT PRIMARY KEY,
+  through  TEXT NOT NULL
+);

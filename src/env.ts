@@ -6,6 +6,7 @@ import type { AgentObject } from './agent-object.ts';
 import { createD1Activity } from './adapters/d1-activity.ts';
 import { createD1AgentTransfer } from './adapters/d1-agent-transfer.ts';
 import { createD1Log } from './adapters/d1-log.ts';
+import { createD1Quality } from './adapters/d1-quality.ts';
 import { createD1ReviewLog } from './adapters/d1-review-log.ts';
 import { createD1Revisions } from './adapters/d1-revisions.ts';
 import { createD1Store } from './adapters/d1-store.ts';
@@ -54,6 +55,8 @@ export interface Services {
   reviewLog: ReturnType<typeof createD1ReviewLog>;
   /** Usage reads and trace_tools writes (docs/learning.md). */
   usage: ReturnType<typeof createD1Usage>;
+  /** Settled routing-quality hours (GET …/quality). */
+  quality: ReturnType<typeof createD1Quality>;
   /** Time-bucketed counts for the dashboard's charts. */
   activity: ReturnType<typeof createD1Activity>;
   /** Whole-agent export and import. */
@@ -82,6 +85,7 @@ export function services(env: Bindings): Services {
     revisions: createD1Revisions(env.DB),
     reviewLog: createD1ReviewLog(env.DB),
     usage: createD1Usage(env.DB),
+    quality: createD1Quality(env.DB),
     activity: createD1Activity(env.DB),
     agentTransfer: createD1AgentTransfer(env.DB),
     embedder: pickEmbedder(env),

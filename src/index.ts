@@ -3,6 +3,7 @@ import { app } from './app.ts';
 import { runScheduledReviews } from './cron.ts';
 import { services, type Bindings } from './env.ts';
 import { logError, logInfo } from './log.ts';
+import { settleTick } from './services/quality.ts';
 import { pruneLog } from './services/retention.ts';
 
 export { AgentObject } from './agent-object.ts';
@@ -11,8 +12,8 @@ export default {
   fetch: app.fetch,
   /**
    * docs/learning.md: the review pass, then the retention pass (docs/configuration.md
-   * `log_retention_days`); the tick's scheduled time is their `now`. A retention failure is logged
-   * and tried again next tick.
+   * `log_retention_days`), then settling routing-quality hours (docs/api.md "Quality"); the tick's
+   * scheduled time is their `now`. A retention or settle failure is logged and tried again next tick.
    */
   async scheduled(controller, env) {
     const svc = services(env);
@@ -23,6 +24,12 @@ export default {
       logInfo('retention', { ...pruned.removed, more: pruned.more });
     } catch (err) {
       logError('retention_failed', { error: err instanceof Error ? err.message : String(err) });
+    }
+    try {
+      const settled = await settleTick(svc, now);
+      logInfo('quality_settled', settled);
+    } catch (err) {
+      logError('quality_settle_failed', { error: err instanceof Error ? err.message : String(err) });
     }
   },
 } satisfies ExportedHandler<Bindings>;

@@ -132,6 +132,24 @@ export function createD1Log(db: D1Database) {
       return { ...slice, truncated: slice.turns.length >= limit || slice.calls.length >= limit };
     },
 
+    /**
+     * The turns and calls of the agent in [from, to) (ISO times; the oldest `limit` of each) and the
+     * outcomes of those turns; `truncated` when a cap was hit. What settling quality hours reads.
+     */
+    async rangeLog(agent: string, from: string, to: string, limit: number): Promise<LogSlice & { truncated: boolean }> {
+      const slice = await readSlice(db, agent, [
+        db
+          .prepare(
+            'SELECT * FROM turns WHERE agent = ?1 AND created_at >= ?2 AND created_at < ?3 ORDER BY created_at LIMIT ?4',
+          )
+          .bind(agent, from, to, limit),
+        db
+          .prepare('SELECT * FROM calls WHERE agent = ?1 AND at >= ?2 AND at < ?3 ORDER BY at LIMIT ?4')
+          .bind(agent, from, to, limit),
+      ]);
+      return { ...slice, truncated: slice.turns.length >= limit || slice.calls.length >= limit };
+    },
+
     async getTurn(agent: string, turnId: string): Promise<TurnRecord | null> {
       const row = await db
         .prepare('SELECT * FROM turns WHERE agent = ?1 AND turn_id = ?2')

@@ -75,6 +75,9 @@ export const AGENT_TABLES = [
   'keys',
   'trace_tools',
   'pins',
+  'quality_hours',
+  'quality_pairs',
+  'quality_settled',
 ] as const;
 
 /** D1-backed store for the registry. Strongly consistent (one primary), every write one batch. */

@@ -4,15 +4,11 @@
  * "Quality"). A read (role `agent`).
  */
 import { createRoute, z } from '@hono/zod-openapi';
-import { qualityReport } from '../core/quality.ts';
+import { MAX_QUALITY_DAYS, qualityOf } from '../services/quality.ts';
 import { notFound } from '../errors.ts';
 import { AgentParams, agentFor, bearer, createApi, nowIso, responses } from './common.ts';
 
 export const qualityApi = createApi();
-
-/** Longest window, and the most turns and calls one report reads (newest first). */
-export const MAX_QUALITY_DAYS = 90;
-export const QUALITY_ROWS = 50_000;
 
 const QualityQuery = z.object({
   days: z.coerce
@@ -79,14 +75,11 @@ qualityApi.openapi(
     if (!(await svc.store.getAgent(agent))) throw notFound(`agent ${agent}`);
     if (tool !== undefined && !(await svc.store.getTool(agent, tool))) throw notFound(`tool ${tool}`);
     const now = nowIso();
-    // Twice the window, so a revision applied early in it has its "before" days too.
-    const since = new Date(Date.parse(`${now.slice(0, 10)}T00:00:00.000Z`) - (2 * days - 1) * 86_400_000).toISOString();
-    const [log, applied, undone] = await Promise.all([
-      svc.log.windowLog(agent, since, QUALITY_ROWS),
+    const [applied, undone] = await Promise.all([
       svc.revisions.listRevisions(agent, { status: 'applied', ...(tool ? { tool } : {}) }),
       svc.revisions.listRevisions(agent, { status: 'undone', ...(tool ? { tool } : {}) }),
     ]);
-    const windowStart = new Date(Date.parse(since) + days * 86_400_000).toISOString();
+    const windowStart = `${new Date(Date.parse(`${now.slice(0, 10)}T00:00:00.000Z`) - (days - 1) * 86_400_000).toISOString().slice(0, 10)}T00:00:00.000Z`;
     const revisions = [...applied, ...undone]
       .filter((r) => r.applied_at !== null && r.applied_at >= windowStart)
       .sort((a, b) => (a.applied_at ?? '').localeCompare(b.applied_at ?? ''))
@@ -96,7 +89,7 @@ qualityApi.openapi(
         applied_at: r.applied_at ?? '',
         undone_at: r.undone_at,
       }));
-    const report = qualityReport({ ...log, revisions, days, now, tool });
-    return c.json({ ...report, truncated: log.truncated }, 200);
+    const report = await qualityOf(svc, agent, { days, tool }, revisions, now);
+    return c.json(report, 200);
   },
 );

@@ -14,6 +14,7 @@ import { authenticate, mintKey } from '../../src/auth.ts';
 import { runScheduledReviews } from '../../src/cron.ts';
 import { services } from '../../src/env.ts';
 import { recordCalls } from '../../src/services/calls.ts';
+import { qualityOf, settleTick } from '../../src/services/quality.ts';
 import { registerTools } from '../../src/services/registry.ts';
 import { runReview } from '../../src/services/review.ts';
 import { route } from '../../src/services/routing.ts';
@@ -111,6 +112,17 @@ async function runFlows(): Promise<void> {
   await runReview(svc, agent, { dry_run: true }, now(), 'api');
   await runScheduledReviews(svc, now());
   await svc.log.windowLog(agent, new Date(Date.now() - 86_400_000).toISOString(), 1000);
+  // The quality report settles hours (here: those of a clock three hours on), then reads them.
+  const threeHoursOn = new Date(Date.now() + 3 * 3_600_000).toISOString();
+  await settleTick(svc, threeHoursOn);
+  await qualityOf(
+    svc,
+    agent,
+    { days: 30 },
+    [{ revision_id: 'r', tool: 'send_email', applied_at: now(), undone_at: null }],
+    threeHoursOn,
+  );
+  await qualityOf(svc, agent, { days: 30, tool: 'send_email' }, [], threeHoursOn);
   const key = await mintKey();
   await svc.store.insertKey(
     { key_id: key.key_id, agent, role: 'agent', salt: key.salt, hash: key.hash, revoked_at: null },
@@ -236,6 +248,9 @@ describe('query plans of the route, the call log, reviews and the cron pass', ()
       'FROM calls',
       'FROM turns',
       'FROM keys',
+      'INSERT INTO quality_hours',
+      'FROM quality_hours',
+      'FROM quality_pairs',
     ]) {
       expect(all).toContain(table);
     }
@@ -248,5 +263,15 @@ describe('query plans of the route, the call log, reviews and the cron pass', ()
       if (unbounded(sql, lines).length > 0) offenders.push({ sql: sql.replace(/\s+/g, ' ').trim(), lines });
     }
     expect(offenders).toEqual([]);
+  });
+
+  it('reads the settled quality hours by index only: no scan of quality_hours or quality_pairs', async () => {
+    const scans: { sql: string; lines: string[] }[] = [];
+    for (const [sql, binds] of seen) {
+      if (!/quality_(hours|pairs)/.test(sql)) continue;
+      const lines = await plan(sql, binds);
+      if (lines.some((l) => /^SCAN quality_/.test(l))) scans.push({ sql: sql.replace(/\s+/g, ' ').trim(), lines });
+    }
+    expect(scans).toEqual([]);
   });
 });

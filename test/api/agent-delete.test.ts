@@ -2,6 +2,8 @@
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import { AGENT_TABLES } from '../../src/adapters/d1-store.ts';
+import { services } from '../../src/env.ts';
+import { settleQuality } from '../../src/services/quality.ts';
 import { agentId, api, count, eventually, tool } from '../helpers.ts';
 
 const TOOLS = [
@@ -9,7 +11,10 @@ const TOOLS = [
   tool('refund_order', 'Refund an order.', { order_id: { type: 'string' } }),
 ];
 
-/** An agent with something in every table: tools, versions, turns, calls, outcomes, a revision, a review, a key, a pin, a trace. */
+/**
+ * An agent with something in every table: tools, versions, turns, calls, outcomes, a revision, a
+ * review, a key, a pin, a trace, and settled routing-quality hours with a confused pair.
+ */
 async function busyAgent(prefix: string): Promise<string> {
   const agent = agentId(prefix);
   expect((await api('PUT', `/v1/agents/${agent}/tools`, { body: { tools: TOOLS } })).status).toBe(200);
@@ -37,7 +42,18 @@ async function busyAgent(prefix: string): Promise<string> {
     tools: [{ type: 'function', function: { name: 'other_tool', parameters: { type: 'object' } } }],
   };
   expect((await api('POST', `/v1/agents/${agent}/traces`, { body: trace })).status).toBeLessThan(300);
-  await eventually(async () => ((await count('turns', agent)) > 0 ? true : undefined));
+  // A request refund_order answered that the application says get_order served: a confused pair.
+  const confused = await api('POST', `/v1/agents/${agent}/route`, { body: { request: 'cancel order 14', k: 1 } });
+  const refund = [
+    { tool: 'refund_order', arguments: { order_id: 'ORD-14' }, success: true, turn_id: confused.body.turn_id },
+  ];
+  expect((await api('POST', `/v1/agents/${agent}/calls`, { body: { calls: refund } })).status).toBe(200);
+  await api('POST', `/v1/agents/${agent}/outcomes`, {
+    body: { turn_id: confused.body.turn_id, ok: false, served_by: 'get_order' },
+  });
+  await eventually(async () => ((await count('turns', agent)) > 1 ? true : undefined));
+  // Three hours on, this hour has settled: its quality counts are stored.
+  await settleQuality(services(env), agent, new Date(Date.now() + 3 * 3_600_000).toISOString(), 10);
   return agent;
 }
 

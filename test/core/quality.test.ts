@@ -124,12 +124,49 @@ describe('qualityReport', () => {
     expect(r.top_confused).toEqual([{ tool: 'lookup', served_by: 'cancel', count: 1 }]);
   });
 
-  it('gives each applied revision its before and after, after ending at its undo', () => {
-    const r = qualityReport({ turns, calls, outcomes: [], revisions, days: 4, now: '2026-03-04T12:00:00.000Z' });
-    // Before 10:00:30 on 03-03: t3 (served by cancel after correction, not offered). After: t4 (hit).
+  it('gives each applied revision its before and after by whole hours, the apply hour counted after', () => {
+    // t3 (10:00, served by cancel after correction, not offered) and t4 (10:01, a hit) are in the
+    // 10:00 hour: after a revision applied at 10:00:30, before one applied at 11:00.
+    const later = { revision_id: 'r2', tool: 'cancel', applied_at: '2026-03-03T11:00:00.000Z', undone_at: null };
+    const r = qualityReport({
+      turns,
+      calls,
+      outcomes: [],
+      revisions: [...revisions, later],
+      days: 4,
+      now: '2026-03-04T12:00:00.000Z',
+    });
     expect(r.revisions).toEqual([
-      { ...revisions[0], before: { served_turns: 1, hits: 0 }, after: { served_turns: 1, hits: 1 } },
+      { ...revisions[0], before: { served_turns: 0, hits: 0 }, after: { served_turns: 2, hits: 1 } },
+      { ...later, before: { served_turns: 2, hits: 1 }, after: { served_turns: 0, hits: 0 } },
     ]);
+  });
+
+  it("ends a revision's after at the hour of its undo", () => {
+    const undone = {
+      revision_id: 'r3',
+      tool: 'cancel',
+      applied_at: '2026-03-02T08:00:00.000Z',
+      undone_at: '2026-03-03T09:59:00.000Z',
+    };
+    const r = qualityReport({
+      turns,
+      calls,
+      outcomes: [],
+      revisions: [undone],
+      days: 4,
+      now: '2026-03-04T12:00:00.000Z',
+    });
+    expect(r.revisions[0]).toMatchObject({ before: { served_turns: 0, hits: 0 }, after: { served_turns: 0, hits: 0 } });
+    const open = qualityReport({
+      turns,
+      calls,
+      outcomes: [],
+      revisions: [{ ...undone, undone_at: null }],
+      days: 4,
+      now: '2026-03-04T12:00:00.000Z',
+    });
+    expect(open.revisions[0]).toMatchObject({ after: { served_turns: 2, hits: 1 } });
   });
 
   it('narrows to one tool: its served requests, its confusions either way, its failed calls', () => {

@@ -29,6 +29,10 @@ async function call(method: string, path: string, body?: unknown): Promise<any> 
   return text ? JSON.parse(text) : null;
 }
 
+/** How the page writes a revision's before or after: "1 of 1 (100.0%)", "0 of 0 (–)". */
+const hitsText = (side: { served_turns: number; hits: number }) =>
+  `${side.hits} of ${side.served_turns} (${side.served_turns ? `${((100 * side.hits) / side.served_turns).toFixed(1)}%` : '–'})`;
+
 /** An agent whose get_order failed twice with the same error, then succeeded with a prefixed id. */
 async function seed(agent: string): Promise<void> {
   const props = (names: string[]) => ({
@@ -148,11 +152,12 @@ describe('the dashboard in Chromium', () => {
     await expect.poll(() => page.getByRole('status').textContent()).toBe('Applied the revision of get_order.');
     expect(await page.getByRole('heading', { name: 'Proposed revisions (0)' }).isVisible()).toBe(true);
     expect(await page.locator('article.revision[data-tool="get_order"] .badge').textContent()).toBe('applied');
-    // The applied revision shows what routing did for its tool's requests before the apply and since.
+    // The applied revision shows what routing did for its tool's requests before the apply and since
+    // (by whole hours: the seeded request is after when it fell in the apply's hour, before if not).
     const [applied] = (await call('GET', `/v1/agents/${agent}/quality?days=30&tool=get_order`)).revisions;
-    expect(applied.before).toEqual({ served_turns: 1, hits: 1 });
+    expect(applied.before.served_turns + applied.after.served_turns).toBe(1);
     expect(await page.locator('article.revision[data-tool="get_order"] [data-before-after]').textContent()).toBe(
-      'Routing offered get_order for the requests it finally served: 1 of 1 (100.0%) in the 30 days before the apply, 0 of 0 (–) since.',
+      `Routing offered get_order for the requests it finally served: ${hitsText(applied.before)} in the 30 days before the apply, ${hitsText(applied.after)} since.`,
     );
     await openTool('get_order');
     await expect
@@ -237,12 +242,16 @@ describe('the dashboard in Chromium', () => {
     // The undone revision's row in its tool's history: hits before the apply, and from apply to undo.
     const [undone] = (await call('GET', `/v1/agents/${agent}/quality?days=30`)).revisions;
     expect(undone.undone_at).not.toBeNull();
+    expect(undone.before.served_turns + undone.after.served_turns).toBe(1);
     await page.locator('details.tool[data-tool="get_order"] > summary').click();
     const row = page.locator(
       `details.tool[data-tool="get_order"] table.history tr[data-revision="${undone.revision_id}"]`,
     );
     await row.waitFor();
-    expect(await row.locator('td[data-hits]').allTextContents()).toEqual(['1 of 1 (100.0%)', '0 of 0 (–)']);
+    expect(await row.locator('td[data-hits]').allTextContents()).toEqual([
+      hitsText(undone.before),
+      hitsText(undone.after),
+    ]);
     expect(problems).toEqual([]);
   });
 

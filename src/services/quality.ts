@@ -1,0 +1,168 @@
+/**
+ * Routing quality (docs/api.md "Quality"): hours are settled — counted once from the log and stored
+ * — an hour after they end, by the scheduled handler and, bounded, by a report itself; a report sums
+ * the stored hours and counts only the hours since the last settled one live. Its cost follows the
+ * hours it covers, not the size of the log.
+ */
+import {
+  addHours,
+  beforeAfter,
+  composeQuality,
+  EVERY_TOOL,
+  hourOf,
+  hourStart,
+  type QualityReport,
+  qualityHours,
+  type RevisionWindow,
+  sumBy,
+  windowTotals,
+} from '../core/quality.ts';
+import type { Services } from '../env.ts';
+
+/** Longest window a report covers, and the most turns and calls one log read takes. */
+export const MAX_QUALITY_DAYS = 90;
+export const QUALITY_ROWS = 50_000;
+/** Hours one settle step counts from one log read (fewer when the read would pass QUALITY_ROWS). */
+export const SETTLE_CHUNK_HOURS = 6;
+/** Settle steps a report takes before it reads; the scheduled handler takes the rest. */
+export const REPORT_SETTLE_STEPS = 4;
+/** Settle steps and agents of one scheduled tick. */
+export const TICK_SETTLE_STEPS = 24;
+export const TICK_SETTLE_AGENTS = 50;
+
+const hoursBetween = (from: string, to: string): number =>
+  Math.round((Date.parse(hourStart(to)) - Date.parse(hourStart(from))) / 3_600_000);
+const earlier = (a: string, b: string): string => (a < b ? a : b);
+const later = (a: string, b: string): string => (a > b ? a : b);
+
+/**
+ * The hours a settle may count at `now`: those that ended an hour ago or more (the hour before the
+ * current one is still open to re-asks and late calls), and none older than a report can reach.
+ */
+export function settleBounds(now: string): { floor: string; target: string } {
+  const target = addHours(hourOf(now), -1);
+  return { floor: addHours(target, -2 * MAX_QUALITY_DAYS * 24), target };
+}
+
+/**
+ * Settles at most `steps` steps of the agent's unsettled hours, oldest first: each step reads the
+ * log of up to SETTLE_CHUNK_HOURS hours (plus an hour either side, so calls join their turns and
+ * re-asks their request), counts them (src/core/quality.ts `qualityHours`) and stores them with the
+ * cursor in one batch. Hours with no log are passed over in the same write. Returns the hours settled.
+ */
+export async function settleQuality(svc: Services, agent: string, now: string, steps: number): Promise<number> {
+  const { floor, target } = settleBounds(now);
+  let from = later((await svc.quality.settledThrough(agent)) ?? floor, floor);
+  let settled = 0;
+  for (let step = 0; step < steps && from < target; step++) {
+    const next = await svc.quality.nextLogHour(agent, hourStart(from));
+    const start = next === null ? target : earlier(later(next, from), target);
+    let to = start >= target ? target : earlier(addHours(start, SETTLE_CHUNK_HOURS), target);
+    let counted = {
+      hours: [] as ReturnType<typeof qualityHours>['hours'],
+      pairs: [] as ReturnType<typeof qualityHours>['pairs'],
+    };
+    while (start < to) {
+      const slice = await svc.log.rangeLog(
+        agent,
+        hourStart(addHours(start, -1)),
+        hourStart(addHours(to, 1)),
+        QUALITY_ROWS,
+      );
+      // Too much log for one read: fewer hours, down to one (an hour over the cap counts what was read).
+      if (slice.truncated && hoursBetween(start, to) > 1) {
+        to = addHours(start, Math.floor(hoursBetween(start, to) / 2));
+        continue;
+      }
+      counted = qualityHours(slice, start, to);
+      break;
+    }
+    await svc.quality.writeHours(agent, from, to, counted.hours, counted.pairs, floor);
+    settled += hoursBetween(from, to);
+    from = to;
+  }
+  return settled;
+}
+
+/** One scheduled tick: the least settled agents first, TICK_SETTLE_STEPS steps in all. */
+export async function settleTick(svc: Services, now: string): Promise<{ agents: number; hours: number }> {
+  const agents = await svc.quality.laggingAgents(settleBounds(now).target, TICK_SETTLE_AGENTS);
+  let left = TICK_SETTLE_STEPS;
+  let hours = 0;
+  for (const agent of agents) {
+    if (left <= 0) break;
+    const steps = Math.max(1, Math.floor(left / agents.length));
+    hours += await settleQuality(svc, agent, now, steps);
+    left -= steps;
+  }
+  return { agents: agents.length, hours };
+}
+
+/**
+ * The report of one agent (or one tool) over the last `days` UTC days: stored hours before the
+ * agent's cursor, live counts from the log after it. `truncated` when the live part passed
+ * QUALITY_ROWS (a backlog the scheduled handler has not settled yet).
+ */
+export async function qualityOf(
+  svc: Services,
+  agent: string,
+  query: { days: number; tool?: string | undefined },
+  revisionList: readonly RevisionWindow[],
+  now: string,
+): Promise<QualityReport & { truncated: boolean }> {
+  await settleQuality(svc, agent, now, REPORT_SETTLE_STEPS);
+  const { days, tool } = query;
+  const today = hourOf(`${now.slice(0, 10)}T00`);
+  const windowStart = addHours(today, -(days - 1) * 24);
+  // Twice the window: a revision applied early in it has its before hours too.
+  const from = addHours(windowStart, -days * 24);
+  const through = later((await svc.quality.settledThrough(agent)) ?? from, from);
+  const [stored, totals, counts, tail] = await Promise.all([
+    svc.quality.hoursOf(agent, tool ?? EVERY_TOOL, windowStart, through),
+    svc.quality.totals(agent, windowStart, through, tool),
+    svc.quality.revisionCounts(agent, revisionList, days, through),
+    svc.log.windowLog(agent, hourStart(addHours(through, -1)), QUALITY_ROWS),
+  ]);
+  const live = qualityHours(tail, through, '9999');
+  const liveTotals = windowTotals(
+    live.hours.filter((h) => h.hour >= windowStart),
+    live.pairs.filter((p) => p.hour >= windowStart),
+  );
+  const revisions = revisionList.map((r, i) => {
+    const tail = beforeAfter(r, live.hours, days);
+    const base = counts[i] ?? { before: { served_turns: 0, hits: 0 }, after: { served_turns: 0, hits: 0 } };
+    return {
+      ...r,
+      before: {
+        served_turns: base.before.served_turns + tail.before.served_turns,
+        hits: base.before.hits + tail.before.hits,
+      },
+      after: {
+        served_turns: base.after.served_turns + tail.after.served_turns,
+        hits: base.after.hits + tail.after.hits,
+      },
+    };
+  });
+  const report = composeQuality({
+    hours: [...stored, ...live.hours],
+    missed: sumBy(
+      [...totals.missed, ...liveTotals.missed],
+      (m) => m.tool,
+      (into, m) => {
+        into.misses += m.misses;
+      },
+    ),
+    confused: sumBy(
+      [...totals.confused, ...liveTotals.confused],
+      (c) => `${c.tool}\u0000${c.served_by}`,
+      (into, c) => {
+        into.count += c.count;
+      },
+    ),
+    revisions,
+    days,
+    now,
+    tool,
+  });
+  return { ...report, truncated: tail.truncated };
+}
