@@ -67,10 +67,16 @@ async function storedRows(tools: readonly BenchTool[], agent: string): Promise<S
 /** Stands for the D1 binding: only its identity is used (the per-isolate agent-row cache is keyed by it). */
 const replicaDatabase = {};
 
-async function buildSnapshot(tools: readonly BenchTool[], agent: string): Promise<RoutingSnapshot> {
+/**
+ * Stands for a Vectorize binding: building a snapshot only asks it for vector ids (the routing
+ * snapshot then keeps no vectors; dense candidates come from the binding at query time).
+ */
+const boundIndex = { consistent: false, maxTopK: 100, idOf: (agent: string, tool: string) => `${agent}/${tool}` };
+
+async function buildSnapshot(tools: readonly BenchTool[], agent: string, bound: boolean): Promise<RoutingSnapshot> {
   const svc = {
     embedder: createHashEmbedder(),
-    vectorIndex: null,
+    vectorIndex: bound ? boundIndex : null,
     store: {
       db: replicaDatabase,
       getAgent: () =>
@@ -95,15 +101,15 @@ const TOOLS_MEASURED = 20_000;
  * Measures one toolbox; the snapshots are built, measured and released. A small snapshot is built
  * and dropped first so lazily compiled code and module state are not counted as index memory.
  */
-export async function measureSnapshot(tools: readonly BenchTool[]): Promise<MemoryFigures> {
+export async function measureSnapshot(tools: readonly BenchTool[], bound = false): Promise<MemoryFigures> {
   dropSnapshot('memory-warm-up');
-  await buildSnapshot(tools.slice(0, 10), 'memory-warm-up');
+  await buildSnapshot(tools.slice(0, 10), 'memory-warm-up', bound);
   dropSnapshot('memory-warm-up');
   const copies = Math.max(1, Math.round(TOOLS_MEASURED / tools.length));
   const agents = Array.from({ length: copies }, (_, i) => `memory-${tools.length}-${i}`);
   const before = used();
   const kept: RoutingSnapshot[] = [];
-  for (const agent of agents) kept.push(await buildSnapshot(tools, agent));
+  for (const agent of agents) kept.push(await buildSnapshot(tools, agent, bound));
   const after = used();
   const matrix = kept[0]?.index.matrix.byteLength ?? 0;
   agents.forEach(dropSnapshot);

@@ -63,6 +63,10 @@ export function agentWritten(db: D1Database, agent: string): void {
 }
 
 /** Every table with rows of one agent (schema.sql), the agents table first. */
+/** The tools columns but the vector (read as NULL): what a row is without its 2 KiB BLOB. */
+const COLUMNS_BUT_VECTOR =
+  'agent, name, docstring, description, parameters, examples, notes, avoid, call_example, queries_source, version, definition_hash, NULL AS vector, embedder, reviewed_seq, created_at, updated_at';
+
 export const AGENT_TABLES = [
   'agents',
   'tools',
@@ -116,9 +120,14 @@ export function createD1Store(db: D1Database) {
       }
     },
 
-    async listTools(agent: string): Promise<StoredTool[]> {
+    /**
+     * Every tool row of the agent, by name. `vectors: false` leaves the stored vectors in D1 (a
+     * routing snapshot with a Vectorize binding needs none: 2 KiB a row it never holds).
+     */
+    async listTools(agent: string, opts: { vectors?: boolean } = {}): Promise<StoredTool[]> {
+      const columns = opts.vectors === false ? COLUMNS_BUT_VECTOR : '*';
       const { results } = await db
-        .prepare('SELECT * FROM tools WHERE agent = ?1 ORDER BY name')
+        .prepare(`SELECT ${columns} FROM tools WHERE agent = ?1 ORDER BY name`)
         .bind(agent)
         .all<ToolRowDb>();
       return results.map(toTool);

@@ -16,12 +16,19 @@ export interface VectorMatch {
   score: number;
 }
 
-/** Nearest-neighbour search over one agent's tool vectors (namespace = agent id). */
+/**
+ * Nearest-neighbour search over one agent's tool vectors (namespace = agent id). Upsert and remove
+ * take tool names; a query answers vector ids (`idOf`), which the caller maps back to its tools.
+ */
 export interface VectorIndex {
   /** True when a query sees an upsert at once (the exact index); Vectorize is eventually consistent. */
   readonly consistent: boolean;
+  /** At most this many matches a query answers. */
+  readonly maxTopK: number;
+  /** The id of an agent's tool in the index: unique across agents, computed (no lookup). */
+  idOf(agent: string, tool: string): string;
   upsert(agent: string, items: readonly { id: string; vector: Float32Array }[]): Promise<void>;
-  remove(agent: string, ids: readonly string[]): Promise<void>;
+  remove(agent: string, tools: readonly string[]): Promise<void>;
   query(agent: string, vector: Float32Array, topK: number): Promise<VectorMatch[]>;
 }
 

@@ -199,7 +199,8 @@ function selectTop(
 /**
  * Ranks the toolbox for one request: the `k` best tools, rank 1 first, ties broken by name so the
  * same request always gets the same answer. With `vectorMatches` (from Vectorize) the candidates are
- * those matches plus every tool BM25 found; without, every tool is scored by the exact scan.
+ * those matches plus every tool BM25 found (every tool when that is fewer than k); without, every
+ * tool is scored by the exact scan.
  */
 export function rankTools(
   index: RoutingIndex,
@@ -218,8 +219,17 @@ export function rankTools(
   const fromMatches = vectorMatches === undefined ? null : scoresFromMatches(index, vectorMatches);
   const scores = fromMatches?.scores ?? vectorScores(index, query.vector);
   for (const [p, s] of lexical) scores[p] = (scores[p] ?? 0) + s * lexicalScale;
-  const candidates = fromMatches === null ? 'all' : new Set([...fromMatches.candidates, ...lexical.keys()]);
-  return selectTop(index.names, scores, candidates, Math.floor(k));
+  if (fromMatches === null) return selectTop(index.names, scores, 'all', Math.floor(k));
+  // With a vector index answer the candidates are its matches and the lexical hits. When they are
+  // fewer than k (an index not yet caught up, or down) the other tools follow them, by name, so k
+  // tools still come back: nothing is known of them but that they scored no higher.
+  const named = new Set([...fromMatches.candidates, ...lexical.keys()]);
+  const top = selectTop(index.names, scores, named, Math.floor(k));
+  if (top.length >= Math.min(Math.floor(k), n)) return top;
+  const rest: number[] = [];
+  for (let p = 0; p < n; p++) if (!named.has(p)) rest.push(p);
+  const more = selectTop(index.names, scores, rest, Math.floor(k) - top.length);
+  return [...top, ...more.map((t, i) => ({ ...t, rank: top.length + i + 1 }))];
 }
 
 /** The argument names of a JSON-Schema object: the keys of its top-level `properties`. */

@@ -10,7 +10,9 @@ import type { NewTurn } from '../adapters/d1-log.ts';
 import type { StoredTool } from '../core/records.ts';
 import { modelView, toolboxTokens } from '../core/render.ts';
 import { buildRoutingIndex, embeddingText, rankTools, type RoutingDoc, type RoutingIndex } from '../core/routing.ts';
+import type { VectorIndex, VectorMatch } from '../core/ports.ts';
 import type { Services } from '../env.ts';
+import { logError } from '../log.ts';
 import { notFound } from '../errors.ts';
 import { DEFAULT_SETTINGS, type ModelTool, type RouteResult, type Settings } from '../schemas.ts';
 import { agentRow } from './agent-rows.ts';
@@ -21,7 +23,13 @@ import { recordTurn } from './turn-writer.ts';
 export interface RoutingSnapshot {
   key: string;
   settings: Settings;
+  /**
+   * The lexical index and, without a vector index binding, the vectors; with one (Vectorize) it
+   * holds no vectors (`dimensions` 0): dense candidates come from the binding.
+   */
   index: RoutingIndex;
+  /** With a vector index: its vector ids → tool names. */
+  vectorNames: Map<string, string> | null;
   views: Map<string, ModelTool>;
   /** Every tool's model view sorted by name, and its size in tokens (the stable-list rule). */
   allViews: ModelTool[];
@@ -121,21 +129,29 @@ export async function routingSnapshot(
   const row = await agentRow(svc, agent, Date.now(), waitUntil);
   if (!row) throw notFound(`agent ${agent}`);
   const settings = settingsOf(row.settings);
-  const key = `${row.tools_gen}|${settings.show_learned_examples}|${svc.embedder.id}`;
+  const key = `${row.tools_gen}|${settings.show_learned_examples}|${svc.embedder.id}|${svc.vectorIndex ? 'bound' : 'exact'}`;
   const snap = (await cachedSnapshot(agent, key)) ?? (await snapshotBuilds.submit({ svc, agent, key, settings }));
   return { ...snap, settings };
 }
 
-/** Loads and indexes every row; the rows themselves are not kept (the matrix holds the vectors). */
+/**
+ * Loads and indexes every row; the rows themselves are not kept (the matrix holds the vectors).
+ * With a vector index binding no vector is kept or embedded: the index answers the dense side.
+ */
 async function buildSnapshot({ svc, agent, key, settings }: SnapshotBuild): Promise<RoutingSnapshot> {
-  const tools = await svc.store.listTools(agent);
-  const docs = await routingDocs(svc, tools);
+  const bound = svc.vectorIndex;
+  const tools = await svc.store.listTools(agent, { vectors: bound === null });
+  const none = new Float32Array(0);
+  const docs = bound
+    ? tools.map((t) => ({ name: t.name, text: embeddingText(t), vector: none }))
+    : await routingDocs(svc, tools);
   const index = buildRoutingIndex(docs);
+  const vectorNames = bound ? new Map(tools.map((t) => [bound.idOf(agent, t.name), t.name])) : null;
   const views = new Map(tools.map((t) => [t.name, modelView(t, settings.show_learned_examples)]));
   const allViews = [...views.values()];
   const indexed = docs.reduce((n, d) => n + d.text.length, 0);
   const bytes = snapshotBytes(index, allViews, indexed);
-  const snap = { key, settings, index, views, allViews, tokens: toolboxTokens(allViews), bytes };
+  const snap = { key, settings, index, vectorNames, views, allViews, tokens: toolboxTokens(allViews), bytes };
   keepSnapshot(agent, snap, svc.routingCacheBytes);
   return snap;
 }
@@ -189,10 +205,34 @@ export async function route(
   const text = routingWindow(input.request);
   const [vector] = await svc.embedder.embed([text]);
   const query = { text, vector: vector ?? new Float32Array(svc.embedder.dimensions) };
-  const matches = svc.vectorIndex ? await svc.vectorIndex.query(agent, query.vector, Math.max(k * 4, 50)) : undefined;
+  const matches = svc.vectorIndex ? await denseCandidates(svc.vectorIndex, snap, agent, query.vector, k) : undefined;
   const tools = rankTools(snap.index, query, k, matches);
   waitUntil(recordTurn(svc, agent, turnRow({ turn_id, input, routed: true, offered: tools, now })));
   return { turn_id, routed: true, tools, model_tools: tools.flatMap((t) => snap.views.get(t.name) ?? []) };
+}
+
+/**
+ * The vector index's nearest tools, by name: four times k and at least 50, up to what the index
+ * answers (Vectorize: 100). When the index fails, routing goes on with the lexical side alone (an
+ * empty answer) and the failure is logged: a turn is never lost to it.
+ */
+async function denseCandidates(
+  index: VectorIndex,
+  snap: RoutingSnapshot,
+  agent: string,
+  vector: Float32Array,
+  k: number,
+): Promise<VectorMatch[]> {
+  try {
+    const matches = await index.query(agent, vector, Math.min(Math.max(k * 4, 50), index.maxTopK));
+    return matches.flatMap((m) => {
+      const name = snap.vectorNames?.get(m.id);
+      return name === undefined ? [] : [{ id: name, score: m.score }];
+    });
+  } catch (err) {
+    logError('vector_index_failed', { agent, error: err instanceof Error ? err.message : String(err) });
+    return [];
+  }
 }
 
 interface TurnToRecord {

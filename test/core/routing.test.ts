@@ -104,8 +104,19 @@ describe('rankTools', () => {
       { id: 'removed_tool', score: 0.95 },
       { id: 'recipe_finder', score: 0.5 },
     ]);
-    expect(ranked.map((t) => t.name)).toEqual(['translate_text', 'recipe_finder']);
+    expect(ranked.map((t) => t.name).slice(0, 2)).toEqual(['translate_text', 'recipe_finder']);
     expect(ranked[0]).toEqual({ name: 'translate_text', rank: 1, score: expect.closeTo(0.9, 5) });
+  });
+
+  it('fills up to k with the tools the index did not name, after those it did, so k tools come back', () => {
+    const ranked = rankTools(index, query('unrelated words'), 3, [{ id: 'recipe_finder', score: 0.5 }]);
+    expect(ranked.map((t) => t.rank)).toEqual([1, 2, 3]);
+    expect(ranked[0]?.name).toBe('recipe_finder');
+    // Nothing is known of the others but that they scored no higher: the answer's lowest score, by name.
+    const others = ranked.slice(1);
+    expect(others.map((t) => t.score)).toEqual([0.5, 0.5]);
+    expect(others.map((t) => t.name)).toEqual([...others.map((t) => t.name)].sort());
+    expect(rankTools(index, query('unrelated words'), 3, [])).toHaveLength(3);
   });
 
   it('still offers a tool BM25 finds when the vector matches leave it out', () => {
