@@ -77,7 +77,7 @@ describe('routing with a Vectorize binding', () => {
     expect(early.status).toBe(200);
     // Nothing visible yet: the lexical side alone still finds the weather tool.
     expect(early.body.tools[0].name).toBe('get_weather');
-    expect(standIn.queries.at(-1)).toEqual({ namespace: agent, topK: 50 });
+    expect(standIn.queries.at(-1)).toEqual({ namespace: agent, topK: 100 });
 
     standIn.flush();
     expect(standIn.visibleIn(agent)).toHaveLength(TOPICS.length);
