@@ -11,6 +11,8 @@ import {
   EVERY_TOOL,
   hourOf,
   hourStart,
+  type QualityHour,
+  type QualityPair,
   type QualityReport,
   qualityHours,
   type RevisionWindow,
@@ -58,10 +60,7 @@ export async function settleQuality(svc: Services, agent: string, now: string, s
     const next = await svc.quality.nextLogHour(agent, hourStart(from));
     const start = next === null ? target : earlier(later(next, from), target);
     let to = start >= target ? target : earlier(addHours(start, SETTLE_CHUNK_HOURS), target);
-    let counted = {
-      hours: [] as ReturnType<typeof qualityHours>['hours'],
-      pairs: [] as ReturnType<typeof qualityHours>['pairs'],
-    };
+    let counted: { hours: QualityHour[]; pairs: QualityPair[] } = { hours: [], pairs: [] };
     while (start < to) {
       const slice = await svc.log.rangeLog(
         agent,
