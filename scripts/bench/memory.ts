@@ -23,6 +23,8 @@ export interface MemoryFigures {
   matrix_bytes: number;
   /** Everything the cached snapshot keeps: rows, matrix, BM25 postings, model views. */
   snapshot_bytes: number;
+  /** What the snapshot cache counts it as (`snapshotBytes`), which its byte budget is held to. */
+  estimated_bytes: number;
 }
 
 setFlagsFromString('--expose-gc');
@@ -35,33 +37,44 @@ function used(): number {
   return m.heapUsed + m.arrayBuffers;
 }
 
-/** Rows as the D1 adapter maps them, vectors written by the hash embedder at registration. */
+/**
+ * Rows as the D1 adapter maps them, vectors written by the hash embedder at registration. Each row
+ * goes through JSON as D1's do (its text columns arrive as fresh strings, parameters parsed), so
+ * the snapshot owns its strings as in the Worker instead of sharing the generator's.
+ */
 async function storedRows(tools: readonly BenchTool[], agent: string): Promise<StoredTool[]> {
   const embedder = createHashEmbedder();
   const now = new Date(0).toISOString();
-  const rows: StoredTool[] = tools.map((t) => ({
-    name: t.name,
-    docstring: t.description,
-    description: null,
-    parameters: t.parameters,
-    examples: [],
-    notes: [],
-    avoid: [],
-    call_example: null,
-    queries_source: null,
-    version: 1,
-    definition_hash: agent,
-    vector: null,
-    embedder: embedder.id,
-    reviewed_seq: 0,
-    created_at: now,
-    updated_at: now,
-  }));
+  const rows: StoredTool[] = tools.map((t) =>
+    fromD1({
+      name: t.name,
+      docstring: t.description,
+      description: null,
+      parameters: t.parameters,
+      examples: [],
+      notes: [],
+      avoid: [],
+      call_example: null,
+      queries_source: null,
+      version: 1,
+      definition_hash: agent,
+      vector: null,
+      embedder: embedder.id,
+      reviewed_seq: 0,
+      created_at: now,
+      updated_at: now,
+    }),
+  );
   const vectors = await embedder.embed(rows.map(embeddingText));
   rows.forEach((r, i) => {
     r.vector = vectors[i] ?? null;
   });
   return rows;
+}
+
+/** A copy of a row sharing no string or object with the original, as a D1 result is. */
+function fromD1(row: StoredTool): StoredTool {
+  return JSON.parse(JSON.stringify(row)) as StoredTool;
 }
 
 /** Stands for the D1 binding: only its identity is used (the per-isolate agent-row cache is keyed by it). */
@@ -117,5 +130,6 @@ export async function measureSnapshot(tools: readonly BenchTool[], bound = false
     tools: tools.length,
     matrix_bytes: matrix,
     snapshot_bytes: Math.max(0, Math.round((after - before) / copies)),
+    estimated_bytes: kept[0]?.bytes ?? 0,
   };
 }

@@ -28,6 +28,9 @@ export interface LexicalIndex {
   readonly size: number;
   /** The ids in build order (a document's position is its index into this list). */
   readonly ids: readonly string[];
+  /** Distinct words, and (word, document) postings: what the index's memory grows with. */
+  readonly terms: number;
+  readonly postings: number;
   /** BM25 score of every document sharing a word with the query, by position; others are absent. */
   scorePositions(query: string): Map<number, number>;
   /** BM25 score of every document sharing a word with the query, by id. */
@@ -94,9 +97,14 @@ export function buildLexicalIndex(
     return scores;
   };
 
+  let entries = 0;
+  for (const posting of postings.values()) entries += posting.docs.length;
+
   return {
     size: n,
     ids,
+    terms: postings.size,
+    postings: entries,
     scorePositions,
     score(query) {
       const byId = new Map<string, number>();

@@ -110,4 +110,39 @@ describe('the snapshot cache is bounded by bytes', () => {
     );
     expect(first.tools.map((t) => t.name)).toEqual(['weather_0']);
   });
+
+  it('keeps a snapshot larger than the whole budget, alone, instead of rebuilding it on every route', async () => {
+    const small = services({ ...env, ROUTING_CACHE_MB: '1' });
+    const big = agentId('big');
+    const tools = Array.from({ length: 600 }, (_, i) =>
+      tool(`task_${i}`, `Handles task number ${i}: ${'details '.repeat(10)}`),
+    );
+    tools.push(tool('get_weather', 'Current weather and forecast for a city.'));
+    await registerTools(small, big, tools, false, new Date().toISOString());
+    const ask = async (agent: string) =>
+      (
+        await routeOnce(
+          small,
+          agent,
+          { request: 'weather forecast for a city', k: 1 },
+          new Date().toISOString(),
+          () => {},
+        )
+      ).tools.map((t) => t.name);
+
+    expect(await ask(big)).toEqual(['get_weather']);
+    const first = await routingSnapshot(small, big);
+    expect(first.bytes).toBeGreaterThan(small.routingCacheBytes);
+    expect(snapshotCache()).toEqual({ agents: 1, bytes: first.bytes });
+    expect(await ask(big)).toEqual(['get_weather']);
+    // The same index, not a rebuild.
+    expect((await routingSnapshot(small, big)).index).toBe(first.index);
+
+    // Another agent's route drops it: the cache is back within the budget.
+    const other = agentId('small');
+    await registerTools(small, other, [weather, email], false, new Date().toISOString());
+    expect(await ask(other)).toEqual(['get_weather']);
+    expect(snapshotCache().agents).toBe(1);
+    expect(snapshotCache().bytes).toBeLessThanOrEqual(small.routingCacheBytes);
+  });
 });

@@ -149,4 +149,9 @@ describe('buildLexicalIndex (BM25)', () => {
     expect(lexical.top('translate a poem', 5)).toEqual([]);
     expect(lexical.top('share price', 0)).toEqual([]);
   });
+
+  it('counts its distinct words and its (word, tool) postings, a word repeated in a tool once', () => {
+    // weather forecast citi | citi new local event (citi twice) | shar pric
+    expect({ terms: lexical.terms, postings: lexical.postings }).toEqual({ terms: 8, postings: 9 });
+  });
 });
