@@ -39,6 +39,9 @@ const REVIEW_RUNS = 5;
 const CHUNK = 1_000;
 const INGEST_IN_FLIGHT = 2;
 const ROUTE_REQUESTS = 256;
+/** The turn-writer run: routes at full rate this long, then waits this long at most for the log. */
+const WRITE_SECONDS = 10;
+const WRITE_DRAIN_MS = 30_000;
 
 const OUT = new URL('../bench/', import.meta.url);
 const README = new URL('../docs/performance.md', import.meta.url);
@@ -162,6 +165,68 @@ async function measureRouting(w: BenchWorker): Promise<EndpointResult[]> {
   });
 }
 
+/** Turns the agent's log holds over the last two UTC days (routed turns of the quality report). */
+async function loggedTurns(w: BenchWorker, agent: string): Promise<number> {
+  const res = await call(w, 'GET', `/v1/agents/${agent}/quality?days=2`);
+  if (res.status !== 200)
+    throw new Error(`GET quality answered ${res.status}: ${JSON.stringify(res.json).slice(0, 300)}`);
+  return (res.json as { days: { routed_turns: number }[] }).days.reduce((n, d) => n + d.routed_turns, 0);
+}
+
+/**
+ * What the turn writer sustains: every `/route` answer writes its turn row after the answer
+ * (grouped per 200 ms window, one D1 batch each). Routes a fresh 200-tool agent at full rate for
+ * WRITE_SECONDS, then waits until the log holds as many turns as routes were answered; the rate is
+ * turn rows over the time from the first route to the last row written.
+ */
+async function measureTurnWrites(w: BenchWorker): Promise<BenchResults['turn_writes']> {
+  const agent = 'bench-writes';
+  await register(w, agent, toolbox(200));
+  const bodies = routeRequests(ROUTE_REQUESTS).map((q, i) =>
+    JSON.stringify({ request: q.text, conversation_id: `bench-writes-${i % 64}` }),
+  );
+  const target = {
+    url: w.url,
+    method: 'POST' as const,
+    path: `/v1/agents/${agent}/route`,
+    headers: { authorization: `Bearer ${w.token}` },
+    bodies,
+  };
+  progress('turn writes: warming up');
+  await runLoad(target, CONNECTIONS, 2);
+  const settled = async (): Promise<number> => {
+    let last = -1;
+    for (;;) {
+      const n = await loggedTurns(w, agent);
+      if (n === last) return n;
+      last = n;
+      await new Promise((r) => setTimeout(r, 1_000));
+    }
+  };
+  const before = await settled();
+  progress(`turn writes: routing at full rate for ${WRITE_SECONDS}s`);
+  const t0 = performance.now();
+  const load = await runLoad(target, CONNECTIONS, WRITE_SECONDS);
+  let written = 0;
+  let lastChange = performance.now();
+  while (performance.now() - lastChange < WRITE_DRAIN_MS) {
+    const n = (await loggedTurns(w, agent)) - before;
+    if (n !== written) lastChange = performance.now();
+    written = n;
+    if (written >= load.requests) break;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  const seconds = (lastChange - t0) / 1000;
+  return {
+    load_seconds: WRITE_SECONDS,
+    routes: load.requests,
+    turns: written,
+    seconds,
+    rows_per_s: written / seconds,
+    route_rps: load.rps,
+  };
+}
+
 /** Posts a log in batches of 1,000 with a few batches in flight; returns calls per second. */
 async function ingest(w: BenchWorker, agent: string, calls: readonly BenchCall[]): Promise<number> {
   const batches: BenchCall[][] = [];
@@ -271,12 +336,14 @@ async function main(): Promise<void> {
   });
   let endpoints: EndpointResult[];
   let log: Awaited<ReturnType<typeof measureLog>>;
+  let turnWrites: BenchResults['turn_writes'];
   try {
     for (const n of SIZES) {
       progress(`registering ${n.toLocaleString('en-US')} tools (chunks of ${CHUNK})`);
       await register(w, `bench-${n}`, toolbox(n));
     }
     endpoints = await measureRouting(w);
+    turnWrites = await measureTurnWrites(w);
     log = await measureLog(w);
   } finally {
     const warnings = w.log().trim();
@@ -293,6 +360,7 @@ async function main(): Promise<void> {
     machine: { cpus: cpus().length, node: process.versions.node, platform: `${process.platform}-${process.arch}` },
     method: { connections: CONNECTIONS, seconds_per_run: SECONDS, rounds: ROUNDS, route_requests: ROUTE_REQUESTS },
     endpoints,
+    turn_writes: turnWrites,
     ...log,
     memory,
     targets: targetsOf(endpoints, log.review),

@@ -58,10 +58,13 @@ function wrangler(args: string[], cwd: string): void {
 
 /**
  * A copy of wrangler.toml whose entry is the prebuilt bundle and whose migrations are the repo's.
- * Only `main` and `migrations_dir` change; every binding stays as the developer configured it.
+ * Only `main` and `migrations_dir` change, and the `[build]` step goes (it ran before the bundle
+ * was built, in the repository; run from the copy's folder it finds no script); every binding
+ * stays as the developer configured it.
  */
 function benchConfig(dir: string): string {
   const toml = readFileSync(join(ROOT, 'wrangler.toml'), 'utf8')
+    .replace(/^\[build\]\n(?:(?!\[)[^\n]*\n)*/m, '')
     .replace(/^main\s*=.*$/m, `main = ${JSON.stringify(join(dir, 'out/index.js'))}`)
     .replace(/^migrations_dir\s*=.*$/m, `migrations_dir = ${JSON.stringify(join(ROOT, 'migrations'))}`);
   const path = join(dir, 'wrangler.toml');
