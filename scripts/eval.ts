@@ -9,6 +9,10 @@
  * (no mode)  the learning simulation through the real Worker (scripts/eval-learn.ts): held-out
  *            recall before and after learning, bench/eval-learn.json. `--validate` runs it on a
  *            validation carve of the training split instead (printed, not written).
+ * --ceiling  what the learning simulation could reach at most: every training wording of N per
+ *            tool an example on its tool, ranked in process (scripts/eval-ceiling.ts),
+ *            bench/eval-ceiling.json; with `--validate` on the validation carve, and the ranking's
+ *            weights swept there (printed only).
  *
  * Progress goes to stderr, the table to stdout, the figures to bench/eval-cold.json.
  */
@@ -194,6 +198,7 @@ async function main(): Promise<void> {
   const { values } = parseArgs({
     options: {
       cold: { type: 'boolean' },
+      ceiling: { type: 'boolean' },
       train: { type: 'boolean' },
       validate: { type: 'boolean' },
       'per-round': { type: 'string' },
@@ -203,6 +208,20 @@ async function main(): Promise<void> {
       passes: { type: 'string' },
     },
   });
+  if (values.ceiling) {
+    const { runCeiling, formatCeiling, sweepCeiling, formatSweep } = await import('./eval-ceiling.ts');
+    const split = values.validate ? 'validation' : 'held-out';
+    const rows = await runCeiling(split);
+    process.stdout.write(`${formatCeiling(split, rows)}\n`);
+    if (split === 'validation') process.stdout.write(`\n${formatSweep(await sweepCeiling())}\n`);
+    if (split === 'held-out') {
+      mkdirSync(new URL('../bench/', import.meta.url), { recursive: true });
+      const out = { generated_at: new Date().toISOString(), split, rows };
+      writeFileSync(new URL('../bench/eval-ceiling.json', import.meta.url), `${JSON.stringify(out, null, 2)}\n`);
+      process.stderr.write('wrote bench/eval-ceiling.json\n');
+    }
+    return;
+  }
   if (!values.cold) {
     // Imported here, not at the top: eval-learn.ts imports this module's helpers.
     const { learnMain } = await import('./eval-learn.ts');
