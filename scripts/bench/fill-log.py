@@ -87,6 +87,9 @@ def fill(db_path, spec_path):
         spec = json.load(f)
     db = sqlite3.connect(db_path)
     db.execute("PRAGMA synchronous = OFF")
+    # The file is in WAL mode (miniflare's): with SQLite's 2 MB default cache a million-row
+    # transaction spills pages over and over and the WAL grows past a gigabyte.
+    db.execute("PRAGMA cache_size = -1000000")
     for a in spec["agents"]:
         total = {"turns": 0, "calls": 0, "outcomes": 0}
         turns, calls, outcomes = [], [], []
@@ -117,9 +120,11 @@ def fill(db_path, spec_path):
                 outcomes.append(outcome)
             if len(turns) >= BATCH:
                 flush()
+                db.commit()
         flush()
         db.commit()
         print(json.dumps({"agent": a["agent"], **total}), flush=True)
+    db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     db.close()
 
 
