@@ -7,7 +7,7 @@
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -57,10 +57,10 @@ function wrangler(args: string[], cwd: string): void {
 }
 
 /**
- * A copy of wrangler.toml whose entry is the prebuilt bundle and whose migrations are the repo's.
- * Only `main` and `migrations_dir` change, and the `[build]` step goes (it ran before the bundle
- * was built, in the repository; run from the copy's folder it finds no script); every binding
- * stays as the developer configured it.
+ * A copy of wrangler.toml whose entry is the prebuilt bundle and whose migrations are the repo's,
+ * without its `[build]` step: that step (the dashboard bundle) already ran for the dry-run build,
+ * and run again from the throwaway folder it finds no scripts and `wrangler dev` fails to start.
+ * Every binding stays as the developer configured it.
  */
 function benchConfig(dir: string): string {
   const toml = readFileSync(join(ROOT, 'wrangler.toml'), 'utf8')
@@ -87,8 +87,19 @@ async function waitForHealth(url: string, child: ChildProcess, log: () => string
   throw new Error(`the Worker did not answer /healthz within ${timeoutMs / 1000}s:\n${log()}`);
 }
 
-/** Builds, migrates and starts the Worker on a free loopback port; resolves once /healthz answers. */
-export async function startWorker(progress: (line: string) => void): Promise<BenchWorker> {
+/** A built and migrated Worker not started yet: its D1 can be filled directly before launch. */
+export interface PreparedWorker {
+  dir: string;
+  config: string;
+  /** The `--persist-to` folder: local D1 and Durable Object state. */
+  state: string;
+  /** The local D1 SQLite file (miniflare keeps one per database under `v3/d1`). */
+  d1File(): string;
+  cleanup(): void;
+}
+
+/** Builds the bundle into a throwaway folder and applies the migrations to a throwaway D1 there. */
+export function prepareWorker(progress: (line: string) => void): PreparedWorker {
   const dir = mkdtempSync(join(tmpdir(), 'whetstone-bench-'));
   const cleanup = (): void => rmSync(dir, { recursive: true, force: true });
   try {
@@ -98,6 +109,33 @@ export async function startWorker(progress: (line: string) => void): Promise<Ben
     const state = join(dir, 'state');
     progress('applying D1 migrations to a throwaway database');
     wrangler(['d1', 'migrations', 'apply', 'DB', '--local', '--persist-to', state, '-c', config], ROOT);
+    const d1File = (): string => {
+      const folder = join(state, 'v3/d1/miniflare-D1DatabaseObject');
+      const files = readdirSync(folder).filter((f) => f.endsWith('.sqlite') && f !== 'metadata.sqlite');
+      const [file] = files;
+      if (files.length !== 1 || file === undefined)
+        throw new Error(`expected one D1 file in ${folder}: ${files.join(', ')}`);
+      return join(folder, file);
+    };
+    return { dir, config, state, d1File, cleanup };
+  } catch (err) {
+    cleanup();
+    throw err;
+  }
+}
+
+/** Builds, migrates and starts the Worker on a free loopback port; resolves once /healthz answers. */
+export async function startWorker(progress: (line: string) => void): Promise<BenchWorker> {
+  return launchWorker(prepareWorker(progress), progress);
+}
+
+/**
+ * Starts `wrangler dev` over a prepared Worker on a free loopback port; resolves once /healthz
+ * answers. `stop()` ends the process group and removes the folder.
+ */
+export async function launchWorker(prepared: PreparedWorker, progress: (line: string) => void): Promise<BenchWorker> {
+  const { dir, config, state, cleanup } = prepared;
+  try {
     const [port, inspector] = [await freePort(), await freePort()];
     const token = `bench_${randomBytes(18).toString('base64url')}`;
     progress(`starting wrangler dev on 127.0.0.1:${port}`);

@@ -1,0 +1,485 @@
+/**
+ * `npm run bench:scale`: the routing quality report and log retention at a million log rows
+ * (docs/performance.md "At scale"). Builds and migrates the Worker, fills its local D1 file straight
+ * from SQLite (scripts/bench/fill-log.py: the rows the API would write) before `wrangler dev`
+ * starts, then over HTTP:
+ *
+ * 1. quality: an agent with SCALE_SMALL_TURNS turns and one with SCALE_TURNS, spread over the last
+ *    30 days — the first `GET …/quality?days=30` (nothing settled yet), the cron ticks it takes to
+ *    settle both, and the report once settled (median of REPORT_RUNS);
+ * 2. retention: an agent with SCALE_PRUNE_ROWS rows older than its window (turns, calls, outcomes)
+ *    — `/route` p50 and p99 for a SCALE_ROUTE_TOOLS-tool agent without ticks, with one tick per
+ *    10-second window and with ticks back to back, then ticks until nothing is left.
+ *
+ * Prints a table and writes bench/scale.json. Knobs (environment): SCALE_TURNS (1,000,000),
+ * SCALE_SMALL_TURNS (10,000), SCALE_PRUNE_ROWS (1,000,000), SCALE_ROUTE_TOOLS (300),
+ * BENCH_CONNECTIONS (16).
+ */
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { cpus } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { loadToolE } from './eval-data.ts';
+import { routeRequests, toolbox } from './bench/data.ts';
+import { runLoad, type LoadFigures } from './bench/load.ts';
+import { launchWorker, prepareWorker, type BenchWorker } from './bench/worker.ts';
+
+const TURNS = Number(process.env.SCALE_TURNS ?? 1_000_000);
+const SMALL_TURNS = Number(process.env.SCALE_SMALL_TURNS ?? 10_000);
+const PRUNE_ROWS = Number(process.env.SCALE_PRUNE_ROWS ?? 1_000_000);
+const ROUTE_TOOLS = Number(process.env.SCALE_ROUTE_TOOLS ?? 300);
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 16);
+const REPORT_RUNS = 5;
+const WINDOW_S = 10;
+const WINDOWS = 3;
+const MAX_TICKS = 500;
+const DAY_MS = 86_400_000;
+/** The prune agent's log lies 200 to 260 days back: past every window, and before the settle floor (180 days). */
+const PRUNE_FROM_DAYS = 260;
+const PRUNE_TO_DAYS = 200;
+const PRUNE_RETENTION_DAYS = 30;
+/** Every second prune-agent turn has an outcome: 2.5 rows a turn (turn, call, half an outcome). */
+const PRUNE_OUTCOMES_EVERY = 2;
+
+const FILLER = fileURLToPath(new URL('./bench/fill-log.py', import.meta.url));
+const OUT = new URL('../bench/', import.meta.url);
+const AGENTS = { small: 'scale-10k', large: 'scale-1m', prune: 'scale-prune', route: 'scale-route' };
+const started = Date.now();
+const progress = (line: string): void =>
+  console.error(`[${((Date.now() - started) / 1000).toFixed(0).padStart(5)}s] ${line}`);
+
+const median = (xs: readonly number[]): number => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? (s[(s.length - 1) / 2] ?? NaN) : ((s[s.length / 2 - 1] ?? NaN) + (s[s.length / 2] ?? NaN)) / 2;
+};
+const round = (x: number, digits = 1): number => Number(x.toFixed(digits));
+const hourOf = (ms: number): string => new Date(ms).toISOString().slice(0, 13);
+
+function python(args: string[]): string {
+  const run = spawnSync('python3', [FILLER, ...args], { encoding: 'utf8', maxBuffer: 1 << 24 });
+  if (run.status !== 0) throw new Error(`fill-log.py ${args[0]} failed:\n${run.stdout}\n${run.stderr}`);
+  return run.stdout;
+}
+
+async function call(
+  w: BenchWorker,
+  method: string,
+  path: string,
+  body?: unknown,
+): Promise<{ status: number; json: unknown; ms: number }> {
+  const t0 = performance.now();
+  const res = await fetch(`${w.url}${path}`, {
+    method,
+    headers: {
+      authorization: `Bearer ${w.token}`,
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+    },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  const text = await res.text();
+  const ms = performance.now() - t0;
+  let json: unknown = text;
+  try {
+    json = text ? (JSON.parse(text) as unknown) : null;
+  } catch {
+    // a plain-text answer (the scheduled trigger answers "ok")
+  }
+  return { status: res.status, json, ms };
+}
+
+async function ok(w: BenchWorker, method: string, path: string, body?: unknown): Promise<unknown> {
+  const res = await call(w, method, path, body);
+  if (res.status !== 200)
+    throw new Error(`${method} ${path} answered ${res.status}: ${JSON.stringify(res.json).slice(0, 300)}`);
+  return res.json;
+}
+
+/** One cron tick (the scheduled handler: reviews, retention, settling), timed; its `now` is the wall clock. */
+async function tick(w: BenchWorker): Promise<number> {
+  const res = await call(w, 'GET', `/cdn-cgi/handler/scheduled?time=${Date.now()}`);
+  if (res.status !== 200) throw new Error(`scheduled tick answered ${res.status}: ${JSON.stringify(res.json)}`);
+  return res.ms;
+}
+
+interface QualityDayJson {
+  routed_turns: number;
+  served_turns: number;
+  hits: number;
+  misses: number;
+  failed_calls: number;
+}
+interface QualityJson {
+  days: QualityDayJson[];
+  truncated: boolean;
+}
+
+interface Report {
+  ms: number;
+  truncated: boolean;
+  routed_turns: number;
+  served_turns: number;
+  hits: number;
+  failed_calls: number;
+}
+
+async function report(w: BenchWorker, agent: string): Promise<Report & { days: QualityDayJson[] }> {
+  const res = await call(w, 'GET', `/v1/agents/${agent}/quality?days=30`);
+  if (res.status !== 200)
+    throw new Error(`quality of ${agent} answered ${res.status}: ${JSON.stringify(res.json).slice(0, 300)}`);
+  const q = res.json as QualityJson;
+  const sum = (k: keyof QualityDayJson): number => q.days.reduce((n, d) => n + d[k], 0);
+  return {
+    ms: res.ms,
+    truncated: q.truncated,
+    routed_turns: sum('routed_turns'),
+    served_turns: sum('served_turns'),
+    hits: sum('hits'),
+    failed_calls: sum('failed_calls'),
+    days: q.days,
+  };
+}
+
+/** Two reports' days agree: counts exactly, rates (sums of 1/rank added in another order) to 1e-9. */
+function sameDays(a: readonly QualityDayJson[], b: readonly QualityDayJson[]): boolean {
+  return (
+    a.length === b.length &&
+    a.every((day, i) => {
+      const other = (b[i] ?? {}) as unknown as Record<string, unknown>;
+      return Object.entries(day).every(([k, v]) => {
+        const w = other[k];
+        return typeof v === 'number' && typeof w === 'number' ? Math.abs(v - w) <= 1e-9 : v === w;
+      });
+    })
+  );
+}
+
+function fillLog(d1: string, dir: string, now: number): void {
+  const { queries } = loadToolE();
+  const tools = toolbox(200).map((t) => t.name);
+  const windowStart = Date.parse(`${new Date(now).toISOString().slice(0, 10)}T00:00:00.000Z`) - 29 * DAY_MS;
+  const recent = { from_ms: windowStart + 60_000, to_ms: now - 5 * 60_000, outcomes_every: 20 };
+  const spec = {
+    tools,
+    queries: queries.map((q) => ({ text: q.text, tool: q.tool })),
+    agents: [
+      { agent: AGENTS.small, turns: SMALL_TURNS, seed: 1, ...recent },
+      { agent: AGENTS.large, turns: TURNS, seed: 2, ...recent },
+      {
+        agent: AGENTS.prune,
+        turns: Math.ceil(PRUNE_ROWS / (2 + 1 / PRUNE_OUTCOMES_EVERY)),
+        seed: 3,
+        from_ms: now - PRUNE_FROM_DAYS * DAY_MS,
+        to_ms: now - PRUNE_TO_DAYS * DAY_MS,
+        outcomes_every: PRUNE_OUTCOMES_EVERY,
+      },
+    ],
+  };
+  const path = join(dir, 'fill-spec.json');
+  writeFileSync(path, JSON.stringify(spec));
+  progress(
+    `filling D1 directly: ${SMALL_TURNS.toLocaleString('en-US')} + ${TURNS.toLocaleString('en-US')} turns (each with a call) and ${PRUNE_ROWS.toLocaleString('en-US')} old rows`,
+  );
+  for (const line of python(['fill', d1, path]).trim().split('\n')) progress(`  filled ${line}`);
+}
+
+/** Agents and their settings through the API: tools registered, scheduled reviews off for the log agents. */
+async function register(w: BenchWorker): Promise<void> {
+  const log = [AGENTS.small, AGENTS.large, AGENTS.prune];
+  for (const agent of log)
+    await ok(w, 'PUT', `/v1/agents/${agent}/tools`, { tools: toolbox(agent === AGENTS.prune ? 20 : 200) });
+  await ok(w, 'PUT', `/v1/agents/${AGENTS.route}/tools`, { tools: toolbox(ROUTE_TOOLS) });
+  // A scheduled review of these agents would run inside the ticks measured here: not what is measured.
+  for (const agent of log) await ok(w, 'PUT', `/v1/agents/${agent}/config`, { review_schedule: 'off' });
+  // The prune agent keeps its old log until the retention measurement shortens its window.
+  await ok(w, 'PUT', `/v1/agents/${AGENTS.prune}/config`, { log_retention_days: 365 });
+}
+
+interface QualityResults {
+  first: { small: Report; large: Report };
+  settle: { ticks: number; tick_ms_median: number; tick_ms_max: number; seconds: number; target: string };
+  settled: { small: Report; large: Report; ratio: number };
+  check: { small_routed_expected: number; small_failed_expected: number; first_equals_settled: boolean };
+}
+
+async function measureQuality(w: BenchWorker, d1: string): Promise<QualityResults> {
+  const strip = ({ days: _days, ...r }: Report & { days: QualityDayJson[] }): Report => r;
+  progress(`first report of ${AGENTS.small} (nothing settled)`);
+  const firstSmall = await report(w, AGENTS.small);
+  progress(`  ${round(firstSmall.ms)} ms, truncated ${firstSmall.truncated}, routed_turns ${firstSmall.routed_turns}`);
+  progress(`first report of ${AGENTS.large} (nothing settled)`);
+  const firstLarge = await report(w, AGENTS.large);
+  progress(`  ${round(firstLarge.ms)} ms, truncated ${firstLarge.truncated}, routed_turns ${firstLarge.routed_turns}`);
+
+  const times: number[] = [];
+  const t0 = Date.now();
+  let target = '';
+  for (;;) {
+    target = hourOf(Date.now() - 3_600_000);
+    const settled = JSON.parse(python(['settled', d1])) as Record<string, string>;
+    const behind = [AGENTS.small, AGENTS.large].filter((a) => (settled[a] ?? '') < target);
+    if (behind.length === 0) break;
+    if (times.length >= MAX_TICKS) throw new Error(`not settled after ${MAX_TICKS} ticks: ${JSON.stringify(settled)}`);
+    const ms = await tick(w);
+    times.push(ms);
+    progress(
+      `settle tick ${times.length}: ${round(ms)} ms (behind: ${behind.map((a) => `${a} at ${settled[a] ?? 'none'}`).join(', ')})`,
+    );
+  }
+  const settle = {
+    ticks: times.length,
+    tick_ms_median: round(median(times)),
+    tick_ms_max: round(Math.max(0, ...times)),
+    seconds: round((Date.now() - t0) / 1000),
+    target,
+  };
+
+  progress(`settled reports: one warm-up each, then ${REPORT_RUNS} each, interleaved`);
+  const warm = { small: await report(w, AGENTS.small), large: await report(w, AGENTS.large) };
+  const runs = { small: [] as number[], large: [] as number[] };
+  for (let i = 0; i < REPORT_RUNS; i++) {
+    runs.small.push((await report(w, AGENTS.small)).ms);
+    runs.large.push((await report(w, AGENTS.large)).ms);
+  }
+  const small = { ...strip(warm.small), ms: round(median(runs.small)) };
+  const large = { ...strip(warm.large), ms: round(median(runs.large)) };
+  progress(`  ${AGENTS.small}: ${small.ms} ms, ${AGENTS.large}: ${large.ms} ms`);
+
+  if (!sameDays(firstSmall.days, warm.small.days)) {
+    const i = firstSmall.days.findIndex((d, j) => !sameDays([d], [warm.small.days[j] ?? d]));
+    progress(
+      `  first and settled reports differ: ${JSON.stringify(firstSmall.days[i])} vs ${JSON.stringify(warm.small.days[i])}`,
+    );
+  }
+  const counts = JSON.parse(python(['count', d1, AGENTS.small, '9999'])) as Record<string, number>;
+  const failed = JSON.parse(python(['failed', d1, AGENTS.small])) as { failed: number };
+  return {
+    first: { small: strip(firstSmall), large: strip(firstLarge) },
+    settle,
+    settled: { small, large, ratio: round(large.ms / small.ms, 2) },
+    check: {
+      small_routed_expected: counts.turns ?? NaN,
+      small_failed_expected: failed.failed,
+      first_equals_settled: sameDays(firstSmall.days, warm.small.days),
+    },
+  };
+}
+
+interface LoadPhase extends LoadFigures {
+  ticks: number;
+  tick_ms_median: number | null;
+  tick_ms_max: number | null;
+  rows_removed: number;
+}
+
+interface RetentionResults {
+  rows_before: Record<string, number>;
+  baseline: LoadPhase;
+  one_tick_per_window: LoadPhase;
+  back_to_back_under_load: LoadPhase;
+  drain: { ticks: number; rows: number; rows_per_tick_median: number; tick_ms_median: number; tick_ms_max: number };
+  all: { ticks: number; rows: number; tick_ms_median: number; tick_ms_max: number; seconds: number };
+}
+
+function oldRows(d1: string): number {
+  const cutoff = new Date(Date.now() - PRUNE_RETENTION_DAYS * DAY_MS).toISOString();
+  const c = JSON.parse(python(['count', d1, AGENTS.prune, cutoff])) as Record<string, number>;
+  return Object.values(c).reduce((n, x) => n + x, 0);
+}
+
+/** `/route` under load for `seconds` while `ticks` runs alongside (it returns the tick times). */
+async function routeWhile(
+  w: BenchWorker,
+  d1: string,
+  seconds: number,
+  ticks: (until: number) => Promise<number[]>,
+): Promise<LoadPhase> {
+  const bodies = routeRequests(256).map((q, i) =>
+    JSON.stringify({ request: q.text, conversation_id: `scale-conv-${i % 64}` }),
+  );
+  const before = oldRows(d1);
+  const target = {
+    url: w.url,
+    method: 'POST' as const,
+    path: `/v1/agents/${AGENTS.route}/route`,
+    headers: { authorization: `Bearer ${w.token}` },
+    bodies,
+  };
+  const until = Date.now() + seconds * 1000;
+  const [figures, times] = await Promise.all([runLoad(target, CONNECTIONS, seconds), ticks(until)]);
+  return {
+    ...figures,
+    p50: round(figures.p50, 2),
+    p99: round(figures.p99, 2),
+    rps: round(figures.rps),
+    ticks: times.length,
+    tick_ms_median: times.length ? round(median(times)) : null,
+    tick_ms_max: times.length ? round(Math.max(...times)) : null,
+    rows_removed: before - oldRows(d1),
+  };
+}
+
+const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, Math.max(0, ms)));
+
+async function measureRetention(w: BenchWorker, d1: string): Promise<RetentionResults> {
+  const t0 = Date.now();
+  const cutoff = new Date(Date.now() - PRUNE_RETENTION_DAYS * DAY_MS).toISOString();
+  const rows_before = JSON.parse(python(['count', d1, AGENTS.prune, cutoff])) as Record<string, number>;
+  progress(`retention: ${JSON.stringify(rows_before)} rows older than ${PRUNE_RETENTION_DAYS} days`);
+  progress(`warming up /route at ${ROUTE_TOOLS} tools`);
+  await runLoad(
+    {
+      url: w.url,
+      method: 'GET',
+      path: `/v1/agents/${AGENTS.route}/config`,
+      headers: { authorization: `Bearer ${w.token}` },
+    },
+    2,
+    1,
+  );
+  await routeWhile(w, d1, 3, async () => []);
+  progress(`/route, no tick: ${WINDOW_S}s`);
+  const baseline = await routeWhile(w, d1, WINDOW_S, async () => []);
+  progress(`  p50 ${baseline.p50} ms, p99 ${baseline.p99} ms`);
+
+  // Only now does the old log fall out of the agent's window.
+  await ok(w, 'PUT', `/v1/agents/${AGENTS.prune}/config`, { log_retention_days: PRUNE_RETENTION_DAYS });
+  progress(`/route with one tick per ${WINDOW_S}s window: ${WINDOWS * WINDOW_S}s`);
+  const windowed = await routeWhile(w, d1, WINDOWS * WINDOW_S, async () => {
+    const times: number[] = [];
+    const start = Date.now();
+    for (let i = 0; i < WINDOWS; i++) {
+      await sleep(start + i * WINDOW_S * 1000 + 1000 - Date.now());
+      times.push(await tick(w));
+    }
+    return times;
+  });
+  progress(`  p50 ${windowed.p50} ms, p99 ${windowed.p99} ms, ticks ${windowed.tick_ms_median} ms median`);
+
+  progress(`/route with ticks back to back: ${2 * WINDOW_S}s`);
+  const backToBack = await routeWhile(w, d1, 2 * WINDOW_S, async (until) => {
+    const times: number[] = [];
+    while (Date.now() < until) times.push(await tick(w));
+    return times;
+  });
+  progress(`  p50 ${backToBack.p50} ms, p99 ${backToBack.p99} ms, ${backToBack.ticks} ticks`);
+
+  progress('ticks back to back (no load) until nothing is left');
+  const drainTimes: number[] = [];
+  const drainRows: number[] = [];
+  for (let left = oldRows(d1); left > 0; ) {
+    if (drainTimes.length >= MAX_TICKS) throw new Error(`rows left after ${MAX_TICKS} ticks: ${left}`);
+    drainTimes.push(await tick(w));
+    const now = oldRows(d1);
+    drainRows.push(left - now);
+    left = now;
+    if (drainTimes.length % 10 === 0 || left === 0)
+      progress(
+        `  drain tick ${drainTimes.length}: ${round(drainTimes.at(-1) ?? NaN)} ms, ${left.toLocaleString('en-US')} left`,
+      );
+  }
+  const underLoad = [windowed, backToBack];
+  const allTimes = [...drainTimes];
+  // Tick times under load are medians and maxima only: kept as such in `all`.
+  const total = Object.values(rows_before).reduce((n, x) => n + x, 0);
+  return {
+    rows_before,
+    baseline,
+    one_tick_per_window: windowed,
+    back_to_back_under_load: backToBack,
+    drain: {
+      ticks: drainTimes.length,
+      rows: drainRows.reduce((n, x) => n + x, 0),
+      rows_per_tick_median: median(drainRows),
+      tick_ms_median: round(median(drainTimes)),
+      tick_ms_max: round(Math.max(0, ...drainTimes)),
+    },
+    all: {
+      ticks: underLoad.reduce((n, p) => n + p.ticks, 0) + drainTimes.length,
+      rows: total,
+      tick_ms_median: round(median(allTimes)),
+      tick_ms_max: round(Math.max(0, ...allTimes, ...underLoad.map((p) => p.tick_ms_max ?? 0))),
+      seconds: round((Date.now() - t0) / 1000),
+    },
+  };
+}
+
+function table(q: QualityResults, r: RetentionResults): string {
+  const n = (x: number): string => x.toLocaleString('en-US');
+  const rep = (x: Report): string =>
+    `${n(x.ms)} ms, routed_turns ${n(x.routed_turns)}, served ${n(x.served_turns)}, truncated ${x.truncated}`;
+  const load = (p: LoadPhase): string =>
+    `p50 ${p.p50} ms, p99 ${p.p99} ms, ${p.rps} req/s` +
+    (p.ticks
+      ? `; ${p.ticks} ticks (median ${p.tick_ms_median} ms, max ${p.tick_ms_max} ms), ${n(p.rows_removed)} rows`
+      : '');
+  return [
+    '| measure | figure |',
+    '|---|---|',
+    `| first report, ${n(SMALL_TURNS)} turns | ${rep(q.first.small)} |`,
+    `| first report, ${n(TURNS)} turns | ${rep(q.first.large)} |`,
+    `| ticks to settle both | ${q.settle.ticks} (median ${q.settle.tick_ms_median} ms, max ${q.settle.tick_ms_max} ms, ${q.settle.seconds} s in all) |`,
+    `| settled report, ${n(SMALL_TURNS)} turns | ${rep(q.settled.small)} |`,
+    `| settled report, ${n(TURNS)} turns | ${rep(q.settled.large)} |`,
+    `| settled report time, ${n(TURNS)} ÷ ${n(SMALL_TURNS)} | ${q.settled.ratio} |`,
+    `| check: ${n(SMALL_TURNS)} agent's log | ${n(q.check.small_routed_expected)} turns, ${n(q.check.small_failed_expected)} failed calls; first report equals settled: ${q.check.first_equals_settled} |`,
+    `| rows older than the window | ${n(r.all.rows)} (${Object.entries(r.rows_before)
+      .map(([t, x]) => `${t} ${n(x)}`)
+      .join(', ')}) |`,
+    `| /route at ${ROUTE_TOOLS} tools, no tick | ${load(r.baseline)} |`,
+    `| /route, one tick per ${WINDOW_S} s window | ${load(r.one_tick_per_window)} |`,
+    `| /route, ticks back to back | ${load(r.back_to_back_under_load)} |`,
+    `| prune ticks, no load | ${r.drain.ticks} ticks, ${n(r.drain.rows)} rows, ${n(r.drain.rows_per_tick_median)} a tick (median), ${r.drain.tick_ms_median} ms median, ${r.drain.tick_ms_max} ms max |`,
+    `| prune, all ticks | ${r.all.ticks} ticks for ${n(r.all.rows)} rows in ${r.all.seconds} s |`,
+  ].join('\n');
+}
+
+async function main(): Promise<void> {
+  const prepared = prepareWorker(progress);
+  let w: BenchWorker | undefined;
+  process.once('SIGINT', () => {
+    w?.stop();
+    prepared.cleanup();
+    process.exit(130);
+  });
+  let quality: QualityResults;
+  let retention: RetentionResults;
+  try {
+    const d1 = prepared.d1File();
+    fillLog(d1, prepared.dir, Date.now());
+    w = await launchWorker(prepared, progress);
+    await register(w);
+    quality = await measureQuality(w, d1);
+    retention = await measureRetention(w, d1);
+  } finally {
+    const warnings = w?.log().trim();
+    if (warnings) progress(`wrangler printed (last lines):\n${warnings.split('\n').slice(-20).join('\n')}`);
+    w?.stop();
+    prepared.cleanup();
+  }
+  const results = {
+    generated_at: new Date().toISOString(),
+    machine: { cpus: cpus().length, node: process.versions.node, platform: `${process.platform}-${process.arch}` },
+    method: {
+      turns: TURNS,
+      small_turns: SMALL_TURNS,
+      prune_rows: PRUNE_ROWS,
+      route_tools: ROUTE_TOOLS,
+      connections: CONNECTIONS,
+      report_runs: REPORT_RUNS,
+      window_s: WINDOW_S,
+    },
+    quality,
+    retention,
+    seconds: round((Date.now() - started) / 1000),
+  };
+  mkdirSync(OUT, { recursive: true });
+  writeFileSync(new URL('scale.json', OUT), `${JSON.stringify(results, null, 2)}\n`);
+  console.log(`\n${table(quality, retention)}\n`);
+  progress('wrote bench/scale.json');
+}
+
+main().catch((err: unknown) => {
+  console.error(err instanceof Error ? err.stack : String(err));
+  process.exit(1);
+});
