@@ -31,6 +31,12 @@ export const REPORT_SETTLE_STEPS = 4;
 /** Settle steps and agents of one scheduled tick. */
 export const TICK_SETTLE_STEPS = 24;
 export const TICK_SETTLE_AGENTS = 50;
+/**
+ * Log rows (turns and calls) one tick reads to settle, in all: with a dense backlog the steps alone
+ * let a tick read 24 full slices (`npm run bench:scale` measured ticks of up to 10 s at a million
+ * turns), so a tick stops once it has read this many, and the next goes on.
+ */
+export const TICK_SETTLE_ROWS = 200_000;
 
 const hoursBetween = (from: string, to: string): number =>
   Math.round((Date.parse(hourStart(to)) - Date.parse(hourStart(from))) / 3_600_000);
@@ -50,13 +56,21 @@ export function settleBounds(now: string): { floor: string; target: string } {
  * Settles at most `steps` steps of the agent's unsettled hours, oldest first: each step reads the
  * log of up to SETTLE_CHUNK_HOURS hours (plus an hour either side, so calls join their turns and
  * re-asks their request), counts them (src/core/quality.ts `qualityHours`) and stores them with the
- * cursor in one batch. Hours with no log are passed over in the same write. Returns the hours settled.
+ * cursor in one batch. Hours with no log are passed over in the same write. No step starts once
+ * `rowBudget` log rows have been read. Returns the hours settled and the rows read.
  */
-export async function settleQuality(svc: Services, agent: string, now: string, steps: number): Promise<number> {
+export async function settleQuality(
+  svc: Services,
+  agent: string,
+  now: string,
+  steps: number,
+  rowBudget = Number.POSITIVE_INFINITY,
+): Promise<{ hours: number; rows: number }> {
   const { floor, target } = settleBounds(now);
   let from = later((await svc.quality.settledThrough(agent)) ?? floor, floor);
   let settled = 0;
-  for (let step = 0; step < steps && from < target; step++) {
+  let rows = 0;
+  for (let step = 0; step < steps && from < target && rows < rowBudget; step++) {
     const next = await svc.quality.nextLogHour(agent, hourStart(from));
     const start = next === null ? target : earlier(later(next, from), target);
     let to = start >= target ? target : earlier(addHours(start, SETTLE_CHUNK_HOURS), target);
@@ -68,6 +82,7 @@ export async function settleQuality(svc: Services, agent: string, now: string, s
         hourStart(addHours(to, 1)),
         QUALITY_ROWS,
       );
+      rows += slice.turns.length + slice.calls.length;
       // Too much log for one read: fewer hours, down to one (an hour over the cap counts what was read).
       if (slice.truncated && hoursBetween(start, to) > 1) {
         to = addHours(start, Math.floor(hoursBetween(start, to) / 2));
@@ -80,21 +95,31 @@ export async function settleQuality(svc: Services, agent: string, now: string, s
     settled += hoursBetween(from, to);
     from = to;
   }
-  return settled;
+  return { hours: settled, rows };
 }
 
-/** One scheduled tick: the least settled agents first, TICK_SETTLE_STEPS steps in all. */
-export async function settleTick(svc: Services, now: string): Promise<{ agents: number; hours: number }> {
+/**
+ * One scheduled tick: the least settled agents first, TICK_SETTLE_STEPS steps and `rowBudget` log
+ * rows read in all (a step that starts may pass the budget by one slice).
+ */
+export async function settleTick(
+  svc: Services,
+  now: string,
+  rowBudget = TICK_SETTLE_ROWS,
+): Promise<{ agents: number; hours: number; rows: number }> {
   const agents = await svc.quality.laggingAgents(settleBounds(now).target, TICK_SETTLE_AGENTS);
   let left = TICK_SETTLE_STEPS;
   let hours = 0;
+  let rows = 0;
   for (const agent of agents) {
-    if (left <= 0) break;
+    if (left <= 0 || rows >= rowBudget) break;
     const steps = Math.max(1, Math.floor(left / agents.length));
-    hours += await settleQuality(svc, agent, now, steps);
+    const done = await settleQuality(svc, agent, now, steps, rowBudget - rows);
+    hours += done.hours;
+    rows += done.rows;
     left -= steps;
   }
-  return { agents: agents.length, hours };
+  return { agents: agents.length, hours, rows };
 }
 
 /**

@@ -184,4 +184,22 @@ describe('routing quality from settled hours', () => {
     // One agent-wide row per hour with traffic: t1/t2, t3, t4, c5, c6, t5, t6 (c7 joins t5's hour).
     expect(rows?.n).toBe(7);
   });
+
+  it('stops settling once a budget of log rows is read; the next call goes on, and the report stays exact', async () => {
+    const { agent, revisions } = await agentWithLog();
+    const now = new Date().toISOString();
+    const target = new Date(Date.parse(now) - HOUR).toISOString().slice(0, 13);
+    // Unbounded steps, a budget of one row: each call reads one slice (its first step) and stops.
+    const cursors: (string | null)[] = [];
+    for (let i = 0; i < 30 && (await settled(agent)) !== target; i++) {
+      const done = await settleQuality(svc, agent, now, 1_000, 1);
+      expect(done.hours).toBeGreaterThan(0);
+      cursors.push(await settled(agent));
+    }
+    expect(await settled(agent)).toBe(target);
+    // Four steps of at most six hours over the log's 62 hours (hours without log passed over).
+    expect(cursors.length).toBe(4);
+    const { report, truth } = await reportAndTruth(agent, revisions, { days: 4 });
+    expect(report).toEqual(truth);
+  });
 });
