@@ -454,7 +454,10 @@ async function bm25WithWordings(
 /** '' for the headline protocol (fallible, 10 wordings), else a suffix naming the protocol. */
 function protocolName(r: LearnReport): string {
   const wordings = r.setup.wordings === null ? 'all' : String(r.setup.wordings);
-  return r.setup.agent === 'fallible' && wordings === String(DEFAULT_WORDINGS) ? '' : `-${r.setup.agent}-${wordings}`;
+  const protocol =
+    r.setup.agent === 'fallible' && wordings === String(DEFAULT_WORDINGS) ? '' : `-${r.setup.agent}-${wordings}`;
+  // Other settings (--config) never overwrite the defaults' figures the docs show.
+  return r.setup.spec_defaults ? protocol : `${protocol}-custom`;
 }
 
 /** Held-out figures only are kept (the data set's rule); a validation run just prints. */
