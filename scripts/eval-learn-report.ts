@@ -71,7 +71,7 @@ export interface LearnReport {
   };
   stopped: 'no_new_proposals' | 'max_rounds' | 'passes';
   final_examples: { learned: number; tools_with_learned: number; tools_at_cap: number };
-  target: { learned_at5: number; met: boolean; cold_vs_bm25: boolean };
+  target: { learned_at5: number; met: boolean; cold_vs_bm25: boolean; learned_vs_bm25_wordings: boolean };
   wall_seconds: number;
 }
 
@@ -130,7 +130,7 @@ export function formatLearnReport(r: LearnReport): string {
     `precision: examples ${pct(q.examples)} (${q.learned_examples}, ${q.unlabelled_examples} not a ToolE wording), Not-for ${pct(q.not_for)} (${q.not_for_lines} lines), contradictions ${q.contradictions}, note recall ${r.setup.agent === 'perfect' ? 'n/a (the perfect agent makes no mistake)' : `${pct(q.note_recall)} (${q.planted_tools} tools with a planted mistake)`}; ${q.example_calls} example calls, ${q.revisions_applied} revisions applied, ${q.revisions_withdrawn} with examples withdrawn`,
     `curve (R@5 on a held-out sample): ${r.curve.map((p) => `${p.round}: ${pct(p.at5)}`).join(', ')}`,
     `log check: ${r.rounds.every((x) => x.log_check.stored >= x.log_check.answered) ? 'every checked turn /route answered is in the log' : 'TURNS WERE LOST (see log_check per round)'}`,
-    `target: learned R@5 ≥ ${pct(r.target.learned_at5)}: ${r.target.met ? 'MET' : 'NOT MET'}; cold R@5 ≥ bm25 R@5: ${r.target.cold_vs_bm25 ? 'yes' : 'no'}; wall time ${r.wall_seconds.toFixed(0)} s`,
+    `target: learned R@5 ≥ ${pct(r.target.learned_at5)}: ${r.target.met ? 'MET' : 'NOT MET'}; cold R@5 ≥ bm25 R@5: ${r.target.cold_vs_bm25 ? 'yes' : 'no'}; learned R@5 ≥ bm25 + wordings R@5: ${r.target.learned_vs_bm25_wordings ? 'yes' : 'no'}; wall time ${r.wall_seconds.toFixed(0)} s`,
   ];
   return lines.join('\n');
 }

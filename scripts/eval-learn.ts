@@ -33,8 +33,12 @@ import { loadToolE, mulberry32 } from './eval-data.ts';
 import { createHashEmbedder } from '../src/adapters/hash-embedder.ts';
 import { buildColdIndex, measureRecall, miniSearchRanker, type Recall } from './eval.ts';
 
-/** Held-out recall@5 after learning that we aim for (best published ToolE figure ≈ 0.87). */
+/**
+ * Held-out recall@5 after learning that we aim for (best published ToolE figure ≈ 0.87): 0.85 with
+ * scarce wordings, 0.90 when every training wording is traffic (docs/evaluation.md "Targets").
+ */
 export const LEARNED_TARGET = 0.85;
+export const LEARNED_TARGET_ALL_WORDINGS = 0.9;
 /**
  * Review passes per round stop when a pass makes no model call; docs/configuration.md `max_tools` allows at most
  * 100 a pass, so 199 tools take two. A throughput setting only: a tool left for the next pass is
@@ -365,6 +369,7 @@ export async function runLearn(opts: LearnOptions): Promise<LearnReport> {
       if (opts.wordings === null && done.figures.examples_new === 0) break;
     }
     const learned = await measure(w, 'eval-learn', plan.measured, `learned: ${opts.split}`);
+    const targetAt5 = opts.wordings === null ? LEARNED_TARGET_ALL_WORDINGS : LEARNED_TARGET;
     const stopped: LearnReport['stopped'] =
       opts.wordings !== null ? 'passes' : rounds.at(-1)?.examples_new === 0 ? 'no_new_proposals' : 'max_rounds';
     const quality = await learnedPrecision(w, 'eval-learn', revisions, gold);
@@ -398,9 +403,10 @@ export async function runLearn(opts: LearnOptions): Promise<LearnReport> {
       stopped,
       final_examples: await finalExamples(w, 'eval-learn', Number(opts.config.max_queries ?? DEFAULT_MAX_QUERIES)),
       target: {
-        learned_at5: LEARNED_TARGET,
-        met: learned.at5 >= LEARNED_TARGET,
+        learned_at5: targetAt5,
+        met: learned.at5 >= targetAt5,
         cold_vs_bm25: cold.at5 >= (baselines.bm25?.at5 ?? 0),
+        learned_vs_bm25_wordings: learned.at5 >= (baselines['bm25+wordings']?.at5 ?? 0),
       },
       wall_seconds: (performance.now() - started) / 1000,
     };
