@@ -27,13 +27,32 @@ if (!token) {
   writeFileSync(varsPath, `${vars}${vars && !vars.endsWith('\n') ? '\n' : ''}ADMIN_TOKEN=${token}\n`, { mode: 0o600 });
   console.log('\nGenerated ADMIN_TOKEN into .dev.vars (keep it; it is not committed).');
 }
-console.log(`\n  Whetstone on http://localhost:${port}`);
-console.log(`  Dashboard:  http://localhost:${port}/`);
-console.log(`  ADMIN_TOKEN=${token}\n`);
+const banner = () =>
+  console.log(
+    `\n  Whetstone on http://localhost:${port}\n  Dashboard:  http://localhost:${port}/\n  ADMIN_TOKEN=${token}\n`,
+  );
+banner();
 
 const devArgs = [wrangler, 'dev', '--ip', '127.0.0.1', ...(portIndex >= 0 ? [] : ['--port', port]), ...args];
-const dev = spawn(process.execPath, devArgs, { cwd: root, stdio: 'inherit' });
+// Offline by default: without this, wrangler fetches request.cf data from the internet at start and
+// prints a stack trace when it cannot (the service does not read request.cf).
+const env = { CLOUDFLARE_CF_FETCH_ENABLED: 'false', ...process.env };
+const dev = spawn(process.execPath, devArgs, { cwd: root, stdio: 'inherit', env });
 const stop = (signal) => dev.kill(signal);
 process.on('SIGINT', stop);
 process.on('SIGTERM', stop);
 dev.on('exit', (code) => process.exit(code ?? 0));
+
+// The banner again once the service answers, below wrangler's own output, where it is seen.
+const deadline = Date.now() + 120_000;
+const ready = async () => {
+  while (Date.now() < deadline && dev.exitCode === null) {
+    const up = await fetch(`http://127.0.0.1:${port}/healthz`).then(
+      (r) => r.ok,
+      () => false,
+    );
+    if (up) return banner();
+    await new Promise((resolve) => setTimeout(resolve, 500));
+  }
+};
+ready();
