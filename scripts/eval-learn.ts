@@ -457,7 +457,7 @@ async function bm25WithWordings(
   return measureRecall('bm25+wordings baseline', measured, (text) => index.lexical.top(text, 5).map((h) => h.id));
 }
 
-/** '' for the headline protocol (fallible, 10 wordings), else a suffix naming the protocol. */
+/** '' for the headline protocol (fallible, 10 wordings), else a suffix naming the protocol; `-custom` ends it under other settings. */
 function protocolName(r: LearnReport): string {
   const wordings = r.setup.wordings === null ? 'all' : String(r.setup.wordings);
   const protocol =
