@@ -5,6 +5,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { waitForHealth } from './wait-for-health.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const wrangler = fileURLToPath(new URL('../node_modules/wrangler/bin/wrangler.js', import.meta.url));
@@ -44,15 +45,4 @@ process.on('SIGTERM', stop);
 dev.on('exit', (code) => process.exit(code ?? 0));
 
 // The banner again once the service answers, below wrangler's own output, where it is seen.
-const deadline = Date.now() + 120_000;
-const ready = async () => {
-  while (Date.now() < deadline && dev.exitCode === null) {
-    const up = await fetch(`http://127.0.0.1:${port}/healthz`).then(
-      (r) => r.ok,
-      () => false,
-    );
-    if (up) return banner();
-    await new Promise((resolve) => setTimeout(resolve, 500));
-  }
-};
-ready();
+waitForHealth(`http://127.0.0.1:${port}`, 120_000, () => dev.exitCode !== null).then((up) => up && banner());

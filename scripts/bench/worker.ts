@@ -5,13 +5,14 @@
  * D1 and Durable Object state (`--persist-to`), so the developer's own `.wrangler/` and `.dev.vars`
  * are never touched. Loopback only.
  */
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { waitForHealth } from '../wait-for-health.mjs';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const WRANGLER = join(ROOT, 'node_modules/wrangler/bin/wrangler.js');
@@ -70,21 +71,6 @@ function benchConfig(dir: string): string {
   const path = join(dir, 'wrangler.toml');
   writeFileSync(path, toml);
   return path;
-}
-
-async function waitForHealth(url: string, child: ChildProcess, log: () => string, timeoutMs = 90_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (child.exitCode !== null) throw new Error(`wrangler dev exited (${child.exitCode}):\n${log()}`);
-    try {
-      const res = await fetch(`${url}/healthz`);
-      if (res.ok) return;
-    } catch {
-      // not listening yet
-    }
-    await new Promise((r) => setTimeout(r, 250));
-  }
-  throw new Error(`the Worker did not answer /healthz within ${timeoutMs / 1000}s:\n${log()}`);
 }
 
 /** A built and migrated Worker not started yet: its D1 can be filled directly before launch. */
@@ -181,11 +167,13 @@ export async function launchWorker(prepared: PreparedWorker, progress: (line: st
       }
       cleanup();
     };
-    try {
-      await waitForHealth(url, child, () => output);
-    } catch (err) {
+    if (!(await waitForHealth(url, 90_000, () => child.exitCode !== null))) {
       stop();
-      throw err;
+      throw new Error(
+        child.exitCode !== null
+          ? `wrangler dev exited (${child.exitCode}):\n${output}`
+          : `the Worker did not answer /healthz within 90s:\n${output}`,
+      );
     }
     return { url, token, log: () => output, pgid: child.pid ?? 0, stop };
   } catch (err) {

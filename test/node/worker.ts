@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
+import { waitForHealth } from '../../scripts/wait-for-health.mjs';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const wrangler = join(root, 'node_modules/wrangler/bin/wrangler.js');
@@ -69,26 +70,15 @@ export async function startWorker(timeoutMs = 120_000): Promise<RunningWorker> {
     rmSync(persist, { recursive: true, force: true });
   };
   try {
-    await waitForHealth(url, timeoutMs, () => child.exitCode !== null);
+    if (!(await waitForHealth(url, timeoutMs, () => child.exitCode !== null)))
+      throw new Error(
+        child.exitCode !== null ? 'wrangler dev exited' : `no answer from ${url}/healthz in ${timeoutMs} ms`,
+      );
   } catch (err) {
     await stop();
     throw new Error(`wrangler dev did not start: ${String(err)}\n${log.slice(-4000)}`);
   }
   return { url, token, stop };
-}
-
-async function waitForHealth(url: string, timeoutMs: number, dead: () => boolean): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (dead()) throw new Error('wrangler dev exited');
-    try {
-      if ((await fetch(`${url}/healthz`)).ok) return;
-    } catch {
-      // not listening yet
-    }
-    await new Promise((r) => setTimeout(r, 250));
-  }
-  throw new Error(`no answer from ${url}/healthz in ${timeoutMs} ms`);
 }
 
 /** `n` distinct free loopback ports, all held open until every one is chosen. */
