@@ -7,7 +7,8 @@ CREATE TABLE agents (
   settings         TEXT NOT NULL DEFAULT '{}',      -- overrides of docs/configuration.md defaults
   tools_gen        INTEGER NOT NULL DEFAULT 0,      -- bumped on every tool write: invalidates isolate caches
   last_review_at   TEXT,
-  last_review_seq  INTEGER NOT NULL DEFAULT 0       -- highest calls.seq seen by the last review (cron: "calls since")
+  last_review_seq  INTEGER NOT NULL DEFAULT 0,      -- highest calls.seq seen by the last review (cron: "calls since")
+  last_call_seq    INTEGER NOT NULL DEFAULT 0       -- 0010: newest calls.seq of the agent's log (moved on each write)
 );
 
 -- One row per tool: the author's definition plus what augmentation and learning added.
@@ -43,6 +44,10 @@ CREATE TABLE tool_versions (
   created_at  TEXT NOT NULL,
   PRIMARY KEY (agent, name, version)
 );
+
+-- The log: turns, calls, outcomes, trace_tools. Since 0010 it lives in each agent's Durable Object,
+-- in these same tables (src/adapters/agent-log-schema.ts); the D1 tables below hold only what an
+-- earlier version wrote, which the scheduled handler moves into the objects and removes here.
 
 -- One row per routed turn (docs/api.md). seq orders turns of one conversation.
 CREATE TABLE turns (

@@ -1,10 +1,14 @@
 /**
- * The per-agent Durable Object (one per agent, `idFromName(agent)`): offer counts for the usage
- * flags (docs/learning.md, §7) and the review lease that serialises reviews of one agent (docs/learning.md).
+ * The per-agent Durable Object (one per agent, `idFromName(agent)`): the agent's log (turns,
+ * calls, outcomes, trace-seen definitions; docs/capacity.md "Where the log lives"), offer counts
+ * for the usage flags (docs/learning.md) and the review lease that serialises reviews of one agent.
  * Its SQLite storage survives restarts; each RPC runs alone (input gate), so counts are exact
  * under any concurrency.
  */
 import { DurableObject } from 'cloudflare:workers';
+import { AGENT_LOG_SCHEMA } from './adapters/agent-log-schema.ts';
+import { legacySeqFloor } from './adapters/legacy-log.ts';
+import type { SqlResult, SqlStatement, SqlValue } from './adapters/log-db.ts';
 import type { OfferCounts } from './core/ports.ts';
 import { takeToken } from './core/rate-limit.ts';
 import type { Bindings } from './env.ts';
@@ -16,6 +20,35 @@ export class AgentObject extends DurableObject<Bindings> {
     super(ctx, env);
     this.#sql = ctx.storage.sql;
     this.#schema();
+    void ctx.blockConcurrencyWhile(() => this.#seqFloor());
+  }
+
+  /**
+   * Once per object (and again after `forget`), before any request: its log's seqs start above
+   * every seq a D1 log of an earlier version gave, so the rows the scheduled move brings here
+   * (src/services/legacy-log.ts) keep their seqs, older than anything written here, and review
+   * marks (seqs) stay right. A dummy row at the floor, removed at once, moves AUTOINCREMENT past it.
+   */
+  async #seqFloor(): Promise<void> {
+    if (this.#get('seq_floor_set') === 1) return;
+    const floor = await legacySeqFloor(this.env.DB);
+    this.ctx.storage.transactionSync(() => {
+      if (floor.turns > 0) {
+        this.#sql.exec(
+          "INSERT OR IGNORE INTO turns (seq, agent, turn_id, routed, created_at) VALUES (?, '', '', 0, '')",
+          floor.turns,
+        );
+        this.#sql.exec("DELETE FROM turns WHERE seq = ? AND agent = '' AND turn_id = ''", floor.turns);
+      }
+      if (floor.calls > 0) {
+        this.#sql.exec(
+          "INSERT OR IGNORE INTO calls (seq, agent, call_id, tool, arguments, success, at) VALUES (?, '', '', '', '{}', 0, '')",
+          floor.calls,
+        );
+        this.#sql.exec("DELETE FROM calls WHERE seq = ? AND agent = '' AND call_id = ''", floor.calls);
+      }
+      this.#sql.exec("INSERT OR REPLACE INTO counters (name, value) VALUES ('seq_floor_set', 1)");
+    });
   }
 
   /** Idempotent DDL: runs on every start of the object, and after `forget`. */
@@ -26,12 +59,35 @@ export class AgentObject extends DurableObject<Bindings> {
       CREATE TABLE IF NOT EXISTS lease (id INTEGER PRIMARY KEY CHECK (id = 1), holder TEXT NOT NULL, until_ms INTEGER NOT NULL);
       CREATE TABLE IF NOT EXISTS rate (principal TEXT PRIMARY KEY, tokens REAL NOT NULL, at_ms INTEGER NOT NULL);
     `);
+    this.#sql.exec(AGENT_LOG_SCHEMA);
   }
 
-  /** Forgets everything this agent's object stores (offer counts, lease, rate buckets): the agent is deleted. */
+  /** One statement of the agent's log (src/adapters/log-db.ts builds them; SQL lives in the adapters). */
+  logQuery(statement: SqlStatement): SqlResult {
+    return this.#run(statement);
+  }
+
+  /** Statements of the agent's log in order, in one transaction: all of them or none. */
+  logBatch(statements: readonly SqlStatement[]): SqlResult[] {
+    return this.ctx.storage.transactionSync(() => statements.map((s) => this.#run(s)));
+  }
+
+  /** Runs one statement; `changes` counts the rows it inserted, updated or deleted (0 for a read). */
+  #run({ sql, params }: SqlStatement): SqlResult {
+    const before = this.#totalChanges();
+    const results = this.#sql.exec<Record<string, SqlValue>>(sql, ...params).toArray();
+    return { results, meta: { changes: this.#totalChanges() - before } };
+  }
+
+  #totalChanges(): number {
+    return this.#sql.exec<{ n: number }>('SELECT total_changes() AS n').one().n;
+  }
+
+  /** Forgets everything this agent's object stores (its log, offer counts, lease, rate buckets): the agent is deleted. */
   async forget(): Promise<void> {
     await this.ctx.storage.deleteAll();
     this.#schema();
+    await this.#seqFloor();
   }
 
   /** One routed turn: +1 to the agent's routed turns and to each offered tool. */

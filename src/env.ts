@@ -3,14 +3,16 @@
  * Adapters that keep per-isolate state (the exact index) are built once per isolate.
  */
 import type { AgentObject } from './agent-object.ts';
-import { createD1Activity } from './adapters/d1-activity.ts';
+import { createActivity } from './adapters/activity.ts';
 import { createD1AgentTransfer } from './adapters/d1-agent-transfer.ts';
-import { createD1Log } from './adapters/d1-log.ts';
+import { createLog } from './adapters/log.ts';
 import { createD1Quality } from './adapters/d1-quality.ts';
-import { createD1ReviewLog } from './adapters/d1-review-log.ts';
+import { createReviewLog } from './adapters/review-log.ts';
 import { createD1Revisions } from './adapters/d1-revisions.ts';
 import { createD1Store } from './adapters/d1-store.ts';
-import { createD1Usage } from './adapters/d1-usage.ts';
+import { createLegacyLog } from './adapters/legacy-log.ts';
+import { createDurableLog, type LogOf } from './adapters/log-db.ts';
+import { createUsage } from './adapters/usage.ts';
 import { createDurableOfferCounter } from './adapters/offer-counter.ts';
 import { createDurableRateLimiter } from './adapters/rate-limiter.ts';
 import { createExtractiveModel } from './adapters/extractive-model.ts';
@@ -48,19 +50,24 @@ export interface Bindings extends Pick<WranglerEnv, 'DB' | 'AGENTS'> {
 
 export interface Services {
   store: ReturnType<typeof createD1Store>;
-  log: ReturnType<typeof createD1Log>;
+  /** Each agent's log database: its Durable Object's SQLite storage (docs/capacity.md). */
+  logOf: LogOf;
+  /** Turns, calls and outcomes of the log. */
+  log: ReturnType<typeof createLog>;
   /** Revisions, reviews and the cron cursor. */
   revisions: ReturnType<typeof createD1Revisions>;
   /** The bounded log reads of a review. */
-  reviewLog: ReturnType<typeof createD1ReviewLog>;
+  reviewLog: ReturnType<typeof createReviewLog>;
   /** Usage reads and trace_tools writes (docs/learning.md). */
-  usage: ReturnType<typeof createD1Usage>;
+  usage: ReturnType<typeof createUsage>;
   /** Settled routing-quality hours (GET …/quality). */
   quality: ReturnType<typeof createD1Quality>;
   /** Time-bucketed counts for the dashboard's charts. */
-  activity: ReturnType<typeof createD1Activity>;
+  activity: ReturnType<typeof createActivity>;
   /** Whole-agent export and import. */
   agentTransfer: ReturnType<typeof createD1AgentTransfer>;
+  /** A log kept in D1 by an earlier version, moved into the agents' objects. */
+  legacyLog: ReturnType<typeof createLegacyLog>;
   embedder: Embedder;
   /** null: the exact in-process ranking of src/core/routing.ts is the index. */
   vectorIndex: VectorIndex | null;
@@ -79,15 +86,18 @@ const cache = new WeakMap<object, Services>();
 export function services(env: Bindings): Services {
   const hit = cache.get(env);
   if (hit) return hit;
+  const logOf = createDurableLog(env.AGENTS);
   const built: Services = {
     store: createD1Store(env.DB),
-    log: createD1Log(env.DB),
+    logOf,
+    log: createLog(logOf),
     revisions: createD1Revisions(env.DB),
-    reviewLog: createD1ReviewLog(env.DB),
-    usage: createD1Usage(env.DB),
+    reviewLog: createReviewLog(logOf),
+    usage: createUsage(logOf),
     quality: createD1Quality(env.DB),
-    activity: createD1Activity(env.DB),
-    agentTransfer: createD1AgentTransfer(env.DB),
+    activity: createActivity(logOf),
+    agentTransfer: createD1AgentTransfer(env.DB, logOf),
+    legacyLog: createLegacyLog(env.DB, logOf),
     embedder: pickEmbedder(env),
     vectorIndex: env.VECTORIZE ? createVectorizeIndex(env.VECTORIZE) : null,
     model: pickModel(env),

@@ -4,6 +4,7 @@ import { runScheduledReviews } from './cron.ts';
 import { services, type Bindings } from './env.ts';
 import { logError, logInfo } from './log.ts';
 import { settleTick } from './services/quality.ts';
+import { moveLegacyLog } from './services/legacy-log.ts';
 import { pruneLog } from './services/retention.ts';
 
 export { AgentObject } from './agent-object.ts';
@@ -11,13 +12,21 @@ export { AgentObject } from './agent-object.ts';
 export default {
   fetch: app.fetch,
   /**
-   * docs/learning.md: the review pass, then the retention pass (docs/configuration.md
-   * `log_retention_days`), then settling routing-quality hours (docs/api.md "Quality"); the tick's
-   * scheduled time is their `now`. A retention or settle failure is logged and tried again next tick.
+   * docs/learning.md: moving a log an earlier version kept in D1 (docs/capacity.md), the review
+   * pass, then the retention pass (docs/configuration.md `log_retention_days`), then settling
+   * routing-quality hours (docs/api.md "Quality"); the tick's scheduled time is their `now`. A
+   * move, retention or settle failure is logged and tried again next tick.
    */
   async scheduled(controller, env) {
     const svc = services(env);
     const now = new Date(controller.scheduledTime).toISOString();
+    try {
+      const legacy = await moveLegacyLog(svc);
+      if (legacy.more || Object.values(legacy.moved).some((n) => n > 0))
+        logInfo('legacy_log_moved', { ...legacy.moved, more: legacy.more });
+    } catch (err) {
+      logError('legacy_log_move_failed', { error: err instanceof Error ? err.message : String(err) });
+    }
     await runScheduledReviews(svc, now);
     try {
       const pruned = await pruneLog(svc, now);

@@ -1,5 +1,6 @@
-/** Test helpers: requests through the real Worker entry (`exports.default.fetch`) and D1 reads. */
+/** Test helpers: requests through the real Worker entry (`exports.default.fetch`), D1 and log reads. */
 import { env, exports } from 'cloudflare:workers';
+import { createDurableLog, type LogDb } from '../src/adapters/log-db.ts';
 
 export const ADMIN = 'test-admin-token';
 
@@ -53,8 +54,19 @@ export async function eventually<T>(check: () => Promise<T | undefined>, timeout
   }
 }
 
+/** The tables of an agent's log, kept in its Durable Object (docs/capacity.md "Where the log lives"). */
+export const LOG_TABLES = ['turns', 'calls', 'outcomes', 'trace_tools'] as const;
+
+/** The agent's log database (its Durable Object), read and written as the Worker does. */
+export function logDb(agent: string): LogDb {
+  return createDurableLog(env.AGENTS)(agent);
+}
+
+/** Rows of the agent in a table: a log table in its Durable Object, any other in D1. */
 export async function count(table: string, agent: string): Promise<number> {
-  const row = await env.DB.prepare(`SELECT COUNT(*) AS n FROM ${table} WHERE agent = ?1`)
+  const db = (LOG_TABLES as readonly string[]).includes(table) ? logDb(agent) : env.DB;
+  const row = await db
+    .prepare(`SELECT COUNT(*) AS n FROM ${table} WHERE agent = ?1`)
     .bind(agent)
     .first<{ n: number }>();
   return row?.n ?? 0;

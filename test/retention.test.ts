@@ -1,12 +1,13 @@
 /**
- * Log retention through the scheduled handler's pass (src/services/retention.ts) on real local D1:
+ * Log retention through the scheduled handler's pass (src/services/retention.ts) on each agent's
+ * real Durable Object log:
  * exactly the rows older than the window go, across ticks, and revisions keep their evidence.
  */
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import { services } from '../src/env.ts';
 import { pruneLog } from '../src/services/retention.ts';
-import { agentId, api, count, tool } from './helpers.ts';
+import { agentId, api, count, logDb, tool } from './helpers.ts';
 
 const svc = services(env);
 const NOW = '2026-06-30T12:00:00.000Z';
@@ -18,24 +19,24 @@ async function agentWithLog(old: number, fresh: number): Promise<string> {
   expect((await api('PUT', `/v1/agents/${agent}/tools`, { body: { tools: [tool('t', 'A tool.')] } })).status).toBe(200);
   const rows = [...Array.from({ length: old }, () => daysAgo(40)), ...Array.from({ length: fresh }, () => daysAgo(2))];
   const statements = rows.flatMap((at, i) => [
-    env.DB.prepare(
-      "INSERT INTO turns (turn_id, agent, request, conversation_id, routed, offered, source, created_at) VALUES (?1, ?2, 'r', NULL, 1, '[]', 'route', ?3)",
-    ).bind(`${agent}-t${i}`, agent, at),
-    env.DB.prepare(
-      "INSERT INTO calls (agent, call_id, tool, arguments, success, error, request, turn_id, conversation_id, at) VALUES (?1, ?2, 't', '{}', 1, NULL, NULL, ?3, NULL, ?4)",
-    ).bind(agent, `${agent}-c${i}`, `${agent}-t${i}`, at),
-    env.DB.prepare('INSERT INTO outcomes (agent, turn_id, ok, served_by, at) VALUES (?1, ?2, 1, NULL, ?3)').bind(
-      agent,
-      `${agent}-t${i}`,
-      at,
-    ),
-    env.DB.prepare("INSERT INTO trace_tools (agent, name, definition, seen_at) VALUES (?1, ?2, '{}', ?3)").bind(
-      agent,
-      `tool_${i}`,
-      at,
-    ),
+    logDb(agent)
+      .prepare(
+        "INSERT INTO turns (turn_id, agent, request, conversation_id, routed, offered, source, created_at) VALUES (?1, ?2, 'r', NULL, 1, '[]', 'route', ?3)",
+      )
+      .bind(`${agent}-t${i}`, agent, at),
+    logDb(agent)
+      .prepare(
+        "INSERT INTO calls (agent, call_id, tool, arguments, success, error, request, turn_id, conversation_id, at) VALUES (?1, ?2, 't', '{}', 1, NULL, NULL, ?3, NULL, ?4)",
+      )
+      .bind(agent, `${agent}-c${i}`, `${agent}-t${i}`, at),
+    logDb(agent)
+      .prepare('INSERT INTO outcomes (agent, turn_id, ok, served_by, at) VALUES (?1, ?2, 1, NULL, ?3)')
+      .bind(agent, `${agent}-t${i}`, at),
+    logDb(agent)
+      .prepare("INSERT INTO trace_tools (agent, name, definition, seen_at) VALUES (?1, ?2, '{}', ?3)")
+      .bind(agent, `tool_${i}`, at),
   ]);
-  for (let i = 0; i < statements.length; i += 400) await env.DB.batch(statements.slice(i, i + 400));
+  for (let i = 0; i < statements.length; i += 400) await logDb(agent).batch(statements.slice(i, i + 400));
   return agent;
 }
 

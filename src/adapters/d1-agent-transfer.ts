@@ -1,8 +1,9 @@
 /**
- * The D1 adapter for exporting and importing an agent (docs/api.md "Export and import"). Export reads
+ * Exporting and importing an agent (docs/api.md "Export and import"): tools, versions, revisions,
+ * reviews and pins in D1, the log in the agent's log database (src/adapters/log-db.ts). Export reads
  * each table a page at a time in a fixed order on its (agent, …) key, so a large agent streams in
  * bounded memory. Import writes the rows of a checked bundle; the log goes in as JSON arrays read
- * back with json_each (a few statements however many rows, under D1's 100 bound values).
+ * back with json_each (a few statements however many rows, under the 100 bound values of a statement).
  */
 import type {
   AgentLine,
@@ -22,6 +23,7 @@ import { EXPORT_FORMAT } from '../core/agent-export.ts';
 import type { StoredTool } from '../core/records.ts';
 import type { RoutedTool, SettingsPatch } from '../schemas.ts';
 import { bodyOf, toRevisionRecord, type RevisionRow } from './d1-revisions.ts';
+import type { LogOf, SqlValue } from './log-db.ts';
 import { agentWritten, toolInsertStatement, toTool, type ToolRowDb } from './d1-store.ts';
 
 /** Rows read per export page. */
@@ -33,9 +35,18 @@ const TOOLS_PER_BATCH = 100;
 
 type Row = Record<string, unknown>;
 
+/** What export and import need of a database: D1, or an agent's log database. */
+interface Sql {
+  prepare(sql: string): {
+    bind(...values: SqlValue[]): { all<T>(): Promise<{ results: T[] }>; run(): Promise<unknown> };
+  };
+}
+
 /** One table of the export: its lines in `order` (columns of an (agent, …) index; `rowid` allowed). */
 interface Section {
   table: string;
+  /** In the agent's log database, not in D1. */
+  log?: true;
   order: readonly string[];
   line(row: Row): ExportLine;
 }
@@ -50,14 +61,14 @@ const SECTIONS: readonly Section[] = [
   { table: 'revisions', order: ['created_at', 'rowid'], line: revisionLine },
   { table: 'reviews', order: ['created_at', 'rowid'], line: reviewLine },
   { table: 'pins', order: ['tool'], line: pinLine },
-  { table: 'trace_tools', order: ['name'], line: traceToolLine },
-  { table: 'turns', order: ['seq'], line: turnLine },
-  { table: 'calls', order: ['seq'], line: callLine },
-  { table: 'outcomes', order: ['turn_id'], line: outcomeLine },
+  { table: 'trace_tools', order: ['name'], line: traceToolLine, log: true },
+  { table: 'turns', order: ['seq'], line: turnLine, log: true },
+  { table: 'calls', order: ['seq'], line: callLine, log: true },
+  { table: 'outcomes', order: ['turn_id'], line: outcomeLine, log: true },
 ];
 
-/** D1-backed export and import. Reads are keyset pages; import writes are checked first by the caller. */
-export function createD1AgentTransfer(db: D1Database) {
+/** Export and import. Reads are keyset pages; import writes are checked first by the caller. */
+export function createD1AgentTransfer(db: D1Database, logOf: LogOf) {
   return {
     /** The agent line, or null when the agent does not exist. */
     async agentLine(agent: string): Promise<AgentLine | null> {
@@ -79,7 +90,7 @@ export function createD1AgentTransfer(db: D1Database) {
       for (const section of SECTIONS) {
         let after: unknown[] | null = null;
         for (;;) {
-          const rows = await page(db, section, agent, after);
+          const rows = await page(section.log ? logOf(agent) : db, section, agent, after);
           if (rows.length > 0) yield rows.map(section.line);
           const last = rows.at(-1);
           if (rows.length < EXPORT_PAGE || !last) break;
@@ -118,11 +129,12 @@ export function createD1AgentTransfer(db: D1Database) {
     /** Writes the log (turns and calls in their exported order, so their new seqs keep it). */
     async insertLog(agent: string, b: ImportBundle): Promise<void> {
       const bySeq = <T extends { seq: number }>(rows: T[]) => [...rows].sort((x, y) => x.seq - y.seq);
-      await insertRows(db, agent, 'turns', TURN_COLUMNS, bySeq(b.turns).map(turnValues));
-      await insertRows(db, agent, 'calls', CALL_COLUMNS, bySeq(b.calls).map(callValues));
-      await insertRows(db, agent, 'outcomes', ['turn_id', 'ok', 'served_by', 'at'], b.outcomes.map(outcomeValues));
+      const log = logOf(agent);
+      await insertRows(log, agent, 'turns', TURN_COLUMNS, bySeq(b.turns).map(turnValues));
+      await insertRows(log, agent, 'calls', CALL_COLUMNS, bySeq(b.calls).map(callValues));
+      await insertRows(log, agent, 'outcomes', ['turn_id', 'ok', 'served_by', 'at'], b.outcomes.map(outcomeValues));
       await insertRows(
-        db,
+        log,
         agent,
         'trace_tools',
         ['name', 'definition', 'seen_at'],
@@ -132,11 +144,11 @@ export function createD1AgentTransfer(db: D1Database) {
 
     /** call_id → the seq this database gave the imported call. */
     async callSeqs(agent: string): Promise<Map<string, number>> {
-      const rows = await db
+      const { results } = await logOf(agent)
         .prepare('SELECT call_id, seq FROM calls WHERE agent = ?1')
         .bind(agent)
-        .raw<[string, number]>();
-      return new Map(rows);
+        .all<{ call_id: string; seq: number }>();
+      return new Map(results.map((r) => [r.call_id, r.seq]));
     },
 
     /** Writes tool rows as exported (their own updated_at), vectors included. */
@@ -172,12 +184,17 @@ export function createD1AgentTransfer(db: D1Database) {
       );
     },
 
-    /** The agent's review mark, and a new tools_gen so no isolate routes from an older snapshot. */
-    async finishImport(agent: string, lastReviewSeq: number): Promise<void> {
+    /**
+     * The agent's review mark and newest-call mark, and a new tools_gen so no isolate routes from an
+     * older snapshot.
+     */
+    async finishImport(agent: string, lastReviewSeq: number, lastCallSeq: number): Promise<void> {
       try {
         await db
-          .prepare('UPDATE agents SET last_review_seq = ?2, tools_gen = tools_gen + 1 WHERE agent = ?1')
-          .bind(agent, lastReviewSeq)
+          .prepare(
+            'UPDATE agents SET last_review_seq = ?2, last_call_seq = ?3, tools_gen = tools_gen + 1 WHERE agent = ?1',
+          )
+          .bind(agent, lastReviewSeq, lastCallSeq)
           .run();
       } finally {
         agentWritten(db, agent);
@@ -189,13 +206,13 @@ export function createD1AgentTransfer(db: D1Database) {
 export type D1AgentTransfer = ReturnType<typeof createD1AgentTransfer>;
 
 /** One page of a section after the key `after` (null: from the start). */
-async function page(db: D1Database, s: Section, agent: string, after: unknown[] | null): Promise<Row[]> {
+async function page(db: Sql, s: Section, agent: string, after: unknown[] | null): Promise<Row[]> {
   const cols = s.order.join(', ');
   const keyed = after ? `AND (${cols}) > (${s.order.map((_, i) => `?${i + 2}`).join(', ')})` : '';
   const limit = `?${(after?.length ?? 0) + 2}`;
   const { results } = await db
     .prepare(`SELECT rowid AS position, * FROM ${s.table} WHERE agent = ?1 ${keyed} ORDER BY ${cols} LIMIT ${limit}`)
-    .bind(agent, ...(after ?? []), EXPORT_PAGE)
+    .bind(agent, ...((after ?? []) as SqlValue[]), EXPORT_PAGE)
     .all<Row>();
   return results;
 }
@@ -205,7 +222,7 @@ async function page(db: D1Database, s: Section, agent: string, after: unknown[] 
  * rows of at most IMPORT_CHUNK_CHARS, read back in order with json_each.
  */
 async function insertRows(
-  db: D1Database,
+  db: Sql,
   agent: string,
   table: string,
   columns: readonly string[],

@@ -26,19 +26,6 @@ export function createD1Quality(db: D1Database) {
       return row?.through ?? null;
     },
 
-    /** The hour of the agent's first logged turn or call at or after `from` (ISO), or null. */
-    async nextLogHour(agent: string, from: string): Promise<string | null> {
-      const row = await db
-        .prepare(
-          `SELECT MIN(at) AS at FROM (
-             SELECT MIN(created_at) AS at FROM turns WHERE agent = ?1 AND created_at >= ?2
-             UNION ALL SELECT MIN(at) AS at FROM calls WHERE agent = ?1 AND at >= ?2)`,
-        )
-        .bind(agent, from)
-        .first<{ at: string | null }>();
-      return row?.at ? row.at.slice(0, 13) : null;
-    },
-
     /** Agents whose cursor is before `target` (or who have none), least settled first. */
     async laggingAgents(target: string, limit: number): Promise<string[]> {
       const { results } = await db

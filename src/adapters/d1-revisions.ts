@@ -229,16 +229,14 @@ export function createD1Revisions(db: D1Database) {
 
     /**
      * Agents after `cursor` (by id) with calls since their last review, at most `limit`, with what the
-     * cron needs to decide whether each is due. The newest call is one index seek per agent (calls_agent_seq).
+     * cron needs to decide whether each is due. `last_call_seq` is the newest call seq of the agent's
+     * log (src/services/calls.ts moves it after each write), so the scan never reaches into the logs.
      */
     async agentsWithNewCalls(cursor: string, limit: number): Promise<AgentDue[]> {
       const { results } = await db
         .prepare(
-          `SELECT agent, settings, last_review_at, last_review_seq, last_seq FROM (
-             SELECT a.agent, a.settings, a.last_review_at, a.last_review_seq,
-                    (SELECT MAX(c.seq) FROM calls c WHERE c.agent = a.agent) AS last_seq
-             FROM agents a WHERE a.agent > ?1 ORDER BY a.agent)
-           WHERE last_seq > last_review_seq LIMIT ?2`,
+          `SELECT agent, settings, last_review_at, last_review_seq, last_call_seq AS last_seq FROM agents
+           WHERE agent > ?1 AND last_call_seq > last_review_seq ORDER BY agent LIMIT ?2`,
         )
         .bind(cursor, limit)
         .all<AgentDueRow>();
@@ -251,13 +249,12 @@ export function createD1Revisions(db: D1Database) {
       }));
     },
 
-    /** The newest call seq of an agent (0 when it has none): one index seek. */
-    async lastCallSeq(agent: string): Promise<number> {
-      const row = await db
-        .prepare('SELECT MAX(seq) AS seq FROM calls WHERE agent = ?1')
-        .bind(agent)
-        .first<{ seq: number | null }>();
-      return row?.seq ?? 0;
+    /** Notes the newest call seq of an agent's log after a write (it only moves forward). */
+    async noteCalls(agent: string, lastSeq: number): Promise<void> {
+      await db
+        .prepare('UPDATE agents SET last_call_seq = MAX(last_call_seq, ?2) WHERE agent = ?1')
+        .bind(agent, lastSeq)
+        .run();
     },
 
     /** Where the last cron tick stopped ('' = from the start). */

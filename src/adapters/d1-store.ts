@@ -62,11 +62,15 @@ export function agentWritten(db: D1Database, agent: string): void {
   for (const listener of agentWriteListeners) listener(db, agent);
 }
 
-/** Every table with rows of one agent (schema.sql), the agents table first. */
 /** The tools columns but the vector (read as NULL): what a row is without its 2 KiB BLOB. */
 const COLUMNS_BUT_VECTOR =
   'agent, name, docstring, description, parameters, examples, notes, avoid, call_example, queries_source, version, definition_hash, NULL AS vector, embedder, reviewed_seq, created_at, updated_at';
 
+/**
+ * Every D1 table with rows of one agent, the agents table first. The log tables are those a
+ * deployment kept from before the log moved to each agent's Durable Object, until the scheduled
+ * move empties them (src/services/legacy-log.ts).
+ */
 export const AGENT_TABLES = [
   'agents',
   'tools',
@@ -98,15 +102,14 @@ export function createD1Store(db: D1Database) {
       return row ? toAgent(row) : null;
     },
 
-    async listAgents(): Promise<(AgentRecord & { tools: number; calls: number })[]> {
+    async listAgents(): Promise<(AgentRecord & { tools: number })[]> {
       const { results } = await db
         .prepare(
-          `SELECT a.*, (SELECT COUNT(*) FROM tools t WHERE t.agent = a.agent) AS tools,
-                  (SELECT COUNT(*) FROM calls c WHERE c.agent = a.agent) AS calls
+          `SELECT a.*, (SELECT COUNT(*) FROM tools t WHERE t.agent = a.agent) AS tools
            FROM agents a ORDER BY a.agent`,
         )
-        .all<AgentRow & { tools: number; calls: number }>();
-      return results.map((r) => ({ ...toAgent(r), tools: r.tools, calls: r.calls }));
+        .all<AgentRow & { tools: number }>();
+      return results.map((r) => ({ ...toAgent(r), tools: r.tools }));
     },
 
     async putSettings(agent: string, settings: SettingsPatch): Promise<D1Result> {
@@ -131,6 +134,15 @@ export function createD1Store(db: D1Database) {
         .bind(agent)
         .all<ToolRowDb>();
       return results.map(toTool);
+    },
+
+    /** The names of the agent's registered tools, by name (the primary key's range). */
+    async toolNames(agent: string): Promise<string[]> {
+      const { results } = await db
+        .prepare('SELECT name FROM tools WHERE agent = ?1 ORDER BY name')
+        .bind(agent)
+        .all<{ name: string }>();
+      return results.map((r) => r.name);
     },
 
     async getTool(agent: string, name: string): Promise<StoredTool | null> {

@@ -42,13 +42,16 @@ agentsApi.openapi(
   async (c) => {
     authorize(c.get('principal'), null, 'admin');
     const { limit, cursor } = c.req.valid('query');
-    const page = pageByOffset(await c.get('svc').store.listAgents(), limit ?? MAX_PAGE, cursorOf(cursor));
+    const svc = c.get('svc');
+    const page = pageByOffset(await svc.store.listAgents(), limit ?? MAX_PAGE, cursorOf(cursor));
+    // Calls live in each agent's log (its Durable Object): one count per agent of this page.
+    const calls = await Promise.all(page.items.map((a) => svc.log.callCount(a.agent)));
     return c.json(
       {
-        agents: page.items.map((a) => ({
+        agents: page.items.map((a, i) => ({
           agent: a.agent,
           tools: a.tools,
-          calls: a.calls,
+          calls: calls[i] ?? 0,
           last_review_at: a.last_review_at,
         })),
         next_cursor: page.next_cursor,

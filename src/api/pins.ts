@@ -1,6 +1,5 @@
 /** Pinned tools (docs/tool-delivery.md): pin, unpin, list, and the suggestion read from the log. */
 import { createRoute, z } from '@hono/zod-openapi';
-import { toCall, toTurn, type CallRow, type TurnRow } from '../adapters/d1-log.ts';
 import { attributeRuns } from '../core/attribution.ts';
 import { suggestPins } from '../core/pins.ts';
 import { groupRuns } from '../core/serving.ts';
@@ -133,24 +132,13 @@ pinsApi.openapi(
     const agent = agentFor(c, c.req.valid('param').agent, 'agent');
     const { share, days } = c.req.valid('query');
     await requireAgent(c, agent);
-    const db = c.get('svc').store.db;
+    const svc = c.get('svc');
     const since = new Date(Date.now() - days * 86_400_000).toISOString();
-    const [turns, calls, pinned] = await Promise.all([
-      db
-        .prepare(
-          'SELECT seq, turn_id, request, conversation_id, routed, offered, created_at FROM turns WHERE agent = ? AND created_at >= ? ORDER BY seq DESC LIMIT ?',
-        )
-        .bind(agent, since, WINDOW_ROWS)
-        .all<TurnRow>(),
-      db
-        .prepare(
-          'SELECT seq, call_id, tool, arguments, success, error, request, turn_id, conversation_id, at FROM calls WHERE agent = ? AND at >= ? ORDER BY seq DESC LIMIT ?',
-        )
-        .bind(agent, since, WINDOW_ROWS)
-        .all<CallRow>(),
-      pinnedTools(db, agent),
+    const [log, pinned] = await Promise.all([
+      svc.log.windowLog(agent, since, WINDOW_ROWS),
+      pinnedTools(svc.store.db, agent),
     ]);
-    const runs = groupRuns(turns.results.map(toTurn), calls.results.map(toCall));
+    const runs = groupRuns(log.turns, log.calls);
     const served = [...attributeRuns(runs).values()].flatMap((a) => (a.served_by === null ? [] : [a.served_by]));
     const s = suggestPins(served, share);
     return c.json({ share, days, ...s, tools: s.tools.map((t) => ({ ...t, pinned: pinned.has(t.name) })) }, 200);

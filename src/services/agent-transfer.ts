@@ -68,6 +68,7 @@ export async function importAgent(svc: Services, agent: string, text: string, no
     await writeBundle(svc, agent, bundle, rows);
   } catch (err) {
     await svc.store.deleteAgent(agent);
+    await svc.agents.get(svc.agents.idFromName(agent)).forget();
     throw err;
   }
   if (svc.vectorIndex && rows.length > 0) {
@@ -108,7 +109,7 @@ async function writeBundle(svc: Services, agent: string, b: ImportBundle, rows: 
   for (const r of rows) r.reviewed_seq = mark(r.reviewed_seq);
   await svc.agentTransfer.insertTools(agent, rows);
   await svc.agentTransfer.insertHistory(agent, b);
-  await svc.agentTransfer.finishImport(agent, mark(b.agent.last_review_seq));
+  await svc.agentTransfer.finishImport(agent, mark(b.agent.last_review_seq), Math.max(0, ...seqs.values()));
 }
 
 function storedTool(t: ToolLine): StoredTool {

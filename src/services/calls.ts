@@ -1,5 +1,6 @@
 /** The call log (docs/api.md `POST …/calls`): one atomic batch, idempotent by call id. */
-import type { NewCall } from '../adapters/d1-log.ts';
+import type { LogStatement } from '../adapters/log-db.ts';
+import type { NewCall } from '../adapters/log.ts';
 import { storedRequest } from '../core/long-request.ts';
 import type { Services } from '../env.ts';
 import { notFound } from '../errors.ts';
@@ -29,6 +30,22 @@ export async function recordCalls(
     conversation_id: c.conversation_id ?? null,
     at: c.at ? new Date(c.at).toISOString() : now,
   }));
-  const accepted = await svc.log.insertCalls(agent, rows);
+  const accepted = await writeCalls(svc, agent, rows);
   return { accepted, duplicates: calls.length - accepted };
+}
+
+/**
+ * Writes calls (and `extra` statements of the same log) in one transaction of the agent's log, then
+ * moves the agent's newest-call mark in D1 that the cron scans (src/cron.ts). Returns how many
+ * calls were new. If the mark's write fails the calls are kept, and the next write moves it.
+ */
+export async function writeCalls(
+  svc: Services,
+  agent: string,
+  rows: readonly NewCall[],
+  extra: LogStatement[] = [],
+): Promise<number> {
+  const { accepted, lastSeq } = await svc.log.insertCalls(agent, rows, extra);
+  if (accepted > 0) await svc.revisions.noteCalls(agent, lastSeq);
+  return accepted;
 }

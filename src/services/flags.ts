@@ -8,7 +8,10 @@ import type { Flag, Settings } from '../schemas.ts';
 
 /** The agent's usage flags under `settings` (`min_offers`, `min_turns`), sorted by tool name. */
 export async function usageFlags(svc: Services, agent: string, settings: Settings): Promise<Flag[]> {
-  const [offers, counts] = await Promise.all([svc.offers.offers(agent), svc.usage.registeredCallCounts(agent)]);
+  const [offers, counts] = await Promise.all([
+    svc.offers.offers(agent),
+    svc.store.toolNames(agent).then((names) => svc.usage.registeredCallCounts(agent, names)),
+  ]);
   return flagsFrom({
     tools: counts.map((c) => c.tool),
     offers,

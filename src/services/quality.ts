@@ -71,7 +71,7 @@ export async function settleQuality(
   let settled = 0;
   let rows = 0;
   for (let step = 0; step < steps && from < target && rows < rowBudget; step++) {
-    const next = await svc.quality.nextLogHour(agent, hourStart(from));
+    const next = await svc.log.nextLogHour(agent, hourStart(from));
     const start = next === null ? target : earlier(later(next, from), target);
     let to = start >= target ? target : earlier(addHours(start, SETTLE_CHUNK_HOURS), target);
     let counted: { hours: QualityHour[]; pairs: QualityPair[] } = { hours: [], pairs: [] };

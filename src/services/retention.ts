@@ -2,9 +2,9 @@
  * Log retention (docs/configuration.md `log_retention_days`): the scheduled handler removes turns,
  * calls, outcomes and trace-seen tool definitions older than each agent's window, oldest first, in
  * bounded batches, so a tick stays well inside a Worker's limits however large the backlog; the
- * next tick goes on where this one stopped. Revisions keep the evidence they show (it is stored in
- * the revision), so pruning never empties a revision page. The Durable Object keeps counters only,
- * no per-turn rows, so it has nothing to prune.
+ * next tick goes on where this one stopped. The log is in each agent's Durable Object, so a batch is
+ * one RPC to that object. Revisions keep the evidence they show (it is stored in the revision), so
+ * pruning never empties a revision page. The object's offer counters have no dates: they are counts.
  */
 import type { Services } from '../env.ts';
 import { settingsOf } from './routing.ts';
@@ -13,8 +13,8 @@ import { settingsOf } from './routing.ts';
 export const PRUNE_BATCH = 2_000;
 export const PRUNE_ROWS_PER_TICK = 20_000;
 /**
- * Agents one tick visits: each costs one D1 batch (a subrequest) even with nothing to remove, so a
- * deployment of many agents is visited a window at a time, the window moving with each tick.
+ * Agents one tick visits: each costs one batch (an RPC, a subrequest) even with nothing to remove,
+ * so a deployment of many agents is visited a window at a time, the window moving with each tick.
  */
 export const PRUNE_AGENTS_PER_TICK = 50;
 const TICK_MS = 10 * 60_000;
@@ -45,10 +45,10 @@ export async function pruneLog(
   budget = PRUNE_ROWS_PER_TICK,
   batch = PRUNE_BATCH,
 ): Promise<PruneTick> {
-  const db = svc.store.db;
   const removed: Record<string, number> = Object.fromEntries(DATED.map(([t]) => [t, 0]));
   let left = budget;
-  for (const row of await agentsThisTick(db, now)) {
+  for (const row of await agentsThisTick(svc.store.db, now)) {
+    const db = svc.logOf(row.agent);
     const days = settingsOf(JSON.parse(row.settings || '{}')).log_retention_days;
     const cutoff = new Date(Date.parse(now) - days * 86_400_000).toISOString();
     for (;;) {

@@ -7,7 +7,7 @@
  */
 import { logInfo } from '../log.ts';
 import type { NewRevision } from '../adapters/d1-revisions.ts';
-import type { ToolActivity } from '../adapters/d1-review-log.ts';
+import type { ToolActivity } from '../adapters/review-log.ts';
 import { evidenceByTool, findEvidence, successfulCallEvidence, type ToolEvidence } from '../core/evidence.ts';
 import { buildExampleCall } from '../core/example-call.ts';
 import { buildReviewInput, buildReviewTask } from '../core/prompts.ts';
@@ -125,10 +125,12 @@ async function reviewTools(
   now: string,
 ): Promise<ReviewDone> {
   await agentTurnsWritten(agent);
-  const [lastSeq, tools, activity, waiting, flags] = await Promise.all([
-    svc.revisions.lastCallSeq(agent),
-    svc.store.listTools(agent),
-    svc.reviewLog.toolActivity(agent, settings.max_calls_per_tool),
+  const [lastSeq, [tools, activity], waiting, flags] = await Promise.all([
+    svc.log.lastCallSeq(agent),
+    svc.store.listTools(agent).then(async (tools) => {
+      const activity = await svc.reviewLog.toolActivity(agent, tools, settings.max_calls_per_tool);
+      return [tools, activity] as const;
+    }),
     svc.revisions.waitingRevisions(agent),
     usageFlags(svc, agent, settings),
   ]);

@@ -1,11 +1,11 @@
 /**
- * The writes `/route` makes after answering (docs/learning.md): the turn row and the offer counts. They run
- * in `waitUntil` and are group-committed per isolate: the turns of a short window go
- * out as one D1 batch (one INSERT per agent) with one offer-count RPC per agent, so under load a
- * turn costs a small share of a round trip instead of two round trips of its own. The window only
- * delays the writes (a review reads them later); the answer has already gone.
+ * The writes `/route` makes after answering (docs/learning.md): the turn row and the offer counts,
+ * both in the agent's Durable Object. They run in `waitUntil` and are group-committed per isolate:
+ * the turns of a short window go out as one INSERT per agent with one offer-count RPC per agent, so
+ * under load a turn costs a small share of a round trip instead of two round trips of its own. The
+ * window only delays the writes (a review reads them later); the answer has already gone.
  */
-import type { NewTurn } from '../adapters/d1-log.ts';
+import type { NewTurn } from '../adapters/log.ts';
 import type { Services } from '../env.ts';
 import { Batcher } from './batcher.ts';
 
@@ -16,8 +16,8 @@ interface PendingTurn {
 }
 
 /**
- * Turns per group: at most a few KiB each (a request is ≤ 4,000 characters), so a group stays far
- * under D1's per-batch limits, and one group never holds a request's waitUntil for long.
+ * Turns per group: at most a few KiB each (the stored request is capped), so one INSERT's JSON
+ * parameter stays far under SQLite's limits, and one group never holds a request's waitUntil for long.
  */
 const TURNS_PER_BATCH = 200;
 
@@ -27,25 +27,23 @@ interface AgentTurns {
   turns: NewTurn[];
 }
 
-/** Writes one group: per database one D1 batch (one INSERT per agent); per agent one counting RPC. */
+/** Writes one group: per agent one INSERT of its turns and one counting RPC, all at once. */
 async function writeTurns(items: PendingTurn[]): Promise<void[]> {
-  const byAgent = new Map<Services['store'], Map<string, AgentTurns>>();
+  // Per deployment (its services) and agent: one isolate serves one deployment, tests may hold more.
+  const groups = new Map<Services, Map<string, AgentTurns>>();
   for (const { svc, agent, turn } of items) {
-    const agents = byAgent.get(svc.store) ?? new Map<string, AgentTurns>();
-    byAgent.set(svc.store, agents);
+    const agents = groups.get(svc) ?? new Map<string, AgentTurns>();
+    groups.set(svc, agents);
     const group = agents.get(agent) ?? { svc, agent, turns: [] };
     agents.set(agent, group);
     group.turns.push(turn);
   }
   const writes: Promise<unknown>[] = [];
-  for (const [store, agents] of byAgent) {
-    const groups = [...agents.values()];
-    writes.push(store.db.batch(groups.map((g) => g.svc.log.insertTurns(g.agent, g.turns))));
-    for (const g of groups) {
-      // docs/learning.md: nothing is counted when the stable-list rule sent every tool.
-      const routed = g.turns.filter((t) => t.routed).map((t) => t.offered.map((o) => o.name));
-      if (routed.length > 0) writes.push(g.svc.offers.countTurns(g.agent, routed));
-    }
+  for (const g of [...groups.values()].flatMap((agents) => [...agents.values()])) {
+    writes.push(g.svc.log.writeTurns(g.agent, g.turns));
+    // docs/learning.md: nothing is counted when the stable-list rule sent every tool.
+    const routed = g.turns.filter((t) => t.routed).map((t) => t.offered.map((o) => o.name));
+    if (routed.length > 0) writes.push(g.svc.offers.countTurns(g.agent, routed));
   }
   await Promise.all(writes);
   return items.map(() => undefined);
@@ -53,7 +51,7 @@ async function writeTurns(items: PendingTurn[]): Promise<void[]> {
 
 /**
  * The window a leader waits for more turns: at a few hundred routes a second it gathers dozens,
- * and a turn still reaches D1 a fraction of a second after its answer.
+ * and a turn still reaches the log a fraction of a second after its answer.
  */
 const LINGER_MS = 200;
 /**
@@ -61,7 +59,7 @@ const LINGER_MS = 200;
  * runtime cancelled never settles (seen under sustained load in `wrangler dev`: "the Workers
  * runtime canceled this request because … your Worker's code had hung"); without a limit every
  * later turn of the isolate queued behind it and none was ever written again — the learning log
- * stopped. A turn write is idempotent (TURN_UPSERT in d1-log.ts), so writing one again is safe; a
+ * stopped. A turn write is idempotent (TURN_UPSERT in src/adapters/log.ts), so writing one again is safe; a
  * re-sent group may count its offers twice (flags only). Far above a normal group (≈ 0.1 s), under
  * the 30 s a waitUntil may run.
  */

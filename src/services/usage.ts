@@ -2,7 +2,7 @@
  * Traces and unregistered tools (docs/api.md `POST …/traces`, §7): one trace becomes a turn and its
  * calls in one atomic D1 batch; unregistered names come back with a draft ready for `PUT …/tools`.
  */
-import type { NewCall } from '../adapters/d1-log.ts';
+import type { NewCall } from '../adapters/log.ts';
 import { draftFor } from '../core/drafts.ts';
 import { normalizeToolDef, type AuthorDefinition } from '../core/tooldef.ts';
 import { detectTraceFormat, readTrace, traceCallId, turnFingerprint, type ReadTrace } from '../core/traces.ts';
@@ -10,6 +10,7 @@ import type { Services } from '../env.ts';
 import { ApiError, notFound } from '../errors.ts';
 import { LIMITS, type TraceBody, type UnregisteredTool } from '../schemas.ts';
 import { turnWritten } from './turn-writer.ts';
+import { writeCalls } from './calls.ts';
 
 /** Unregistered names listed at most (the most failures first). */
 export const UNREGISTERED_LIMIT = 100;
@@ -60,7 +61,7 @@ export async function ingestTrace(
       }),
     );
   }
-  await svc.log.insertCalls(agent, rows, extra);
+  await writeCalls(svc, agent, rows, extra);
   return { turn_id, calls: rows.length };
 }
 
@@ -105,7 +106,7 @@ function traceDefinitions(body: TraceBody): AuthorDefinition[] {
  */
 export async function unregisteredTools(svc: Services, agent: string): Promise<UnregisteredTool[]> {
   if (!(await svc.store.getAgent(agent))) throw notFound(`agent ${agent}`);
-  const rows = await svc.usage.unregisteredTools(agent, UNREGISTERED_LIMIT);
+  const rows = await svc.usage.unregisteredTools(agent, await svc.store.toolNames(agent), UNREGISTERED_LIMIT);
   const samples = await svc.usage.recentArguments(
     agent,
     rows.filter((r) => !r.definition).map((r) => r.name),

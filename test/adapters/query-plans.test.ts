@@ -1,8 +1,9 @@
 /**
  * No query of `/route`, `/calls`, key authentication, a review (with auto-apply), the quality
  * report or the cron pass reads the call log or the turns in full. The SQL is not copied here: the real services
- * run over a D1 binding that records every statement it is given (with its binds), and each one is
- * then planned with EXPLAIN QUERY PLAN. A plan may not scan `calls` or `turns` (`SCAN calls`, with
+ * run over a D1 binding and an agent namespace that record every statement they are given (with its
+ * binds; the log's go to each agent's Durable Object), and each one is then planned with EXPLAIN
+ * QUERY PLAN where it ran. A plan may not scan `calls` or `turns` (`SCAN calls`, with
  * or without an index: a full index scan reads the whole log too), nor seek them by agent alone
  * (`(agent=?)`: an agent's whole log) except for MIN/MAX(seq), which SQLite answers with one seek
  * to the end of the (agent, seq) range. Plans name a table by its alias (`SCAN c`), so the
@@ -18,10 +19,42 @@ import { qualityOf, settleTick } from '../../src/services/quality.ts';
 import { registerTools } from '../../src/services/registry.ts';
 import { runReview } from '../../src/services/review.ts';
 import { route } from '../../src/services/routing.ts';
-import { agentId, tool } from '../helpers.ts';
+import type { AgentObject } from '../../src/agent-object.ts';
+import type { SqlStatement } from '../../src/adapters/log-db.ts';
+import { agentId, logDb, tool } from '../helpers.ts';
 
-/** SQL text → the binds it was last run with. */
+/** SQL text → the binds it was last run with, in D1. */
 const seen = new Map<string, unknown[]>();
+/** The same for the statements run in an agent's log (its Durable Object). */
+const seenLog = new Map<string, unknown[]>();
+
+/** An agent namespace whose objects record each log statement they are sent, then run it. */
+function recordingAgents(ns: DurableObjectNamespace<AgentObject>): DurableObjectNamespace<AgentObject> {
+  const note = (s: SqlStatement) => seenLog.set(s.sql, s.params);
+  return new Proxy(ns, {
+    get(target, prop) {
+      if (prop !== 'get') return Reflect.get(target, prop).bind(target);
+      return (id: DurableObjectId) => {
+        const stub = target.get(id);
+        return new Proxy(stub, {
+          get(t, p) {
+            if (p === 'logQuery')
+              return (s: SqlStatement) => {
+                note(s);
+                return t.logQuery(s);
+              };
+            if (p === 'logBatch')
+              return (list: SqlStatement[]) => {
+                list.forEach(note);
+                return t.logBatch(list);
+              };
+            return Reflect.get(t, p);
+          },
+        });
+      };
+    },
+  });
+}
 
 /** A D1 binding that records each statement's SQL and binds, then runs it on the test database. */
 function recordingDb(db: D1Database): D1Database {
@@ -51,7 +84,7 @@ const now = () => new Date().toISOString();
 
 /** Drives every flow once through the real services over the recording binding. */
 async function runFlows(): Promise<void> {
-  const svc = services({ ...env, DB: recordingDb(env.DB) });
+  const svc = services({ ...env, DB: recordingDb(env.DB), AGENTS: recordingAgents(env.AGENTS) });
   const agent = agentId('plans');
   const tools = [
     tool('get_weather', 'Current weather and forecast for a city.', { city: { type: 'string' } }),
@@ -131,12 +164,21 @@ async function runFlows(): Promise<void> {
   await authenticate(`Bearer ${key.key}`, env.ADMIN_TOKEN, svc.store);
 }
 
-async function plan(sql: string, binds: unknown[]): Promise<string[]> {
-  const { results } = await env.DB.prepare(`EXPLAIN QUERY PLAN ${sql}`)
-    .bind(...binds)
+/** The plan of a statement where it ran: D1, or an agent's log (`log`). */
+async function plan(sql: string, binds: unknown[], log = false): Promise<string[]> {
+  const db = log ? logDb(agentId('plans')) : env.DB;
+  const { results } = await db
+    .prepare(`EXPLAIN QUERY PLAN ${sql}`)
+    .bind(...(binds as (string | number | null)[]))
     .all<{ detail: string }>();
   return results.map((r) => r.detail);
 }
+
+/** Every recorded statement with where it ran. */
+const recorded = (): [string, unknown[], boolean][] => [
+  ...[...seen].map(([sql, binds]) => [sql, binds, false] as [string, unknown[], boolean]),
+  ...[...seenLog].map(([sql, binds]) => [sql, binds, true] as [string, unknown[], boolean]),
+];
 
 const NOT_AN_ALIAS = new Set([
   'WHERE',
@@ -239,7 +281,9 @@ describe('query plans of the route, the call log, reviews and the cron pass', ()
   beforeAll(runFlows, 60_000);
 
   it('recorded the statements of every flow, the log reads among them', () => {
-    const all = [...seen.keys()].join('\n');
+    const all = recorded()
+      .map(([sql]) => sql)
+      .join('\n');
     for (const table of [
       'FROM agents',
       'FROM tools',
@@ -258,8 +302,8 @@ describe('query plans of the route, the call log, reviews and the cron pass', ()
 
   it('plans no statement that reads calls or turns unbounded', async () => {
     const offenders: { sql: string; lines: string[] }[] = [];
-    for (const [sql, binds] of seen) {
-      const lines = await plan(sql, binds);
+    for (const [sql, binds, log] of recorded()) {
+      const lines = await plan(sql, binds, log);
       if (unbounded(sql, lines).length > 0) offenders.push({ sql: sql.replace(/\s+/g, ' ').trim(), lines });
     }
     expect(offenders).toEqual([]);

@@ -4,7 +4,7 @@
  */
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
-import { agentId, api, eventually, tool } from '../helpers.ts';
+import { agentId, api, count, eventually, logDb, tool } from '../helpers.ts';
 
 const TOOLS = [
   tool('upload_file', 'Attach an uploaded document or photo to a claim.', {
@@ -70,15 +70,10 @@ async function agentTables(): Promise<string[]> {
   return rows.filter(([, sql]) => /[(,]\s*"?agent"?\s+TEXT\b/i.test(sql ?? '')).map(([name]) => name);
 }
 
-/** The agent's row count in every table that has an `agent` column. */
+/** The agent's row count in every table that has an `agent` column (the log's in its Durable Object). */
 async function tableCounts(agent: string): Promise<Record<string, number>> {
   const counts: Record<string, number> = {};
-  for (const table of await agentTables()) {
-    const row = await env.DB.prepare(`SELECT COUNT(*) AS n FROM ${table} WHERE agent = ?1`)
-      .bind(agent)
-      .first<{ n: number }>();
-    counts[table] = row?.n ?? 0;
-  }
+  for (const table of await agentTables()) counts[table] = await count(table, agent);
   return counts;
 }
 
@@ -194,12 +189,14 @@ describe('GET /v1/agents/:agent/export and POST /v1/agents/:agent/import', () =>
     expect(await logOf(b)).toEqual(withIds(await logOf(a.agent), renamed));
     expect((await tableCounts(b)).keys).toBe(0);
     // The imported calls were read by A's review: B's marks cover them, so B has nothing new to review.
-    const marks = await env.DB.prepare(
-      'SELECT last_review_seq AS seq, (SELECT MAX(seq) FROM calls WHERE agent = ?1) AS last FROM agents WHERE agent = ?1',
-    )
+    const marks = await env.DB.prepare('SELECT last_review_seq, last_call_seq FROM agents WHERE agent = ?1')
       .bind(b)
-      .first<{ seq: number; last: number }>();
-    expect(marks?.seq).toBe(marks?.last);
+      .first<{ last_review_seq: number; last_call_seq: number }>();
+    const last = await logDb(b)
+      .prepare('SELECT MAX(seq) AS seq FROM calls WHERE agent = ?1')
+      .bind(b)
+      .first<{ seq: number }>();
+    expect(marks).toEqual({ last_review_seq: last?.seq, last_call_seq: last?.seq });
   });
 
   it('refuses an agent that exists (409), a malformed line (400 naming it) and agent keys (403), writing nothing', async () => {

@@ -1,6 +1,5 @@
-import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
-import { agentId, api, eventually, tool } from '../helpers.ts';
+import { agentId, api, eventually, tool, logDb } from '../helpers.ts';
 
 const CSP =
   "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
@@ -68,7 +67,8 @@ describe('GET /v1/agents/:agent/tools/:tool/activity', () => {
     expect((await api('POST', `/v1/agents/${agent}/calls`, { body: { calls } })).status).toBe(200);
     await api('POST', `/v1/agents/${agent}/route`, { body: { request: 'where is my order?' } });
     await eventually(() =>
-      env.DB.prepare('SELECT 1 AS x FROM turns WHERE agent = ?1')
+      logDb(agent)
+        .prepare('SELECT 1 AS x FROM turns WHERE agent = ?1')
         .bind(agent)
         .first()
         .then((r) => r ?? undefined),

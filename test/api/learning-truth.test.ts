@@ -6,7 +6,7 @@
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import { services } from '../../src/env.ts';
-import { agentId, api, count, eventually, tool } from '../helpers.ts';
+import { agentId, api, count, eventually, tool, logDb } from '../helpers.ts';
 
 const svc = services(env);
 
@@ -393,7 +393,8 @@ it('stores the turns a batch of calls names before the calls are answered', asyn
   const res = await api('POST', `/v1/agents/${agent}/route`, { body: { request: 'look up claim CW-1', k: 1 } });
   const calls = [{ tool: 'lookup_claim', arguments: { claim_ref: 'CW-1' }, success: true, turn_id: res.body.turn_id }];
   expect((await api('POST', `/v1/agents/${agent}/calls`, { body: { calls } })).status).toBe(200);
-  const stored = await env.DB.prepare('SELECT COUNT(*) AS n FROM turns WHERE agent = ?1 AND turn_id = ?2')
+  const stored = await logDb(agent)
+    .prepare('SELECT COUNT(*) AS n FROM turns WHERE agent = ?1 AND turn_id = ?2')
     .bind(agent, res.body.turn_id)
     .first<{ n: number }>();
   expect(stored?.n).toBe(1);

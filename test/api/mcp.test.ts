@@ -1,9 +1,9 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { CfWorkerJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/cfworker';
-import { env, exports } from 'cloudflare:workers';
+import { exports } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
-import { ADMIN, agentId, api, eventually, tool } from '../helpers.ts';
+import { ADMIN, agentId, api, eventually, tool, logDb } from '../helpers.ts';
 import pkg from '../../package.json';
 
 const tools = [
@@ -83,7 +83,8 @@ describe('MCP endpoint /v1/agents/:agent/mcp', () => {
       function: { name: 'get_weather', description: tools[0]?.description, parameters: tools[0]?.parameters },
     });
     const turn = await eventually(() =>
-      env.DB.prepare('SELECT request, conversation_id, routed FROM turns WHERE agent = ?1 AND turn_id = ?2')
+      logDb(agent)
+        .prepare('SELECT request, conversation_id, routed FROM turns WHERE agent = ?1 AND turn_id = ?2')
         .bind(agent, body.turn_id)
         .first()
         .then((r) => r ?? undefined),
@@ -112,9 +113,8 @@ describe('MCP endpoint /v1/agents/:agent/mcp', () => {
       accepted: 0,
       duplicates: 1,
     });
-    const row = await env.DB.prepare(
-      'SELECT tool, success, error, request, turn_id, arguments FROM calls WHERE agent = ?1',
-    )
+    const row = await logDb(agent)
+      .prepare('SELECT tool, success, error, request, turn_id, arguments FROM calls WHERE agent = ?1')
       .bind(agent)
       .all();
     expect(row.results).toEqual([
@@ -136,7 +136,8 @@ describe('MCP endpoint /v1/agents/:agent/mcp', () => {
     const result = await client.callTool({ name: 'report_tool_call', arguments: { tool: 'get_weather' } });
     expect(result.isError).toBe(true);
     expect(JSON.stringify(result.content)).toContain('success');
-    const n = await env.DB.prepare('SELECT COUNT(*) AS n FROM calls WHERE agent = ?1')
+    const n = await logDb(agent)
+      .prepare('SELECT COUNT(*) AS n FROM calls WHERE agent = ?1')
       .bind(agent)
       .first<{ n: number }>();
     expect(n?.n).toBe(0);

@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { qualityReport, type RevisionWindow } from '../../src/core/quality.ts';
 import { services } from '../../src/env.ts';
 import { settleQuality, settleTick } from '../../src/services/quality.ts';
-import { agentId, api, tool } from '../helpers.ts';
+import { agentId, api, tool, logDb } from '../helpers.ts';
 
 const svc = services(env);
 const HOUR = 3_600_000;
@@ -16,16 +16,18 @@ const HOUR = 3_600_000;
 const at = (h: number, m = 0) => new Date(Math.floor(Date.now() / HOUR) * HOUR - h * HOUR + m * 60_000).toISOString();
 
 const turn = (agent: string, id: string, when: string, request: string, offered: string[], conversation?: string) =>
-  env.DB.prepare(
-    "INSERT INTO turns (agent, turn_id, request, conversation_id, routed, offered, source, created_at) VALUES (?1, ?2, ?3, ?4, 1, ?5, 'route', ?6)",
-  ).bind(
-    agent,
-    id,
-    request,
-    conversation ?? null,
-    JSON.stringify(offered.map((name, i) => ({ name, rank: i + 1, score: 1 - i / 10 }))),
-    when,
-  );
+  logDb(agent)
+    .prepare(
+      "INSERT INTO turns (agent, turn_id, request, conversation_id, routed, offered, source, created_at) VALUES (?1, ?2, ?3, ?4, 1, ?5, 'route', ?6)",
+    )
+    .bind(
+      agent,
+      id,
+      request,
+      conversation ?? null,
+      JSON.stringify(offered.map((name, i) => ({ name, rank: i + 1, score: 1 - i / 10 }))),
+      when,
+    );
 const call = (
   agent: string,
   id: string,
@@ -33,18 +35,20 @@ const call = (
   when: string,
   extra: { turn?: string; ok?: boolean; request?: string } = {},
 ) =>
-  env.DB.prepare(
-    "INSERT INTO calls (agent, call_id, tool, arguments, success, error, request, turn_id, conversation_id, at) VALUES (?1, ?2, ?3, '{}', ?4, ?5, ?6, ?7, NULL, ?8)",
-  ).bind(
-    agent,
-    id,
-    name,
-    extra.ok === false ? 0 : 1,
-    extra.ok === false ? 'failed' : null,
-    extra.request ?? null,
-    extra.turn ?? null,
-    when,
-  );
+  logDb(agent)
+    .prepare(
+      "INSERT INTO calls (agent, call_id, tool, arguments, success, error, request, turn_id, conversation_id, at) VALUES (?1, ?2, ?3, '{}', ?4, ?5, ?6, ?7, NULL, ?8)",
+    )
+    .bind(
+      agent,
+      id,
+      name,
+      extra.ok === false ? 0 : 1,
+      extra.ok === false ? 'failed' : null,
+      extra.request ?? null,
+      extra.turn ?? null,
+      when,
+    );
 
 /**
  * Three days of log: hits and misses, a corrected request (a re-ask one minute later served by
@@ -60,7 +64,7 @@ async function agentWithLog(): Promise<{ agent: string; revisions: RevisionWindo
     { revision_id: `${agent}-r1`, tool: 'cancel', applied_at: at(60, 0.5), undone_at: at(40, 10) },
     { revision_id: `${agent}-r2`, tool: 'refund', applied_at: at(54, 5), undone_at: null },
   ];
-  await env.DB.batch([
+  await logDb(agent).batch([
     turn(agent, 't1', at(62, 10), 'find my claim', ['lookup', 'cancel']),
     call(agent, 'c1', 'lookup', at(62, 11), { turn: 't1' }),
     turn(agent, 't2', at(62, 20), 'refund it', ['lookup', 'cancel']),
@@ -75,18 +79,19 @@ async function agentWithLog(): Promise<{ agent: string; revisions: RevisionWindo
     call(agent, 'c7', 'refund', at(51, 0.2), { turn: 't5' }),
     turn(agent, 't6', at(30, 5), 'refund please', ['lookup', 'refund']),
     call(agent, 'c8', 'lookup', at(30, 6), { turn: 't6' }),
-    env.DB.prepare("INSERT INTO outcomes (agent, turn_id, ok, served_by, at) VALUES (?1, 't6', 0, 'refund', ?2)").bind(
-      agent,
-      at(30, 7),
-    ),
+    logDb(agent)
+      .prepare("INSERT INTO outcomes (agent, turn_id, ok, served_by, at) VALUES (?1, 't6', 0, 'refund', ?2)")
+      .bind(agent, at(30, 7)),
     turn(agent, 't7', at(0, 1), 'cancel it now', ['cancel']),
     call(agent, 'c9', 'cancel', at(0, 1.5), { turn: 't7' }),
-    ...revisions.map((r) =>
+  ]);
+  await env.DB.batch(
+    revisions.map((r) =>
       env.DB.prepare(
         "INSERT INTO revisions (revision_id, agent, tool, status, created_at, applied_at, body, undone_at) VALUES (?1, ?2, ?3, ?4, ?5, ?5, '{}', ?6)",
       ).bind(r.revision_id, agent, r.tool, r.undone_at ? 'undone' : 'applied', r.applied_at, r.undone_at),
     ),
-  ]);
+  );
   return { agent, revisions };
 }
 
@@ -154,12 +159,11 @@ describe('routing quality from settled hours', () => {
     await settleQuality(svc, agent, new Date().toISOString(), 1_000);
     const { truth } = await reportAndTruth(agent, revisions, { days: 4 });
     // Retention removes everything but the current hour's log.
-    await env.DB.batch(
+    await logDb(agent).batch(
       ['turns', 'calls', 'outcomes'].map((t) =>
-        env.DB.prepare(`DELETE FROM ${t} WHERE agent = ?1 AND ${t === 'turns' ? 'created_at' : 'at'} < ?2`).bind(
-          agent,
-          at(1),
-        ),
+        logDb(agent)
+          .prepare(`DELETE FROM ${t} WHERE agent = ?1 AND ${t === 'turns' ? 'created_at' : 'at'} < ?2`)
+          .bind(agent, at(1)),
       ),
     );
     const { report } = await reportAndTruth(agent, revisions, { days: 4 });

@@ -8,7 +8,7 @@ import { createExecutionContext, waitOnExecutionContext } from 'cloudflare:test'
 import { env } from 'cloudflare:workers';
 import { describe, expect, inject, it } from 'vitest';
 import { app } from '../../src/app.ts';
-import { ADMIN, agentId, api, count, eventually, tool } from '../helpers.ts';
+import { ADMIN, agentId, api, count, eventually, tool, logDb } from '../helpers.ts';
 
 const TOOLS = [
   tool('lookup_claim', 'Look up an insurance claim by its claim reference and show its status.', {
@@ -66,7 +66,8 @@ async function routed(
   const res = await api('POST', `/v1/agents/${agent}/route`, { body: { request, ...extra } });
   expect(res.status).toBe(200);
   await eventually(() =>
-    env.DB.prepare('SELECT 1 AS ok FROM turns WHERE agent = ?1 AND turn_id = ?2')
+    logDb(agent)
+      .prepare('SELECT 1 AS ok FROM turns WHERE agent = ?1 AND turn_id = ?2')
       .bind(agent, res.body.turn_id)
       .first()
       .then((r) => r ?? undefined),

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { services } from '../../src/env.ts';
 import { registerTools } from '../../src/services/registry.ts';
 import { route as routeOnce, routingSnapshot, snapshotCache } from '../../src/services/routing.ts';
-import { agentId, api, eventually, tool } from '../helpers.ts';
+import { agentId, api, eventually, tool, logDb } from '../helpers.ts';
 
 const weather = tool('get_weather', 'Current weather and forecast for a city: temperature, rain, wind.', {
   city: { type: 'string' },
@@ -45,7 +45,8 @@ describe('/route caching and batched writes', () => {
     expect(names(answers[0] as { body: { tools: { name: string }[] } })[0]).toBe('get_weather');
     const ids = answers.map((a) => a.body.turn_id as string).sort();
     const stored = await eventually(async () => {
-      const { results } = await env.DB.prepare('SELECT turn_id FROM turns WHERE agent = ?1 ORDER BY turn_id')
+      const { results } = await logDb(agent)
+        .prepare('SELECT turn_id FROM turns WHERE agent = ?1 ORDER BY turn_id')
         .bind(agent)
         .all<{ turn_id: string }>();
       return results.length === 50 ? results.map((r) => r.turn_id) : undefined;

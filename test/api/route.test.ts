@@ -1,6 +1,6 @@
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
-import { agentId, api, eventually, tool } from '../helpers.ts';
+import { agentId, api, eventually, tool, logDb } from '../helpers.ts';
 
 const tools = [
   tool('get_weather', 'Current weather and forecast for a city: temperature, rain, wind.', {
@@ -49,7 +49,8 @@ describe('POST /v1/agents/:agent/route', () => {
       function: { name: 'get_weather', description: tools[0]?.description, parameters: tools[0]?.parameters },
     });
     const turn = await eventually(() =>
-      env.DB.prepare('SELECT * FROM turns WHERE agent = ?1 AND turn_id = ?2')
+      logDb(agent)
+        .prepare('SELECT * FROM turns WHERE agent = ?1 AND turn_id = ?2')
         .bind(agent, res.body.turn_id)
         .first<Record<string, unknown>>()
         .then((r) => r ?? undefined),
@@ -74,7 +75,8 @@ describe('POST /v1/agents/:agent/route', () => {
     expect(res.body.routed).toBe(false);
     expect(res.body.tools.map((t: { name: string }) => t.name)).toEqual([...tools.map((t) => t.name)].sort());
     await eventually(() =>
-      env.DB.prepare('SELECT routed FROM turns WHERE agent = ?1')
+      logDb(agent)
+        .prepare('SELECT routed FROM turns WHERE agent = ?1')
         .bind(agent)
         .first<{ routed: number }>()
         .then((r) => r ?? undefined),
@@ -100,7 +102,8 @@ describe('POST /v1/agents/:agent/route', () => {
       return c.routed_turns === 200 ? c : undefined;
     }, 10_000);
     expect(counts.offered).toEqual(Object.fromEntries(expected));
-    const turns = await env.DB.prepare('SELECT COUNT(*) AS n FROM turns WHERE agent = ?1')
+    const turns = await logDb(agent)
+      .prepare('SELECT COUNT(*) AS n FROM turns WHERE agent = ?1')
       .bind(agent)
       .first<{ n: number }>();
     expect(turns?.n).toBe(200);
@@ -139,9 +142,8 @@ describe('POST /v1/agents/:agent/calls', () => {
       status: 200,
       body: { accepted: 1, duplicates: 2 },
     });
-    const rows = await env.DB.prepare(
-      'SELECT call_id, tool, arguments, success, error, turn_id FROM calls WHERE agent = ?1 ORDER BY seq',
-    )
+    const rows = await logDb(agent)
+      .prepare('SELECT call_id, tool, arguments, success, error, turn_id FROM calls WHERE agent = ?1 ORDER BY seq')
       .bind(agent)
       .all();
     expect(rows.results).toEqual([
@@ -170,7 +172,8 @@ describe('POST /v1/agents/:agent/calls', () => {
     });
     expect(res.status).toBe(400);
     expect(res.body.error.details[0].path).toEqual(['calls', 1, 'success']);
-    const n = await env.DB.prepare('SELECT COUNT(*) AS n FROM calls WHERE agent = ?1')
+    const n = await logDb(agent)
+      .prepare('SELECT COUNT(*) AS n FROM calls WHERE agent = ?1')
       .bind(agent)
       .first<{ n: number }>();
     expect(n?.n).toBe(0);

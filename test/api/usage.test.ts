@@ -2,7 +2,7 @@ import { abortAllDurableObjects } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import { anthropicTrace, openAITrace } from '../fixtures/traces.ts';
-import { agentId, api, count, eventually, tool } from '../helpers.ts';
+import { agentId, api, count, eventually, tool, logDb } from '../helpers.ts';
 
 const tools = [
   tool('get_weather', 'Current weather and forecast for a city.', { city: { type: 'string' } }),
@@ -133,9 +133,10 @@ describe('GET /v1/agents/:agent/flags (docs/learning.md)', () => {
 });
 
 const callRows = (agent: string) =>
-  env.DB.prepare(
-    'SELECT call_id, tool, arguments, success, error, request, turn_id, conversation_id FROM calls WHERE agent = ?1 ORDER BY seq',
-  )
+  logDb(agent)
+    .prepare(
+      'SELECT call_id, tool, arguments, success, error, request, turn_id, conversation_id FROM calls WHERE agent = ?1 ORDER BY seq',
+    )
     .bind(agent)
     .all<Record<string, unknown>>()
     .then((r) => r.results.map((c): Record<string, unknown> => ({ ...c, arguments: JSON.parse(String(c.arguments)) })));
@@ -171,9 +172,8 @@ describe('POST /v1/agents/:agent/traces (docs/api.md)', () => {
         conversation_id: 'conv-1',
       },
     ]);
-    const turn = await env.DB.prepare(
-      'SELECT turn_id, request, conversation_id, routed, offered, source FROM turns WHERE agent = ?1',
-    )
+    const turn = await logDb(agent)
+      .prepare('SELECT turn_id, request, conversation_id, routed, offered, source FROM turns WHERE agent = ?1')
       .bind(agent)
       .all();
     expect(turn.results).toEqual([
@@ -231,7 +231,10 @@ describe('POST /v1/agents/:agent/traces (docs/api.md)', () => {
         conversation_id: 'conv-2',
       },
     ]);
-    const turns = await env.DB.prepare('SELECT turn_id, source, routed FROM turns WHERE agent = ?1').bind(agent).all();
+    const turns = await logDb(agent)
+      .prepare('SELECT turn_id, source, routed FROM turns WHERE agent = ?1')
+      .bind(agent)
+      .all();
     expect(turns.results).toEqual([{ turn_id: turnId, source: 'route', routed: 1 }]);
   });
 
@@ -241,7 +244,8 @@ describe('POST /v1/agents/:agent/traces (docs/api.md)', () => {
       body: { format: 'anthropic', messages: anthropicTrace, turn_id: 'my-turn-1' },
     });
     expect(res.body).toEqual({ turn_id: 'my-turn-1', calls: 2 });
-    const turn = await env.DB.prepare('SELECT request, source FROM turns WHERE agent = ?1 AND turn_id = ?2')
+    const turn = await logDb(agent)
+      .prepare('SELECT request, source FROM turns WHERE agent = ?1 AND turn_id = ?2')
       .bind(agent, 'my-turn-1')
       .first();
     expect(turn).toEqual({ request: 'Move my meeting with Dana to Friday', source: 'trace' });
@@ -399,7 +403,8 @@ describe('GET /v1/agents/:agent/unregistered (docs/learning.md)', () => {
       parameters: drafts[0].parameters,
     });
     expect((await api('GET', `/v1/agents/${agent}/unregistered`)).body).toEqual({ tools: [], next_cursor: null });
-    const failures = await env.DB.prepare('SELECT tool, error FROM calls WHERE agent = ?1 AND success = 0 ORDER BY seq')
+    const failures = await logDb(agent)
+      .prepare('SELECT tool, error FROM calls WHERE agent = ?1 AND success = 0 ORDER BY seq')
       .bind(agent)
       .all();
     expect(failures.results).toEqual([

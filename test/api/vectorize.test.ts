@@ -10,7 +10,7 @@ import { services } from '../../src/env.ts';
 import { routingSnapshot } from '../../src/services/routing.ts';
 import { VectorizeStandIn } from '../fixtures/vectorize-stand-in.ts';
 import { send } from '../security/fixtures.ts';
-import { agentId, api, tool } from '../helpers.ts';
+import { agentId, api, tool, logDb } from '../helpers.ts';
 
 const TOPICS: readonly (readonly [string, string])[] = [
   ['get_weather', 'Current weather and the forecast for a city: temperature, rain and wind.'],
@@ -139,7 +139,8 @@ describe('routing with a Vectorize binding', () => {
       agent,
       error: 'VECTOR_QUERY_ERROR: upstream unavailable',
     });
-    const turn = await env.DB.prepare('SELECT offered FROM turns WHERE agent = ?1 AND turn_id = ?2')
+    const turn = await logDb(agent)
+      .prepare('SELECT offered FROM turns WHERE agent = ?1 AND turn_id = ?2')
       .bind(agent, res.body.turn_id)
       .first<{ offered: string }>();
     expect(JSON.parse(turn?.offered ?? '[]').map((t: { name: string }) => t.name)).toEqual(

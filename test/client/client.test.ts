@@ -1,8 +1,8 @@
-import { env, exports } from 'cloudflare:workers';
+import { exports } from 'cloudflare:workers';
 import OpenAI from 'openai';
 import { describe, expect, inject, it } from 'vitest';
 import { createClient, WhetstoneError, withWhetstone, type ChatClient, type ChatRequest } from 'whetstone/client';
-import { ADMIN, agentId, api, eventually, tool } from '../helpers.ts';
+import { ADMIN, agentId, api, eventually, tool, logDb } from '../helpers.ts';
 
 const tools = [
   tool('get_weather', 'Current weather and forecast for a city: temperature, rain, wind.', {
@@ -20,9 +20,10 @@ function clientFor(agent: string, token = ADMIN) {
 }
 
 async function calls(agent: string) {
-  const { results } = await env.DB.prepare(
-    'SELECT call_id, tool, arguments, success, error, request, turn_id, conversation_id FROM calls WHERE agent = ?1 ORDER BY at, call_id',
-  )
+  const { results } = await logDb(agent)
+    .prepare(
+      'SELECT call_id, tool, arguments, success, error, request, turn_id, conversation_id FROM calls WHERE agent = ?1 ORDER BY at, call_id',
+    )
     .bind(agent)
     .all();
   return results;
@@ -387,7 +388,8 @@ describe('withWhetstone', () => {
       messages: [{ role: 'user', content: 'will it rain in Porto?' }],
     });
     await eventually(() =>
-      env.DB.prepare('SELECT 1 AS y FROM turns WHERE agent = ?1 AND turn_id = ?2')
+      logDb(agent)
+        .prepare('SELECT 1 AS y FROM turns WHERE agent = ?1 AND turn_id = ?2')
         .bind(agent, run.turn_id)
         .first()
         .then((r) => r ?? undefined),
@@ -473,7 +475,8 @@ describe('whetstone/client: reviews and revisions', () => {
     expect(await ws.revisions({ status: 'dismissed' })).toEqual({ revisions: [dismissed], next_cursor: null });
 
     expect(await ws.outcome({ turn_id: turn, ok: false, served_by: 'refund_order' })).toBeUndefined();
-    const row = await env.DB.prepare('SELECT turn_id, ok, served_by FROM outcomes WHERE agent = ?1')
+    const row = await logDb(agent)
+      .prepare('SELECT turn_id, ok, served_by FROM outcomes WHERE agent = ?1')
       .bind(agent)
       .first();
     expect(row).toEqual({ turn_id: turn, ok: 0, served_by: 'refund_order' });

@@ -5,11 +5,11 @@
  * helpers route through the Worker. A routed search records a turn; the reported calls reach the
  * next review as evidence.
  */
-import { env, exports } from 'cloudflare:workers';
+import { exports } from 'cloudflare:workers';
 import { describe, expect, inject, it } from 'vitest';
 import { createClient } from 'whetstone/client';
 import { anthropicLoop, responsesLoop, type Handler } from '../../examples/tool-search-loops.ts';
-import { ADMIN, agentId, api, eventually, tool } from '../helpers.ts';
+import { ADMIN, agentId, api, eventually, tool, logDb } from '../helpers.ts';
 
 const TOOLS = [
   tool('lookup_claim', 'Look up an insurance claim by its claim reference and show its status.', {
@@ -59,7 +59,8 @@ async function received(
 
 async function turnOf(agent: string, turnId: string) {
   return eventually(() =>
-    env.DB.prepare('SELECT request, conversation_id FROM turns WHERE agent = ?1 AND turn_id = ?2')
+    logDb(agent)
+      .prepare('SELECT request, conversation_id FROM turns WHERE agent = ?1 AND turn_id = ?2')
       .bind(agent, turnId)
       .first()
       .then((r) => r ?? undefined),
@@ -130,7 +131,8 @@ describe('Anthropic Messages with Whetstone as the custom tool search', () => {
     const refs = second.messages[2]!.content[0]!.content!;
     expect(refs[0]).toEqual({ type: 'tool_reference', tool_name: 'upload_file' });
     expect(await turnOf(agent, turns[0]!)).toEqual({ request: 'attach a photo to my claim', conversation_id: 'c1' });
-    const calls = await env.DB.prepare('SELECT call_id, success, turn_id FROM calls WHERE agent = ?1 ORDER BY seq')
+    const calls = await logDb(agent)
+      .prepare('SELECT call_id, success, turn_id FROM calls WHERE agent = ?1 ORDER BY seq')
       .bind(agent)
       .all();
     expect(calls.results).toEqual([
@@ -236,7 +238,8 @@ describe('OpenAI Responses with Whetstone as the client-executed tool_search', (
       defer_loading: true,
     });
     expect(await turnOf(agent, turns[1]!)).toEqual({ request: 'attach a photo to my claim', conversation_id: 'c2' });
-    const calls = await env.DB.prepare('SELECT call_id, success, turn_id FROM calls WHERE agent = ?1 ORDER BY seq')
+    const calls = await logDb(agent)
+      .prepare('SELECT call_id, success, turn_id FROM calls WHERE agent = ?1 ORDER BY seq')
       .bind(agent)
       .all();
     expect(calls.results).toEqual([

@@ -8,7 +8,7 @@
 import { env } from 'cloudflare:workers';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { app } from '../../src/app.ts';
-import { ADMIN, agentId, api, eventually, tool } from '../helpers.ts';
+import { ADMIN, agentId, api, eventually, tool, logDb } from '../helpers.ts';
 import { agentState, insertRevision, noteRevision, seedAgent, send, type Answer, type Seeded } from './fixtures.ts';
 
 type Need = 'agent' | 'operator' | 'admin';
@@ -135,7 +135,8 @@ const ROUTES: Record<string, RouteCase> = {
     prepare: async (a) => ({ path: `${base(a)}/route`, body: { request: 'where is my order?' } }),
     after: async (a, r) => {
       await eventually(() =>
-        env.DB.prepare('SELECT 1 AS ok FROM turns WHERE agent = ?1 AND turn_id = ?2')
+        logDb(a.agent)
+          .prepare('SELECT 1 AS ok FROM turns WHERE agent = ?1 AND turn_id = ?2')
           .bind(a.agent, r.body.turn_id)
           .first()
           .then((x) => x ?? undefined),

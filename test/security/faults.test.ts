@@ -1,8 +1,8 @@
 /**
  * Faults: the background model times out, fails or answers garbage; the embedder fails
- * while tools are registered or a request is routed; a D1 batch fails half way (the real local D1,
- * with a statement that violates a constraint put in the middle of the batch, so the rollback is
- * D1's own); retried and concurrent `/calls` batches. Each ends in a clear error or a recorded skip,
+ * while tools are registered or a request is routed; a D1 batch or an agent's log batch fails half
+ * way (the real local D1 or Durable Object, with a statement that violates a constraint put in the
+ * middle of the batch, so the rollback is the database's own); retried and concurrent `/calls` batches. Each ends in a clear error or a recorded skip,
  * nothing is half-written, and every tool row's vector is the embedding of its embedding text.
  */
 import { env } from 'cloudflare:workers';
@@ -10,9 +10,11 @@ import { afterEach, beforeEach, describe, expect, inject, it, vi } from 'vitest'
 import { createD1Store } from '../../src/adapters/d1-store.ts';
 import { createHashEmbedder } from '../../src/adapters/hash-embedder.ts';
 import { createOpenAIEmbedder } from '../../src/adapters/openai.ts';
+import type { AgentObject } from '../../src/agent-object.ts';
+import type { SqlStatement } from '../../src/adapters/log-db.ts';
 import type { Embedder } from '../../src/core/ports.ts';
 import { embedTools } from '../../src/services/tool-vectors.ts';
-import { agentId, api, tool } from '../helpers.ts';
+import { agentId, api, tool, logDb } from '../helpers.ts';
 import { agentState, insertRevision, noteRevision, send } from './fixtures.ts';
 
 const FAKE = inject('fakeOpenAI');
@@ -77,6 +79,41 @@ function breakNextBatch(db: D1Database, pattern: RegExp): D1Database {
       }
       const v = Reflect.get(target, prop);
       return typeof v === 'function' ? v.bind(target) : v;
+    },
+  });
+}
+
+/**
+ * The agent namespace whose objects fail the next log batch that runs a statement matching
+ * `pattern`, half way: a statement that violates a NOT NULL constraint goes in its middle, so the
+ * rollback is the object's own transaction.
+ */
+function breakNextLogBatch(
+  ns: DurableObjectNamespace<AgentObject>,
+  pattern: RegExp,
+): DurableObjectNamespace<AgentObject> {
+  let armed = true;
+  const poison: SqlStatement = {
+    sql: "INSERT INTO turns (agent, turn_id, routed, created_at) VALUES ('poison', 'poison', 0, NULL)",
+    params: [],
+  };
+  return new Proxy(ns, {
+    get(target, prop) {
+      if (prop !== 'get') return Reflect.get(target, prop).bind(target);
+      return (id: DurableObjectId) => {
+        const stub = target.get(id);
+        return new Proxy(stub, {
+          get(t, p) {
+            if (p !== 'logBatch') return Reflect.get(t, p);
+            return (list: SqlStatement[]) => {
+              if (!armed || !list.some((s) => pattern.test(s.sql))) return t.logBatch(list);
+              armed = false;
+              const half = Math.floor(list.length / 2);
+              return t.logBatch([...list.slice(0, half), poison, ...list.slice(half)]);
+            };
+          },
+        });
+      };
     },
   });
 }
@@ -274,7 +311,7 @@ describe('the embedder fails', () => {
   });
 });
 
-describe('a D1 batch fails half way', () => {
+describe('a D1 batch or a log batch fails half way', () => {
   it('registering, reporting calls or a trace: 500 internal, and the agent is exactly as before', async () => {
     const agent = await agentWithFailures();
     const before = await agentState(agent);
@@ -317,13 +354,17 @@ describe('a D1 batch fails half way', () => {
       ],
     ];
     for (const [pattern, method, path, body] of attempts) {
-      const res = await send({ ...env, DB: breakNextBatch(env.DB, pattern) }, method, `/v1/agents/${agent}/${path}`, {
-        body,
-      });
+      // Tools are in D1; calls and traces in the agent's log (its Durable Object).
+      const broken =
+        path === 'tools'
+          ? { ...env, DB: breakNextBatch(env.DB, pattern) }
+          : { ...env, AGENTS: breakNextLogBatch(env.AGENTS, pattern) };
+      const res = await send(broken, method, `/v1/agents/${agent}/${path}`, { body });
       expect({ path, status: res.status, body: res.body }).toEqual({ path, status: 500, body: INTERNAL });
       expect(await agentState(agent)).toEqual(before);
     }
-    expect(logged.filter((l) => l.includes('NOT NULL constraint failed: cron_state.updated_at'))).toHaveLength(3);
+    expect(logged.filter((l) => l.includes('NOT NULL constraint failed: cron_state.updated_at'))).toHaveLength(1);
+    expect(logged.filter((l) => l.includes('NOT NULL constraint failed: turns.created_at'))).toHaveLength(2);
     await expectVectorsAgree(agent, createHashEmbedder());
   });
 
@@ -382,9 +423,8 @@ describe('retried /calls batches', () => {
     );
     const distinct = new Set(overlapping.flat().map((c) => c.id));
     expect(raced.reduce((n, a) => n + a.body.accepted, 0)).toBe(distinct.size);
-    const rows = await env.DB.prepare(
-      'SELECT call_id, COUNT(*) AS n FROM calls WHERE agent = ?1 GROUP BY call_id HAVING n > 1',
-    )
+    const rows = await logDb(agent)
+      .prepare('SELECT call_id, COUNT(*) AS n FROM calls WHERE agent = ?1 GROUP BY call_id HAVING n > 1')
       .bind(agent)
       .all();
     expect(rows.results).toEqual([]);

@@ -10,7 +10,7 @@ import { expect } from 'vitest';
 import { createD1Revisions, type NewRevision } from '../../src/adapters/d1-revisions.ts';
 import { AGENT_TABLES } from '../../src/adapters/d1-store.ts';
 import { app } from '../../src/app.ts';
-import { ADMIN, agentId, api, eventually, tool } from '../helpers.ts';
+import { ADMIN, agentId, api, eventually, LOG_TABLES, logDb, tool } from '../helpers.ts';
 
 /** Every D1 table that holds an agent's rows: the store's own list, which deleting an agent walks. */
 export { AGENT_TABLES };
@@ -22,11 +22,16 @@ function hex(buffer: ArrayBuffer): string {
   return out;
 }
 
-/** Every row of the agent in every table (BLOBs as hex), plus its Durable Object counts. */
+/**
+ * Every row of the agent in every table (BLOBs as hex; the log's tables as its Durable Object holds
+ * them), plus its Durable Object counts.
+ */
 export async function agentState(agent: string): Promise<Record<string, unknown>> {
   const state: Record<string, unknown> = {};
   for (const table of AGENT_TABLES) {
-    const { results } = await env.DB.prepare(`SELECT * FROM ${table} WHERE agent = ?1 ORDER BY rowid`)
+    const db = (LOG_TABLES as readonly string[]).includes(table) ? logDb(agent) : env.DB;
+    const { results } = await db
+      .prepare(`SELECT * FROM ${table} WHERE agent = ?1 ORDER BY rowid`)
       .bind(agent)
       .all<Record<string, unknown>>();
     state[table] = results.map((r) =>
@@ -136,7 +141,8 @@ export async function seedAgent(prefix: string): Promise<Seeded> {
   });
   const turnId: string = routed.body.turn_id;
   await eventually(() =>
-    env.DB.prepare('SELECT 1 AS ok FROM turns WHERE agent = ?1 AND turn_id = ?2')
+    logDb(agent)
+      .prepare('SELECT 1 AS ok FROM turns WHERE agent = ?1 AND turn_id = ?2')
       .bind(agent, turnId)
       .first()
       .then((r) => r ?? undefined),

@@ -9,7 +9,7 @@ import { env } from 'cloudflare:workers';
 import fc from 'fast-check';
 import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { LIMITS } from '../../src/schemas.ts';
-import { api } from '../helpers.ts';
+import { api, logDb } from '../helpers.ts';
 import { agentState, insertRevision, noteRevision, seedAgent, send, type Seeded } from './fixtures.ts';
 
 /** Runs per route: enough to reach every path of the body with several kinds of value, on 2 cores. */
@@ -285,7 +285,7 @@ const WRITE_ROUTES: Record<string, WriteRoute> = {
 };
 
 /** A fresh proposed revision per request, so apply and dismiss always have something to decide. */
-let revisionFor: Map<string, string> = new Map();
+const revisionFor: Map<string, string> = new Map();
 const revisionOf = (a: Seeded) => revisionFor.get(a.agent) ?? 'rev_none';
 async function freshRevision(a: Seeded): Promise<void> {
   revisionFor.set(a.agent, await insertRevision(a.agent, noteRevision('lookup_order', `Note ${nextName()}.`)));
@@ -460,7 +460,8 @@ describe('limits of shape', () => {
       headers: { 'content-type': 'application/json' },
     });
     expect(answer.body).toEqual({ accepted: 1, duplicates: 0 });
-    const row = await env.DB.prepare("SELECT error FROM calls WHERE agent = ?1 AND call_id = 'utf8'")
+    const row = await logDb(A.agent)
+      .prepare("SELECT error FROM calls WHERE agent = ?1 AND call_id = 'utf8'")
       .bind(A.agent)
       .first<{ error: string }>();
     expect(row?.error).toBe('bad \uFFFD\uFFFD(\uFFFD\uFFFD\uFFFD');

@@ -7,7 +7,7 @@
  */
 import { env } from 'cloudflare:workers';
 import { describe, expect, inject, it } from 'vitest';
-import { agentId, api, eventually, tool } from '../helpers.ts';
+import { agentId, api, eventually, tool, logDb } from '../helpers.ts';
 import { insertRevision, noteRevision, send } from './fixtures.ts';
 
 const FAKE = inject('fakeOpenAI');
@@ -47,7 +47,8 @@ async function hostileLog(): Promise<Logged> {
     turns.push(routed.body.turn_id);
     // The turn is written after the answer; the review must see it.
     await eventually(() =>
-      env.DB.prepare('SELECT 1 AS ok FROM turns WHERE agent = ?1 AND turn_id = ?2')
+      logDb(agent)
+        .prepare('SELECT 1 AS ok FROM turns WHERE agent = ?1 AND turn_id = ?2')
         .bind(agent, routed.body.turn_id)
         .first()
         .then((r) => r ?? undefined),

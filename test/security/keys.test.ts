@@ -2,6 +2,7 @@
  * Keys (docs/api.md): stored as salted SHA-256 only, revocable at once, never logged — not on
  * creation, not on any authentication failure, not when a request with a key fails inside.
  */
+import type { AgentObject } from '../../src/agent-object.ts';
 import { env } from 'cloudflare:workers';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { agentId, api, tool } from '../helpers.ts';
@@ -35,12 +36,18 @@ async function hex(text: string): Promise<string> {
 }
 
 /** A D1 double whose batches fail as a real D1 error would: with a message, after nothing was written. */
-function failingBatches(db: D1Database): D1Database {
-  return new Proxy(db, {
+/** The agent namespace whose objects fail every log batch (the call log's writes). */
+function failingLogBatches(ns: DurableObjectNamespace<AgentObject>): DurableObjectNamespace<AgentObject> {
+  return new Proxy(ns, {
     get(target, prop) {
-      if (prop === 'batch') return async () => Promise.reject(new Error('D1_ERROR: simulated storage failure'));
-      const v = Reflect.get(target, prop);
-      return typeof v === 'function' ? v.bind(target) : v;
+      if (prop !== 'get') return Reflect.get(target, prop).bind(target);
+      return (id: DurableObjectId) =>
+        new Proxy(target.get(id), {
+          get(t, p) {
+            if (p === 'logBatch') return async () => Promise.reject(new Error('simulated storage failure'));
+            return Reflect.get(t, p);
+          },
+        });
     },
   });
 }
@@ -90,7 +97,7 @@ describe('agent keys', () => {
     expect((await send(env, 'GET', `/v1/agents/${agentId()}/tools`, { token: key })).status).toBe(404);
 
     // A request with a valid key that fails inside: the error is logged (a 500), the key is not.
-    const broken = { ...env, DB: failingBatches(env.DB) };
+    const broken = { ...env, AGENTS: failingLogBatches(env.AGENTS) };
     const failed = await send(broken, 'POST', `/v1/agents/${agent}/calls`, {
       token: key,
       body: { calls: [{ tool: 'lookup', arguments: {}, success: true }] },

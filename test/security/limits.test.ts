@@ -9,7 +9,7 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { app } from '../../src/app.ts';
 import readme from '../../docs/api.md?raw';
 import { LIMITS } from '../../src/schemas.ts';
-import { ADMIN, agentId, api, eventually, tool } from '../helpers.ts';
+import { ADMIN, agentId, api, eventually, tool, logDb } from '../helpers.ts';
 import { agentState } from './fixtures.ts';
 
 const n = (x: number) => x.toLocaleString('en-US');
@@ -177,10 +177,12 @@ describe('long requests (docs/api.md "Long requests")', () => {
     expect(routed.body.tools.map((t: { name: string }) => t.name)).toEqual(['lookup']);
     const calls = [{ tool: 'lookup', arguments: {}, success: true, request: long, turn_id: routed.body.turn_id }];
     expect((await api('POST', `/v1/agents/${agent}/calls`, { body: { calls } })).status).toBe(200);
-    const turn = await env.DB.prepare('SELECT request FROM turns WHERE agent = ?1 AND turn_id = ?2')
+    const turn = await logDb(agent)
+      .prepare('SELECT request FROM turns WHERE agent = ?1 AND turn_id = ?2')
       .bind(agent, routed.body.turn_id)
       .first<{ request: string }>();
-    const call = await env.DB.prepare('SELECT request FROM calls WHERE agent = ?1')
+    const call = await logDb(agent)
+      .prepare('SELECT request FROM calls WHERE agent = ?1')
       .bind(agent)
       .first<{ request: string }>();
     for (const stored of [turn?.request ?? '', call?.request ?? '']) {

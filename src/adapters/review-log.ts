@@ -1,16 +1,18 @@
 /**
  * The bounded log reads of a tool-learning review (docs/learning.md "it reads at most max_calls_per_tool
- * recent calls per tool"). Every statement is an index seek or a short index range with a LIMIT,
- * driven by a list of names or ids passed as one JSON parameter (`json_each`: D1 binds at most 100
- * parameters), so a review costs the same with 1,000 or 100,000 calls in the log.
- * test/adapters/d1-review-log.test.ts checks each plan with EXPLAIN QUERY PLAN.
+ * recent calls per tool"), in the agent's log database (src/adapters/log-db.ts). Every statement is
+ * an index seek or a short index range with a LIMIT, driven by a list of names or ids passed as one
+ * JSON parameter (`json_each`: a statement binds at most 100 parameters), so a review costs the
+ * same with 1,000 or 100,000 calls in the log.
+ * test/adapters/review-log.test.ts checks each plan with EXPLAIN QUERY PLAN.
  *
  * Indexes used: calls (agent, tool, seq), (agent, turn_id), (agent, conversation_id, seq);
  * turns (agent, turn_id), (agent, conversation_id, seq), (agent, json_extract(offered,'$[0].name'), seq)
- * (migrations/0002). `+t.name` strips the column's TEXT affinity so the expression index applies.
+ * (src/adapters/agent-log-schema.ts). `+t.name` strips any affinity so the expression index applies.
  */
 import type { CallRecord, OutcomeRecord, TurnRecord } from '../core/records.ts';
-import { toCall, toTurn } from './d1-log.ts';
+import type { LogOf } from './log-db.ts';
+import { toCall, toTurn } from './log.ts';
 
 type TurnRow = Parameters<typeof toTurn>[0];
 type CallRow = Parameters<typeof toCall>[0];
@@ -20,7 +22,10 @@ const TOP = `json_extract(r.offered, '$[0].name')`;
 
 /** The review's SQL, exported so its query plans can be checked. ?1 is always the agent. */
 export const REVIEW_SQL = {
-  /** Per registered tool: its review mark, newest call, and counts over its newest ?2 calls / rank-1 turns. */
+  /**
+   * Per registered tool of ?3 (a JSON array of [name, reviewed_seq], from the tool rows): its review
+   * mark, newest call, and counts over its newest ?2 calls / rank-1 turns.
+   */
   toolActivity: `
     SELECT t.name, t.reviewed_seq,
       COALESCE((SELECT MAX(c.seq) FROM calls c WHERE c.agent = ?1 AND c.tool = t.name), 0) AS last_call_seq,
@@ -29,7 +34,7 @@ export const REVIEW_SQL = {
       (SELECT COUNT(*) FROM (SELECT 1 FROM turns r WHERE r.agent = ?1 AND r.routed = 1 AND ${TOP} = +t.name ORDER BY r.seq DESC LIMIT ?2)) AS ranked_first,
       COALESCE((SELECT MAX(c.seq) FROM calls c WHERE c.agent = ?1 AND c.turn_id IN
         (SELECT r.turn_id FROM turns r WHERE r.agent = ?1 AND r.routed = 1 AND ${TOP} = +t.name ORDER BY r.seq DESC LIMIT ?2)), 0) AS last_ranked_call_seq
-    FROM tools t WHERE t.agent = ?1 ORDER BY t.name`,
+    FROM (SELECT j.value ->> 0 AS name, j.value ->> 1 AS reviewed_seq FROM json_each(?3) j) t ORDER BY t.name`,
   /** The newest ?3 calls of each tool in ?2. */
   recentCalls: `
     SELECT c.* FROM json_each(?2) j JOIN calls c
@@ -86,23 +91,34 @@ export interface ToolActivity {
 export const CALLS_PER_TURN = 50;
 
 /** Reads for one review; each returns plain records (src/core/records.ts). */
-export function createD1ReviewLog(db: D1Database) {
+export function createReviewLog(logOf: LogOf) {
   const list = (values: readonly (string | number)[]) => JSON.stringify([...new Set(values)]);
   return {
-    async toolActivity(agent: string, perTool: number): Promise<ToolActivity[]> {
-      const { results } = await db.prepare(REVIEW_SQL.toolActivity).bind(agent, perTool).all<ToolActivity>();
+    /** What the review chooses by, for each of the agent's registered `tools`. */
+    async toolActivity(
+      agent: string,
+      tools: readonly { name: string; reviewed_seq: number }[],
+      perTool: number,
+    ): Promise<ToolActivity[]> {
+      const { results } = await logOf(agent)
+        .prepare(REVIEW_SQL.toolActivity)
+        .bind(agent, perTool, JSON.stringify(tools.map((t) => [t.name, t.reviewed_seq])))
+        .all<ToolActivity>();
       return results;
     },
 
     async recentCalls(agent: string, tools: readonly string[], perTool: number): Promise<CallRecord[]> {
       if (tools.length === 0) return [];
-      const { results } = await db.prepare(REVIEW_SQL.recentCalls).bind(agent, list(tools), perTool).all<CallRow>();
+      const { results } = await logOf(agent)
+        .prepare(REVIEW_SQL.recentCalls)
+        .bind(agent, list(tools), perTool)
+        .all<CallRow>();
       return results.map(toCall);
     },
 
     async rankedFirstTurns(agent: string, tools: readonly string[], perTool: number): Promise<TurnRecord[]> {
       if (tools.length === 0) return [];
-      const { results } = await db
+      const { results } = await logOf(agent)
         .prepare(REVIEW_SQL.rankedFirstTurns)
         .bind(agent, list(tools), perTool)
         .all<TurnRow>();
@@ -111,31 +127,40 @@ export function createD1ReviewLog(db: D1Database) {
 
     async turnsById(agent: string, turnIds: readonly string[]): Promise<TurnRecord[]> {
       if (turnIds.length === 0) return [];
-      const { results } = await db.prepare(REVIEW_SQL.turnsById).bind(agent, list(turnIds)).all<TurnRow>();
+      const { results } = await logOf(agent).prepare(REVIEW_SQL.turnsById).bind(agent, list(turnIds)).all<TurnRow>();
       return results.map(toTurn);
     },
 
     async neighbourTurns(agent: string, turnIds: readonly string[]): Promise<TurnRecord[]> {
       if (turnIds.length === 0) return [];
-      const { results } = await db.prepare(REVIEW_SQL.neighbourTurns).bind(agent, list(turnIds)).all<TurnRow>();
+      const { results } = await logOf(agent)
+        .prepare(REVIEW_SQL.neighbourTurns)
+        .bind(agent, list(turnIds))
+        .all<TurnRow>();
       return results.map(toTurn);
     },
 
     async neighbourCalls(agent: string, callSeqs: readonly number[]): Promise<CallRecord[]> {
       if (callSeqs.length === 0) return [];
-      const { results } = await db.prepare(REVIEW_SQL.neighbourCalls).bind(agent, list(callSeqs)).all<CallRow>();
+      const { results } = await logOf(agent)
+        .prepare(REVIEW_SQL.neighbourCalls)
+        .bind(agent, list(callSeqs))
+        .all<CallRow>();
       return results.map(toCall);
     },
 
     async callsOfTurns(agent: string, turnIds: readonly string[], perTurn = CALLS_PER_TURN): Promise<CallRecord[]> {
       if (turnIds.length === 0) return [];
-      const { results } = await db.prepare(REVIEW_SQL.callsOfTurns).bind(agent, list(turnIds), perTurn).all<CallRow>();
+      const { results } = await logOf(agent)
+        .prepare(REVIEW_SQL.callsOfTurns)
+        .bind(agent, list(turnIds), perTurn)
+        .all<CallRow>();
       return results.map(toCall);
     },
 
     async outcomesOf(agent: string, turnIds: readonly string[]): Promise<OutcomeRecord[]> {
       if (turnIds.length === 0) return [];
-      const { results } = await db
+      const { results } = await logOf(agent)
         .prepare(REVIEW_SQL.outcomesOf)
         .bind(agent, list(turnIds))
         .all<{ turn_id: string; ok: number; served_by: string | null; at: string }>();
@@ -144,4 +169,4 @@ export function createD1ReviewLog(db: D1Database) {
   };
 }
 
-export type D1ReviewLog = ReturnType<typeof createD1ReviewLog>;
+export type ReviewLog = ReturnType<typeof createReviewLog>;

@@ -1,12 +1,14 @@
 /**
- * The D1 adapter for usage (docs/learning.md): call counts of registered tools, unregistered names seen in
- * calls or traces, and the `tools=[…]` definitions traces send (trace_tools). Every read is bounded
- * and served by an index of migrations/0001: calls (agent, tool, seq), tools and trace_tools by
- * their (agent, name) primary keys.
+ * Usage reads (docs/learning.md): call counts of registered tools, unregistered names seen in calls
+ * or traces, and the `tools=[…]` definitions traces send (trace_tools), in the agent's log database
+ * (src/adapters/log-db.ts). The registered names come from the tool rows, passed as one JSON
+ * parameter. Every read is bounded and served by an index of src/adapters/agent-log-schema.ts:
+ * calls (agent, tool, seq), trace_tools by its (agent, name) primary key.
  */
 import type { AuthorDefinition } from '../core/tooldef.ts';
+import type { LogOf, LogStatement } from './log-db.ts';
 
-/** Bound parameters per statement: D1 caps them at 100. */
+/** Bound parameters per statement: at most 100. */
 const TRACE_TOOL_COLUMNS = 4;
 const TRACE_TOOLS_PER_STATEMENT = Math.floor(100 / TRACE_TOOL_COLUMNS);
 
@@ -19,21 +21,24 @@ export interface UnregisteredRow {
   definition: AuthorDefinition | null;
 }
 
-/** D1-backed usage reads. Strongly consistent (one primary); the trace_tools upsert joins a batch. */
-export function createD1Usage(db: D1Database) {
+/** Usage reads of the agent's log. Strongly consistent (one object); the trace_tools upsert joins a batch. */
+export function createUsage(logOf: LogOf) {
   return {
     /**
      * Every registered tool with 1 when it was ever called, else 0. The flags only ask "never
      * called?", so one index seek per tool answers it whatever the size of the log (a full count
      * grew from 5 ms at 1,000 calls to ~80 ms at 100,000).
      */
-    async registeredCallCounts(agent: string): Promise<{ tool: string; calls: number }[]> {
-      const { results } = await db
+    async registeredCallCounts(
+      agent: string,
+      registered: readonly string[],
+    ): Promise<{ tool: string; calls: number }[]> {
+      const { results } = await logOf(agent)
         .prepare(
-          `SELECT t.name AS tool, EXISTS (SELECT 1 FROM calls c WHERE c.agent = t.agent AND c.tool = t.name) AS calls
-           FROM tools t WHERE t.agent = ?1 ORDER BY t.name`,
+          `SELECT t.value AS tool, EXISTS (SELECT 1 FROM calls c WHERE c.agent = ?1 AND c.tool = t.value) AS calls
+           FROM json_each(?2) t ORDER BY t.value`,
         )
-        .bind(agent)
+        .bind(agent, JSON.stringify(registered))
         .all<{ tool: string; calls: number }>();
       return results;
     },
@@ -44,10 +49,10 @@ export function createD1Usage(db: D1Database) {
      * trace that sent the definition. The distinct names come from a skip scan of the (agent, tool)
      * index (one seek per name), so only the calls of unregistered names are counted, not the log.
      */
-    async unregisteredTools(agent: string, limit: number): Promise<UnregisteredRow[]> {
-      const { results } = await db
+    async unregisteredTools(agent: string, registered: readonly string[], limit: number): Promise<UnregisteredRow[]> {
+      const { results } = await logOf(agent)
         .prepare(
-          `WITH RECURSIVE names(name) AS (
+          `WITH RECURSIVE registered(name) AS (SELECT value FROM json_each(?3)), names(name) AS (
              SELECT (SELECT MIN(tool) FROM calls WHERE agent = ?1)
              UNION ALL
              SELECT (SELECT MIN(tool) FROM calls WHERE agent = ?1 AND tool > names.name) FROM names WHERE names.name IS NOT NULL
@@ -55,11 +60,11 @@ export function createD1Usage(db: D1Database) {
              SELECT n.name, COUNT(*) AS call_count, SUM(CASE WHEN c.success = 0 THEN 1 ELSE 0 END) AS failure_count,
                     MAX(c.at) AS last_call_at
              FROM names n JOIN calls c ON c.agent = ?1 AND c.tool = n.name
-             WHERE NOT EXISTS (SELECT 1 FROM tools t WHERE t.agent = ?1 AND t.name = n.name)
+             WHERE n.name NOT IN (SELECT name FROM registered)
              GROUP BY n.name
            ), defined AS (
              SELECT d.name, d.definition, d.seen_at FROM trace_tools d
-             WHERE d.agent = ?1 AND NOT EXISTS (SELECT 1 FROM tools t WHERE t.agent = ?1 AND t.name = d.name)
+             WHERE d.agent = ?1 AND d.name NOT IN (SELECT name FROM registered)
            )
            SELECT called.name, call_count, failure_count, MAX(last_call_at, COALESCE(seen_at, last_call_at)) AS last_seen_at, definition
            FROM called LEFT JOIN defined ON defined.name = called.name
@@ -68,7 +73,7 @@ export function createD1Usage(db: D1Database) {
            ORDER BY failure_count DESC, call_count DESC, name
            LIMIT ?2`,
         )
-        .bind(agent, limit)
+        .bind(agent, limit, JSON.stringify(registered))
         .all<{
           name: string;
           call_count: number;
@@ -89,6 +94,7 @@ export function createD1Usage(db: D1Database) {
       perTool: number,
     ): Promise<Map<string, Record<string, unknown>[]>> {
       if (tools.length === 0) return new Map();
+      const db = logOf(agent);
       const statement = db.prepare(
         'SELECT arguments FROM calls WHERE agent = ?1 AND tool = ?2 ORDER BY seq DESC LIMIT ?3',
       );
@@ -102,8 +108,9 @@ export function createD1Usage(db: D1Database) {
     },
 
     /** Upserts of the definitions a trace sent (the newest wins), to join the trace's batch. */
-    traceToolStatements(agent: string, definitions: readonly AuthorDefinition[], now: string): D1PreparedStatement[] {
-      const statements: D1PreparedStatement[] = [];
+    traceToolStatements(agent: string, definitions: readonly AuthorDefinition[], now: string): LogStatement[] {
+      const db = logOf(agent);
+      const statements: LogStatement[] = [];
       for (let i = 0; i < definitions.length; i += TRACE_TOOLS_PER_STATEMENT) {
         const chunk = definitions.slice(i, i + TRACE_TOOLS_PER_STATEMENT);
         const placeholders = chunk
@@ -123,4 +130,4 @@ export function createD1Usage(db: D1Database) {
   };
 }
 
-export type D1Usage = ReturnType<typeof createD1Usage>;
+export type Usage = ReturnType<typeof createUsage>;

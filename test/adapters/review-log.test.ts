@@ -1,14 +1,15 @@
 /**
  * The review's log reads stay bounded (docs/learning.md max_calls_per_tool): every statement of
- * REVIEW_SQL is planned as index seeks on the local D1 — no table scan, and no index range on the
- * agent alone (that would read the agent's whole log).
+ * REVIEW_SQL is planned as index seeks in an agent's log (its Durable Object's SQLite) — no table
+ * scan, and no index range on the agent alone (that would read the agent's whole log).
  */
-import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
-import { REVIEW_SQL } from '../../src/adapters/d1-review-log.ts';
+import type { SqlValue } from '../../src/adapters/log-db.ts';
+import { REVIEW_SQL } from '../../src/adapters/review-log.ts';
+import { agentId, logDb } from '../helpers.ts';
 
-const BINDS: Record<keyof typeof REVIEW_SQL, unknown[]> = {
-  toolActivity: ['a', 24],
+const BINDS: Record<keyof typeof REVIEW_SQL, SqlValue[]> = {
+  toolActivity: ['a', 24, '[["t1",0],["t2",7]]'],
   recentCalls: ['a', '["t1","t2"]', 24],
   rankedFirstTurns: ['a', '["t1"]', 24],
   turnsById: ['a', '["turn-1"]'],
@@ -18,8 +19,9 @@ const BINDS: Record<keyof typeof REVIEW_SQL, unknown[]> = {
   outcomesOf: ['a', '["turn-1"]'],
 };
 
-async function plan(sql: string, binds: unknown[]): Promise<string[]> {
-  const { results } = await env.DB.prepare(`EXPLAIN QUERY PLAN ${sql}`)
+async function plan(sql: string, binds: SqlValue[]): Promise<string[]> {
+  const { results } = await logDb(agentId('plans'))
+    .prepare(`EXPLAIN QUERY PLAN ${sql}`)
     .bind(...binds)
     .all<{ detail: string }>();
   return results.map((r) => r.detail);

@@ -1,14 +1,16 @@
 /**
- * The D1 reads behind the dashboard's activity chart. Both are bounded by a time window
- * and served by the indexes of migrations/0002_activity_indexes.sql: calls by (agent, tool, at),
- * turns by (agent, created_at). Times are stored as UTC ISO strings, so a bucket is a prefix.
+ * The reads behind the dashboard's activity chart, in the agent's log database
+ * (src/adapters/log-db.ts). Both are bounded by a time window and served by the indexes of
+ * src/adapters/agent-log-schema.ts: calls by (agent, tool, at), turns by (agent, created_at).
+ * Times are stored as UTC ISO strings, so a bucket is a prefix.
  */
+import type { LogOf } from './log-db.ts';
 
 /** At most this many of the newest routed turns of a window are read for offer counts. */
 export const MAX_TURNS_SCANNED = 50_000;
 
 /** Counts per bucket key (`substr(time, 1, keyChars)`). */
-export function createD1Activity(db: D1Database) {
+export function createActivity(logOf: LogOf) {
   return {
     async callCounts(
       agent: string,
@@ -16,7 +18,7 @@ export function createD1Activity(db: D1Database) {
       from: string,
       keyChars: number,
     ): Promise<Map<string, { calls: number; failures: number }>> {
-      const { results } = await db
+      const { results } = await logOf(agent)
         .prepare(
           `SELECT substr(at, 1, ?3) AS bucket, COUNT(*) AS calls, SUM(CASE WHEN success = 0 THEN 1 ELSE 0 END) AS failures
            FROM calls WHERE agent = ?1 AND tool = ?2 AND at >= ?4 GROUP BY bucket`,
@@ -28,7 +30,7 @@ export function createD1Activity(db: D1Database) {
 
     /** Routed turns that offered `tool` (docs/learning.md: an unrouted turn offered nothing). */
     async offerCounts(agent: string, tool: string, from: string, keyChars: number): Promise<Map<string, number>> {
-      const { results } = await db
+      const { results } = await logOf(agent)
         .prepare(
           `SELECT substr(t.created_at, 1, ?3) AS bucket, COUNT(*) AS offers
            FROM (SELECT created_at, offered FROM turns WHERE agent = ?1 AND created_at >= ?4 AND routed = 1
@@ -42,4 +44,4 @@ export function createD1Activity(db: D1Database) {
   };
 }
 
-export type D1Activity = ReturnType<typeof createD1Activity>;
+export type Activity = ReturnType<typeof createActivity>;

@@ -1,0 +1,60 @@
+/**
+ * The agent's log database: the SQLite storage of its Durable Object, reached by RPC
+ * (docs/capacity.md "Where the log lives"). Statements are built and bound like D1's, and run in
+ * the object: `all`/`first`/`run` are one RPC, `batch` is one RPC and one transaction. Strongly
+ * consistent (one object serialises its agent's log); one round trip to the object per read.
+ */
+import type { AgentObject } from '../agent-object.ts';
+
+/** What a bound parameter or a column holds in the log. */
+export type SqlValue = string | number | null;
+
+/** A statement as it travels to the object. */
+export interface SqlStatement {
+  sql: string;
+  params: SqlValue[];
+}
+
+/** Rows a statement read, and rows it changed (SQLite's `changes()`). */
+export interface SqlResult<T = Record<string, SqlValue>> {
+  results: T[];
+  meta: { changes: number };
+}
+
+/** A statement of the log, bound like a D1 prepared statement. */
+export interface LogStatement {
+  readonly statement: SqlStatement;
+  bind(...params: SqlValue[]): LogStatement;
+  all<T = Record<string, SqlValue>>(): Promise<SqlResult<T>>;
+  first<T = Record<string, SqlValue>>(): Promise<T | null>;
+  run(): Promise<SqlResult>;
+}
+
+/** One agent's log database. */
+export interface LogDb {
+  prepare(sql: string): LogStatement;
+  /** Runs the statements in order in one transaction: all of them or none. */
+  batch<T = Record<string, SqlValue>>(statements: readonly LogStatement[]): Promise<SqlResult<T>[]>;
+}
+
+/** Where an agent's log is: `logOf(agent)`. */
+export type LogOf = (agent: string) => LogDb;
+
+/** The log of each agent in its Durable Object (`idFromName(agent)`). */
+export function createDurableLog(ns: DurableObjectNamespace<AgentObject>): LogOf {
+  return (agent) => {
+    const stub = () => ns.get(ns.idFromName(agent));
+    const statement = (s: SqlStatement): LogStatement => ({
+      statement: s,
+      bind: (...params) => statement({ sql: s.sql, params }),
+      all: async <T>() => (await stub().logQuery(s)) as unknown as SqlResult<T>,
+      first: async <T>() => ((await stub().logQuery(s)).results[0] as T | undefined) ?? null,
+      run: async () => (await stub().logQuery(s)) as SqlResult,
+    });
+    return {
+      prepare: (sql) => statement({ sql, params: [] }),
+      batch: async <T>(statements: readonly LogStatement[]) =>
+        (await stub().logBatch(statements.map((s) => s.statement))) as unknown as SqlResult<T>[],
+    };
+  };
+}
