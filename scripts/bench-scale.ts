@@ -1,8 +1,9 @@
 /**
  * `npm run bench:scale`: the routing quality report and log retention at a million log rows
- * (docs/performance.md "At scale"). Builds and migrates the Worker, fills its local D1 file straight
- * from SQLite (scripts/bench/fill-log.py: the rows the API would write) before `wrangler dev`
- * starts, then over HTTP:
+ * (docs/performance.md "At scale"). Builds and migrates the Worker, starts it once to register the
+ * agents (each agent's log is its Durable Object's SQLite file), stops it and fills those files
+ * straight from SQLite (scripts/bench/fill-log.py: the rows the API would write), starts it again,
+ * then over HTTP:
  *
  * 1. quality: an agent with SCALE_SMALL_TURNS turns and one with SCALE_TURNS, spread over the last
  *    30 days — the first `GET …/quality?days=30` (nothing settled yet), the cron ticks it takes to
@@ -16,7 +17,7 @@
  * BENCH_CONNECTIONS (16).
  */
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -154,7 +155,32 @@ function sameDays(a: readonly QualityDayJson[], b: readonly QualityDayJson[]): b
   );
 }
 
-function fillLog(d1: string, dir: string, now: number): void {
+/** A call dated 2000-01-01 per log agent: it names the agent in its object's file, and no window reaches it. */
+async function markLogs(w: BenchWorker): Promise<void> {
+  for (const agent of [AGENTS.small, AGENTS.large, AGENTS.prune]) {
+    const call = {
+      id: `${agent}-marker`,
+      tool: 'marker',
+      arguments: {},
+      success: true,
+      at: '2000-01-01T00:00:00.000Z',
+    };
+    await ok(w, 'POST', `/v1/agents/${agent}/calls`, { calls: [call] });
+  }
+}
+
+/** Each log agent's object file (miniflare keeps one SQLite file per object under `v3/do/`). */
+function logFiles(state: string): Record<string, string> {
+  const folder = join(state, 'v3/do');
+  const [classFolder, ...more] = readdirSync(folder).filter((f) => f.endsWith('-AgentObject'));
+  if (!classFolder || more.length > 0) throw new Error(`expected one AgentObject folder in ${folder}`);
+  const files = JSON.parse(python(['agents', join(folder, classFolder)])) as Record<string, string>;
+  for (const agent of [AGENTS.small, AGENTS.large, AGENTS.prune])
+    if (!files[agent]) throw new Error(`no object file holds ${agent}'s log: ${JSON.stringify(files)}`);
+  return files;
+}
+
+function fillLog(files: Record<string, string>, dir: string, now: number): void {
   const { queries } = loadToolE();
   const tools = toolbox(200).map((t) => t.name);
   const windowStart = Date.parse(`${new Date(now).toISOString().slice(0, 10)}T00:00:00.000Z`) - 29 * DAY_MS;
@@ -163,10 +189,11 @@ function fillLog(d1: string, dir: string, now: number): void {
     tools,
     queries: queries.map((q) => ({ text: q.text, tool: q.tool })),
     agents: [
-      { agent: AGENTS.small, turns: SMALL_TURNS, seed: 1, ...recent },
-      { agent: AGENTS.large, turns: TURNS, seed: 2, ...recent },
+      { agent: AGENTS.small, file: files[AGENTS.small], turns: SMALL_TURNS, seed: 1, ...recent },
+      { agent: AGENTS.large, file: files[AGENTS.large], turns: TURNS, seed: 2, ...recent },
       {
         agent: AGENTS.prune,
+        file: files[AGENTS.prune],
         turns: Math.ceil(PRUNE_ROWS / (2 + 1 / PRUNE_OUTCOMES_EVERY)),
         seed: 3,
         from_ms: now - PRUNE_FROM_DAYS * DAY_MS,
@@ -178,9 +205,9 @@ function fillLog(d1: string, dir: string, now: number): void {
   const path = join(dir, 'fill-spec.json');
   writeFileSync(path, JSON.stringify(spec));
   progress(
-    `filling D1 directly: ${SMALL_TURNS.toLocaleString('en-US')} + ${TURNS.toLocaleString('en-US')} turns (each with a call) and ${PRUNE_ROWS.toLocaleString('en-US')} old rows`,
+    `filling the agents' logs directly: ${SMALL_TURNS.toLocaleString('en-US')} + ${TURNS.toLocaleString('en-US')} turns (each with a call) and ${PRUNE_ROWS.toLocaleString('en-US')} old rows`,
   );
-  for (const line of python(['fill', d1, path]).trim().split('\n')) progress(`  filled ${line}`);
+  for (const line of python(['fill', path]).trim().split('\n')) progress(`  filled ${line}`);
 }
 
 /** Agents and their settings through the API: tools registered, scheduled reviews off for the log agents. */
@@ -202,7 +229,7 @@ interface QualityResults {
   check: { small_routed_expected: number; small_failed_expected: number; first_equals_settled: boolean };
 }
 
-async function measureQuality(w: BenchWorker, d1: string): Promise<QualityResults> {
+async function measureQuality(w: BenchWorker, d1: string, files: Record<string, string>): Promise<QualityResults> {
   const strip = ({ days: _days, ...r }: Report & { days: QualityDayJson[] }): Report => r;
   progress(`first report of ${AGENTS.small} (nothing settled)`);
   const firstSmall = await report(w, AGENTS.small);
@@ -251,8 +278,9 @@ async function measureQuality(w: BenchWorker, d1: string): Promise<QualityResult
       `  first and settled reports differ: ${JSON.stringify(firstSmall.days[i])} vs ${JSON.stringify(warm.small.days[i])}`,
     );
   }
-  const counts = JSON.parse(python(['count', d1, AGENTS.small, '9999'])) as Record<string, number>;
-  const failed = JSON.parse(python(['failed', d1, AGENTS.small])) as { failed: number };
+  const smallLog = files[AGENTS.small] ?? '';
+  const counts = JSON.parse(python(['count', smallLog, AGENTS.small, '9999'])) as Record<string, number>;
+  const failed = JSON.parse(python(['failed', smallLog, AGENTS.small])) as { failed: number };
   return {
     first: { small: strip(firstSmall), large: strip(firstLarge) },
     settle,
@@ -281,23 +309,23 @@ interface RetentionResults {
   all: { ticks: number; rows: number; tick_ms_median: number; tick_ms_max: number; seconds: number };
 }
 
-function oldRows(d1: string): number {
+function oldRows(pruneLog: string): number {
   const cutoff = new Date(Date.now() - PRUNE_RETENTION_DAYS * DAY_MS).toISOString();
-  const c = JSON.parse(python(['count', d1, AGENTS.prune, cutoff])) as Record<string, number>;
+  const c = JSON.parse(python(['count', pruneLog, AGENTS.prune, cutoff])) as Record<string, number>;
   return Object.values(c).reduce((n, x) => n + x, 0);
 }
 
 /** `/route` under load for `seconds` while `ticks` runs alongside (it returns the tick times). */
 async function routeWhile(
   w: BenchWorker,
-  d1: string,
+  pruneLog: string,
   seconds: number,
   ticks: (until: number) => Promise<number[]>,
 ): Promise<LoadPhase> {
   const bodies = routeRequests(256).map((q, i) =>
     JSON.stringify({ request: q.text, conversation_id: `scale-conv-${i % 64}` }),
   );
-  const before = oldRows(d1);
+  const before = oldRows(pruneLog);
   const target = {
     url: w.url,
     method: 'POST' as const,
@@ -315,16 +343,16 @@ async function routeWhile(
     ticks: times.length,
     tick_ms_median: times.length ? round(median(times)) : null,
     tick_ms_max: times.length ? round(Math.max(...times)) : null,
-    rows_removed: before - oldRows(d1),
+    rows_removed: before - oldRows(pruneLog),
   };
 }
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, Math.max(0, ms)));
 
-async function measureRetention(w: BenchWorker, d1: string): Promise<RetentionResults> {
+async function measureRetention(w: BenchWorker, pruneLog: string): Promise<RetentionResults> {
   const t0 = Date.now();
   const cutoff = new Date(Date.now() - PRUNE_RETENTION_DAYS * DAY_MS).toISOString();
-  const rows_before = JSON.parse(python(['count', d1, AGENTS.prune, cutoff])) as Record<string, number>;
+  const rows_before = JSON.parse(python(['count', pruneLog, AGENTS.prune, cutoff])) as Record<string, number>;
   progress(`retention: ${JSON.stringify(rows_before)} rows older than ${PRUNE_RETENTION_DAYS} days`);
   progress(`warming up /route at ${ROUTE_TOOLS} tools`);
   await runLoad(
@@ -337,15 +365,15 @@ async function measureRetention(w: BenchWorker, d1: string): Promise<RetentionRe
     2,
     1,
   );
-  await routeWhile(w, d1, 3, async () => []);
+  await routeWhile(w, pruneLog, 3, async () => []);
   progress(`/route, no tick: ${WINDOW_S}s`);
-  const baseline = await routeWhile(w, d1, WINDOW_S, async () => []);
+  const baseline = await routeWhile(w, pruneLog, WINDOW_S, async () => []);
   progress(`  p50 ${baseline.p50} ms, p99 ${baseline.p99} ms`);
 
   // Only now does the old log fall out of the agent's window.
   await ok(w, 'PUT', `/v1/agents/${AGENTS.prune}/config`, { log_retention_days: PRUNE_RETENTION_DAYS });
   progress(`/route with one tick per ${WINDOW_S}s window: ${WINDOWS * WINDOW_S}s`);
-  const windowed = await routeWhile(w, d1, WINDOWS * WINDOW_S, async () => {
+  const windowed = await routeWhile(w, pruneLog, WINDOWS * WINDOW_S, async () => {
     const times: number[] = [];
     const start = Date.now();
     for (let i = 0; i < WINDOWS; i++) {
@@ -357,7 +385,7 @@ async function measureRetention(w: BenchWorker, d1: string): Promise<RetentionRe
   progress(`  p50 ${windowed.p50} ms, p99 ${windowed.p99} ms, ticks ${windowed.tick_ms_median} ms median`);
 
   progress(`/route with ticks back to back: ${2 * WINDOW_S}s`);
-  const backToBack = await routeWhile(w, d1, 2 * WINDOW_S, async (until) => {
+  const backToBack = await routeWhile(w, pruneLog, 2 * WINDOW_S, async (until) => {
     const times: number[] = [];
     while (Date.now() < until) times.push(await tick(w));
     return times;
@@ -367,10 +395,10 @@ async function measureRetention(w: BenchWorker, d1: string): Promise<RetentionRe
   progress('ticks back to back (no load) until nothing is left');
   const drainTimes: number[] = [];
   const drainRows: number[] = [];
-  for (let left = oldRows(d1); left > 0; ) {
+  for (let left = oldRows(pruneLog); left > 0; ) {
     if (drainTimes.length >= MAX_TICKS) throw new Error(`rows left after ${MAX_TICKS} ticks: ${left}`);
     drainTimes.push(await tick(w));
-    const now = oldRows(d1);
+    const now = oldRows(pruneLog);
     drainRows.push(left - now);
     left = now;
     if (drainTimes.length % 10 === 0 || left === 0)
@@ -446,11 +474,16 @@ async function main(): Promise<void> {
   let retention: RetentionResults;
   try {
     const d1 = prepared.d1File();
-    fillLog(d1, prepared.dir, Date.now());
     w = await launchWorker(prepared, progress);
     await register(w);
-    quality = await measureQuality(w, d1);
-    retention = await measureRetention(w, d1);
+    await markLogs(w);
+    progress('stopping the Worker to fill the logs');
+    await w.halt();
+    const files = logFiles(prepared.state);
+    fillLog(files, prepared.dir, Date.now());
+    w = await launchWorker(prepared, progress);
+    quality = await measureQuality(w, d1, files);
+    retention = await measureRetention(w, files[AGENTS.prune] ?? '');
   } finally {
     const warnings = w?.log().trim();
     if (warnings) progress(`wrangler printed (last lines):\n${warnings.split('\n').slice(-20).join('\n')}`);

@@ -175,7 +175,7 @@ async function loggedTurns(w: BenchWorker, agent: string): Promise<number> {
 
 /**
  * What the turn writer sustains: every `/route` answer writes its turn row after the answer
- * (grouped per 200 ms window, one D1 batch each). Routes a fresh 200-tool agent at full rate for
+ * (grouped per 200 ms window, one INSERT in the agent's Durable Object each). Routes a fresh 200-tool agent at full rate for
  * WRITE_SECONDS, then waits until the log holds as many turns as routes were answered; the rate is
  * turn rows over the time from the first route to the last row written.
  */

@@ -1,13 +1,16 @@
-"""Fills the bench's local D1 file with a routing log, straight into SQLite (npm run bench:scale).
+"""Fills the bench agents' logs with routing traffic, straight into SQLite (npm run bench:scale).
 
-`wrangler dev` is not running while this writes: the rows are those the API would write (turns as
-`/route` stores them, calls as `POST .../calls` does, outcomes as `POST .../outcomes` does, ISO times
-with milliseconds as `Date.toISOString()` prints them), only a thousand times faster than over HTTP.
+Each agent's log is the SQLite file of its Durable Object (miniflare keeps one per object under
+`v3/do/`). `wrangler dev` is not running while this writes: the rows are those the API would write
+(turns as `/route` stores them, calls as `POST .../calls` does, outcomes as `POST .../outcomes` does,
+ISO times with milliseconds as `Date.toISOString()` prints them), only a thousand times faster than
+over HTTP.
 
-  python3 fill-log.py fill <d1.sqlite> <spec.json>   spec: {tools, queries, agents: [{agent, turns,
-                                                      from_ms, to_ms, outcomes_every, seed}]}
-  python3 fill-log.py count <d1.sqlite> <agent> <before ISO>   rows of the agent older than that
-  python3 fill-log.py failed <d1.sqlite> <agent>      the agent's failed calls
+  python3 fill-log.py agents <do folder>             {agent: file} of the objects holding a call
+  python3 fill-log.py fill <spec.json>               spec: {tools, queries, agents: [{agent, file,
+                                                      turns, from_ms, to_ms, outcomes_every, seed}]}
+  python3 fill-log.py count <log.sqlite> <agent> <before ISO>   rows of the agent older than that
+  python3 fill-log.py failed <log.sqlite> <agent>    the agent's failed calls
   python3 fill-log.py settled <d1.sqlite>            quality_settled as {agent: through}
 
 Each turn is a routed request (a ToolE request) with five offered tools — the tool that serves it
@@ -17,6 +20,7 @@ turn also gets an outcome naming its tool.
 """
 
 import json
+import os
 import random
 import sqlite3
 import sys
@@ -82,15 +86,33 @@ def rows(agent, spec, tools, queries):
         yield turn, call, outcome
 
 
-def fill(db_path, spec_path):
+def agents(folder):
+    """Which object file holds which agent's log: the agent of its calls (each bench agent has one)."""
+    out = {}
+    for name in sorted(os.listdir(folder)):
+        if not name.endswith(".sqlite") or name == "metadata.sqlite":
+            continue
+        path = os.path.join(folder, name)
+        db = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=30)
+        try:
+            row = db.execute("SELECT agent FROM calls LIMIT 1").fetchone()
+        except sqlite3.OperationalError:
+            row = None
+        db.close()
+        if row:
+            out[row[0]] = path
+    print(json.dumps(out))
+
+
+def fill(spec_path):
     with open(spec_path) as f:
         spec = json.load(f)
-    db = sqlite3.connect(db_path)
-    db.execute("PRAGMA synchronous = OFF")
-    # The file is in WAL mode (miniflare's): with SQLite's 2 MB default cache a million-row
-    # transaction spills pages over and over and the WAL grows past a gigabyte.
-    db.execute("PRAGMA cache_size = -1000000")
     for a in spec["agents"]:
+        db = sqlite3.connect(a["file"])
+        db.execute("PRAGMA synchronous = OFF")
+        # The file is in WAL mode (miniflare's): with SQLite's 2 MB default cache a million-row
+        # transaction spills pages over and over and the WAL grows past a gigabyte.
+        db.execute("PRAGMA cache_size = -1000000")
         total = {"turns": 0, "calls": 0, "outcomes": 0}
         turns, calls, outcomes = [], [], []
 
@@ -123,9 +145,9 @@ def fill(db_path, spec_path):
                 db.commit()
         flush()
         db.commit()
+        db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        db.close()
         print(json.dumps({"agent": a["agent"], **total}), flush=True)
-    db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-    db.close()
 
 
 def count(db_path, agent, before):
@@ -149,4 +171,4 @@ def settled(db_path):
 
 if __name__ == "__main__":
     command, *args = sys.argv[1:]
-    {"fill": fill, "count": count, "failed": failed, "settled": settled}[command](*args)
+    {"agents": agents, "fill": fill, "count": count, "failed": failed, "settled": settled}[command](*args)

@@ -38,7 +38,7 @@ export interface BenchResults {
   machine: { cpus: number; node: string; platform: string };
   method: { connections: number; seconds_per_run: number; rounds: number; route_requests: number };
   endpoints: EndpointResult[];
-  /** Turn rows the grouped writer put in D1 during a full-rate `/route` run, and how fast. */
+  /** Turn rows the grouped writer put in the agent's log during a full-rate `/route` run, and how fast. */
   turn_writes: {
     load_seconds: number;
     routes: number;
@@ -69,7 +69,7 @@ export function markdownTables(r: BenchResults): string {
     '',
     `| measure | figure |`,
     `|---|---|`,
-    `| turn rows written by \`/route\` (200 tools, full rate, ${r.turn_writes.load_seconds} s) | ${thousands(r.turn_writes.rows_per_s)} rows/s: ${thousands(r.turn_writes.turns)} turns in D1 ${fixed(r.turn_writes.seconds, 1)} s after the first route (${thousands(r.turn_writes.routes)} routes answered within the ${r.turn_writes.load_seconds} s, at ${thousands(r.turn_writes.route_rps)}/s, the rest in flight at its end) |`,
+    `| turn rows written by \`/route\` (200 tools, full rate, ${r.turn_writes.load_seconds} s) | ${thousands(r.turn_writes.rows_per_s)} rows/s: ${thousands(r.turn_writes.turns)} turns in the agent's log ${fixed(r.turn_writes.seconds, 1)} s after the first route (${thousands(r.turn_writes.routes)} routes answered within the ${r.turn_writes.load_seconds} s, at ${thousands(r.turn_writes.route_rps)}/s, the rest in flight at its end) |`,
     `| \`/calls\` ingestion | ${thousands(r.ingestion.calls_per_s)} calls/s (${thousands(r.ingestion.calls)} calls in batches of ${thousands(r.ingestion.batch)}, ${r.ingestion.in_flight} in flight) |`,
     ...(r.review.missing !== null
       ? [`| review | not measured: ${r.review.missing} |`]

@@ -36,7 +36,10 @@ export interface BenchWorker {
   log(): string;
   /** The process group of wrangler and its workerd processes (for the CPU figures). */
   pgid: number;
+  /** Ends the processes and removes the folder. */
   stop(): void;
+  /** Ends the processes and keeps the folder (its state), so it can be filled and launched again. */
+  halt(): Promise<void>;
 }
 
 /** A free loopback port (the OS picks it; closed again before wrangler binds it). */
@@ -156,7 +159,7 @@ export async function launchWorker(prepared: PreparedWorker, progress: (line: st
     child.stdout?.on('data', keep);
     child.stderr?.on('data', keep);
     const url = `http://127.0.0.1:${port}`;
-    const stop = (): void => {
+    const end = (): void => {
       // The whole process group we started (wrangler and its workerd children), nothing else.
       if (child.pid !== undefined && child.exitCode === null) {
         try {
@@ -165,7 +168,23 @@ export async function launchWorker(prepared: PreparedWorker, progress: (line: st
           // already gone
         }
       }
+    };
+    const stop = (): void => {
+      end();
       cleanup();
+    };
+    const halt = async (): Promise<void> => {
+      end();
+      // Until no process of the group is left: workerd has closed its SQLite files.
+      for (let i = 0; i < 300; i++) {
+        try {
+          process.kill(-(child.pid ?? 0), 0);
+        } catch {
+          return;
+        }
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      throw new Error('wrangler dev did not exit within 30 s of SIGTERM');
     };
     if (!(await waitForHealth(url, 90_000, () => child.exitCode !== null))) {
       stop();
@@ -175,7 +194,7 @@ export async function launchWorker(prepared: PreparedWorker, progress: (line: st
           : `the Worker did not answer /healthz within 90s:\n${output}`,
       );
     }
-    return { url, token, log: () => output, pgid: child.pid ?? 0, stop };
+    return { url, token, log: () => output, pgid: child.pid ?? 0, stop, halt };
   } catch (err) {
     cleanup();
     throw err;
