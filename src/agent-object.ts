@@ -6,7 +6,7 @@
  * under any concurrency.
  */
 import { DurableObject } from 'cloudflare:workers';
-import { AGENT_LOG_SCHEMA } from './adapters/agent-log-schema.ts';
+import { AGENT_LOG_SCHEMA, seqFloorStatements } from './adapters/agent-log-schema.ts';
 import { legacySeqFloor } from './adapters/legacy-log.ts';
 import type { SqlResult, SqlStatement, SqlValue } from './adapters/log-db.ts';
 import type { OfferCounts } from './core/ports.ts';
@@ -27,26 +27,13 @@ export class AgentObject extends DurableObject<Bindings> {
    * Once per object (and again after `forget`), before any request: its log's seqs start above
    * every seq a D1 log of an earlier version gave, so the rows the scheduled move brings here
    * (src/services/legacy-log.ts) keep their seqs, older than anything written here, and review
-   * marks (seqs) stay right. A dummy row at the floor, removed at once, moves AUTOINCREMENT past it.
+   * marks (seqs) stay right.
    */
   async #seqFloor(): Promise<void> {
     if (this.#get('seq_floor_set') === 1) return;
     const floor = await legacySeqFloor(this.env.DB);
     this.ctx.storage.transactionSync(() => {
-      if (floor.turns > 0) {
-        this.#sql.exec(
-          "INSERT OR IGNORE INTO turns (seq, agent, turn_id, routed, created_at) VALUES (?, '', '', 0, '')",
-          floor.turns,
-        );
-        this.#sql.exec("DELETE FROM turns WHERE seq = ? AND agent = '' AND turn_id = ''", floor.turns);
-      }
-      if (floor.calls > 0) {
-        this.#sql.exec(
-          "INSERT OR IGNORE INTO calls (seq, agent, call_id, tool, arguments, success, at) VALUES (?, '', '', '', '{}', 0, '')",
-          floor.calls,
-        );
-        this.#sql.exec("DELETE FROM calls WHERE seq = ? AND agent = '' AND call_id = ''", floor.calls);
-      }
+      for (const statement of seqFloorStatements(floor)) this.#run(statement);
       this.#sql.exec("INSERT OR REPLACE INTO counters (name, value) VALUES ('seq_floor_set', 1)");
     });
   }

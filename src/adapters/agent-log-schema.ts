@@ -8,6 +8,7 @@
  * Indexes: each bounded read of the log (src/adapters/log.ts, review-log.ts, usage.ts, activity.ts)
  * is an index range with a LIMIT; test/adapters/query-plans.test.ts checks the plans.
  */
+import type { SqlStatement } from './log-db.ts';
 export const AGENT_LOG_SCHEMA = `
 CREATE TABLE IF NOT EXISTS turns (
   seq              INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -66,3 +67,30 @@ CREATE TABLE IF NOT EXISTS trace_tools (
   PRIMARY KEY (agent, name)
 );
 `;
+
+/**
+ * The statements that start the log's seqs above `floor` (the highest seqs a D1 log of an earlier
+ * version gave): a placeholder row at the floor, removed at once, leaves AUTOINCREMENT past it.
+ */
+export function seqFloorStatements(floor: { turns: number; calls: number }): SqlStatement[] {
+  return [
+    ...(floor.turns > 0
+      ? [
+          {
+            sql: "INSERT OR IGNORE INTO turns (seq, agent, turn_id, routed, created_at) VALUES (?, '', '', 0, '')",
+            params: [floor.turns],
+          },
+          { sql: "DELETE FROM turns WHERE seq = ? AND agent = '' AND turn_id = ''", params: [floor.turns] },
+        ]
+      : []),
+    ...(floor.calls > 0
+      ? [
+          {
+            sql: "INSERT OR IGNORE INTO calls (seq, agent, call_id, tool, arguments, success, at) VALUES (?, '', '', '', '{}', 0, '')",
+            params: [floor.calls],
+          },
+          { sql: "DELETE FROM calls WHERE seq = ? AND agent = '' AND call_id = ''", params: [floor.calls] },
+        ]
+      : []),
+  ];
+}
