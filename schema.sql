@@ -8,7 +8,8 @@ CREATE TABLE agents (
   tools_gen        INTEGER NOT NULL DEFAULT 0,      -- bumped on every tool write: invalidates isolate caches
   last_review_at   TEXT,
   last_review_seq  INTEGER NOT NULL DEFAULT 0,      -- highest calls.seq seen by the last review (cron: "calls since")
-  last_call_seq    INTEGER NOT NULL DEFAULT 0       -- 0010: newest calls.seq of the agent's log (moved on each write)
+  last_call_seq    INTEGER NOT NULL DEFAULT 0,      -- 0010: newest calls.seq of the agent's log (moved on each write)
+  calls_logged     INTEGER NOT NULL DEFAULT 0       -- 0010: calls the agent's log holds (writes add, retention takes away)
 );
 
 -- One row per tool: the author's definition plus what augmentation and learning added.

@@ -62,6 +62,34 @@ describe('log retention', () => {
     expect(await counts(other)).toEqual(before);
   });
 
+  it('keeps the agent list’s call count with the log: writes add, duplicates do not, pruning takes away', async () => {
+    const agent = agentId('retention-count');
+    expect((await api('PUT', `/v1/agents/${agent}/tools`, { body: { tools: [tool('t', 'A tool.')] } })).status).toBe(
+      200,
+    );
+    const now = new Date().toISOString();
+    const ago = (d: number) => new Date(Date.now() - d * 86_400_000).toISOString();
+    const calls = [
+      { id: 'old-1', tool: 't', arguments: {}, success: true, at: ago(40) },
+      { id: 'old-2', tool: 't', arguments: {}, success: false, error: 'boom', at: ago(40) },
+      { id: 'new-1', tool: 't', arguments: {}, success: true, at: ago(1) },
+    ];
+    expect((await api('POST', `/v1/agents/${agent}/calls`, { body: { calls } })).body).toEqual({
+      accepted: 3,
+      duplicates: 0,
+    });
+    expect((await api('POST', `/v1/agents/${agent}/calls`, { body: { calls: calls.slice(2) } })).body).toEqual({
+      accepted: 0,
+      duplicates: 1,
+    });
+    const listed = async () =>
+      (await api('GET', '/v1/agents')).body.agents.find((a: { agent: string }) => a.agent === agent)?.calls;
+    expect(await listed()).toBe(3);
+    await pruneLog(svc, now);
+    expect(await count('calls', agent)).toBe(1);
+    expect(await listed()).toBe(1);
+  });
+
   it('keeps a revision whole: its evidence is stored with it', async () => {
     const agent = await agentWithLog(3, 0);
     const id = `rev-keep-${agent}`;

@@ -185,16 +185,16 @@ export function createD1AgentTransfer(db: D1Database, logOf: LogOf) {
     },
 
     /**
-     * The agent's review mark and newest-call mark, and a new tools_gen so no isolate routes from an
-     * older snapshot.
+     * The agent's review mark, newest-call mark and call count, and a new tools_gen so no isolate
+     * routes from an older snapshot.
      */
-    async finishImport(agent: string, lastReviewSeq: number, lastCallSeq: number): Promise<void> {
+    async finishImport(agent: string, lastReviewSeq: number, calls: ReadonlyMap<string, number>): Promise<void> {
       try {
         await db
           .prepare(
-            'UPDATE agents SET last_review_seq = ?2, last_call_seq = ?3, tools_gen = tools_gen + 1 WHERE agent = ?1',
+            'UPDATE agents SET last_review_seq = ?2, last_call_seq = ?3, calls_logged = ?4, tools_gen = tools_gen + 1 WHERE agent = ?1',
           )
-          .bind(agent, lastReviewSeq, lastCallSeq)
+          .bind(agent, lastReviewSeq, Math.max(0, ...calls.values()), calls.size)
           .run();
       } finally {
         agentWritten(db, agent);

@@ -249,11 +249,24 @@ export function createD1Revisions(db: D1Database) {
       }));
     },
 
-    /** Notes the newest call seq of an agent's log after a write (it only moves forward). */
-    async noteCalls(agent: string, lastSeq: number): Promise<void> {
+    /**
+     * Notes a write of `added` new calls to an agent's log, whose newest call seq is then `lastSeq`
+     * (the mark only moves forward).
+     */
+    async noteCalls(agent: string, lastSeq: number, added: number): Promise<void> {
       await db
-        .prepare('UPDATE agents SET last_call_seq = MAX(last_call_seq, ?2) WHERE agent = ?1')
-        .bind(agent, lastSeq)
+        .prepare(
+          'UPDATE agents SET last_call_seq = MAX(last_call_seq, ?2), calls_logged = calls_logged + ?3 WHERE agent = ?1',
+        )
+        .bind(agent, lastSeq, added)
+        .run();
+    },
+
+    /** Notes that retention removed `removed` calls from an agent's log. */
+    async noteCallsPruned(agent: string, removed: number): Promise<void> {
+      await db
+        .prepare('UPDATE agents SET calls_logged = MAX(0, calls_logged - ?2) WHERE agent = ?1')
+        .bind(agent, removed)
         .run();
     },
 

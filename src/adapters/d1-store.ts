@@ -102,14 +102,15 @@ export function createD1Store(db: D1Database) {
       return row ? toAgent(row) : null;
     },
 
-    async listAgents(): Promise<(AgentRecord & { tools: number })[]> {
+    /** Every agent with its tool count and the calls its log holds (`calls_logged`, kept by writes and retention). */
+    async listAgents(): Promise<(AgentRecord & { tools: number; calls: number })[]> {
       const { results } = await db
         .prepare(
-          `SELECT a.*, (SELECT COUNT(*) FROM tools t WHERE t.agent = a.agent) AS tools
+          `SELECT a.*, (SELECT COUNT(*) FROM tools t WHERE t.agent = a.agent) AS tools, a.calls_logged AS calls
            FROM agents a ORDER BY a.agent`,
         )
-        .all<AgentRow & { tools: number }>();
-      return results.map((r) => ({ ...toAgent(r), tools: r.tools }));
+        .all<AgentRow & { tools: number; calls: number }>();
+      return results.map((r) => ({ ...toAgent(r), tools: r.tools, calls: r.calls }));
     },
 
     async putSettings(agent: string, settings: SettingsPatch): Promise<D1Result> {

@@ -131,15 +131,6 @@ export function createLog(logOf: LogOf) {
       return row?.seq ?? 0;
     },
 
-    /** Calls in the agent's log now. */
-    async callCount(agent: string): Promise<number> {
-      const row = await logOf(agent)
-        .prepare('SELECT COUNT(*) AS n FROM calls WHERE agent = ?1')
-        .bind(agent)
-        .first<{ n: number }>();
-      return row?.n ?? 0;
-    },
-
     /**
      * The newest `limit` turns and calls of the agent with the outcomes of those turns: the recent
      * log the apply re-check attributes (src/core/attribution.ts). Two index reads on (agent, seq).

@@ -42,16 +42,13 @@ agentsApi.openapi(
   async (c) => {
     authorize(c.get('principal'), null, 'admin');
     const { limit, cursor } = c.req.valid('query');
-    const svc = c.get('svc');
-    const page = pageByOffset(await svc.store.listAgents(), limit ?? MAX_PAGE, cursorOf(cursor));
-    // Calls live in each agent's log (its Durable Object): one count per agent of this page.
-    const calls = await Promise.all(page.items.map((a) => svc.log.callCount(a.agent)));
+    const page = pageByOffset(await c.get('svc').store.listAgents(), limit ?? MAX_PAGE, cursorOf(cursor));
     return c.json(
       {
-        agents: page.items.map((a, i) => ({
+        agents: page.items.map((a) => ({
           agent: a.agent,
           tools: a.tools,
-          calls: calls[i] ?? 0,
+          calls: a.calls,
           last_review_at: a.last_review_at,
         })),
         next_cursor: page.next_cursor,

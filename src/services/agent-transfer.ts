@@ -109,7 +109,7 @@ async function writeBundle(svc: Services, agent: string, b: ImportBundle, rows: 
   for (const r of rows) r.reviewed_seq = mark(r.reviewed_seq);
   await svc.agentTransfer.insertTools(agent, rows);
   await svc.agentTransfer.insertHistory(agent, b);
-  await svc.agentTransfer.finishImport(agent, mark(b.agent.last_review_seq), Math.max(0, ...seqs.values()));
+  await svc.agentTransfer.finishImport(agent, mark(b.agent.last_review_seq), seqs);
 }
 
 function storedTool(t: ToolLine): StoredTool {

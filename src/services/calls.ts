@@ -36,8 +36,9 @@ export async function recordCalls(
 
 /**
  * Writes calls (and `extra` statements of the same log) in one transaction of the agent's log, then
- * moves the agent's newest-call mark in D1 that the cron scans (src/cron.ts). Returns how many
- * calls were new. If the mark's write fails the calls are kept, and the next write moves it.
+ * notes them in the agent's row in D1: the newest-call mark the cron scans (src/cron.ts) and the
+ * count the agent list shows. Returns how many calls were new. If the note fails the calls are
+ * kept, and the next write moves the mark (the count stays short by this write).
  */
 export async function writeCalls(
   svc: Services,
@@ -46,6 +47,6 @@ export async function writeCalls(
   extra: LogStatement[] = [],
 ): Promise<number> {
   const { accepted, lastSeq } = await svc.log.insertCalls(agent, rows, extra);
-  if (accepted > 0) await svc.revisions.noteCalls(agent, lastSeq);
+  if (accepted > 0) await svc.revisions.noteCalls(agent, lastSeq, accepted);
   return accepted;
 }

@@ -71,6 +71,9 @@ export async function pruneLog(
         left -= n;
         full ||= n >= limit;
       });
+      // The agent's call count in D1 (the agent list's) goes down by what this batch removed.
+      const calls = results[DATED.findIndex(([t]) => t === 'calls')]?.meta.changes ?? 0;
+      if (calls > 0) await svc.revisions.noteCallsPruned(row.agent, calls);
       if (!full) break;
     }
   }

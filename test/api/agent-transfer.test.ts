@@ -188,6 +188,8 @@ describe('GET /v1/agents/:agent/export and POST /v1/agents/:agent/import', () =>
         .filter((l) => l.type !== 'agent');
     expect(await logOf(b)).toEqual(withIds(await logOf(a.agent), renamed));
     expect((await tableCounts(b)).keys).toBe(0);
+    const listed = (await api('GET', '/v1/agents')).body.agents as { agent: string; calls: number }[];
+    expect(listed.find((x) => x.agent === b)?.calls).toBe((await tableCounts(a.agent)).calls);
     // The imported calls were read by A's review: B's marks cover them, so B has nothing new to review.
     const marks = await env.DB.prepare('SELECT last_review_seq, last_call_seq FROM agents WHERE agent = ?1')
       .bind(b)
