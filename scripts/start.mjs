@@ -45,4 +45,4 @@ process.on('SIGTERM', stop);
 dev.on('exit', (code) => process.exit(code ?? 0));
 
 // The banner again once the service answers, below wrangler's own output, where it is seen.
-waitForHealth(`http://127.0.0.1:${port}`, 120_000, () => dev.exitCode !== null).then((up) => up && banner());
+waitForHealth(`http://127.0.0.1:${port}`, 120_000, () => dev.exitCode !== null, token).then((up) => up && banner());

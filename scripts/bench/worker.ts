@@ -186,7 +186,7 @@ export async function launchWorker(prepared: PreparedWorker, progress: (line: st
       }
       throw new Error('wrangler dev did not exit within 30 s of SIGTERM');
     };
-    if (!(await waitForHealth(url, 90_000, () => child.exitCode !== null))) {
+    if (!(await waitForHealth(url, 90_000, () => child.exitCode !== null, token))) {
       stop();
       throw new Error(
         child.exitCode !== null

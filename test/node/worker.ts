@@ -61,16 +61,25 @@ export async function startWorker(timeoutMs = 120_000): Promise<RunningWorker> {
   let log = '';
   child.stdout.on('data', (d: Buffer) => (log += d.toString()));
   child.stderr.on('data', (d: Buffer) => (log += d.toString()));
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  let stopping = false;
+  const exited = new Promise<void>((resolve) =>
+    child.once('exit', (code, signal) => {
+      // Every test after this fails with ECONNREFUSED: say why once, with what wrangler printed.
+      if (!stopping)
+        console.error(`wrangler dev exited during the tests (code ${code}, signal ${signal}):\n${log.slice(-4000)}`);
+      resolve();
+    }),
+  );
   const url = `http://127.0.0.1:${port}`;
   const stop = async () => {
+    stopping = true;
     child.kill('SIGTERM');
     await Promise.race([exited, new Promise((r) => setTimeout(r, 5000))]);
     if (child.exitCode === null) child.kill('SIGKILL');
     rmSync(persist, { recursive: true, force: true });
   };
   try {
-    if (!(await waitForHealth(url, timeoutMs, () => child.exitCode !== null)))
+    if (!(await waitForHealth(url, timeoutMs, () => child.exitCode !== null, token)))
       throw new Error(
         child.exitCode !== null ? 'wrangler dev exited' : `no answer from ${url}/healthz in ${timeoutMs} ms`,
       );
