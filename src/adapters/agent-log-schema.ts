@@ -9,6 +9,14 @@
  * is an index range with a LIMIT; test/adapters/query-plans.test.ts checks the plans.
  */
 import type { SqlStatement } from './log-db.ts';
+
+/** The columns of each log table that a write fills after `agent` (`seq` is SQLite's), in order. */
+export const LOG_COLUMNS = {
+  turns: ['turn_id', 'request', 'conversation_id', 'routed', 'offered', 'source', 'created_at'],
+  calls: ['call_id', 'tool', 'arguments', 'success', 'error', 'request', 'turn_id', 'conversation_id', 'at'],
+  outcomes: ['turn_id', 'ok', 'served_by', 'at'],
+  trace_tools: ['name', 'definition', 'seen_at'],
+} as const;
 export const AGENT_LOG_SCHEMA = `
 CREATE TABLE IF NOT EXISTS turns (
   seq              INTEGER PRIMARY KEY AUTOINCREMENT,

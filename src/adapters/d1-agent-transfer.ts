@@ -22,8 +22,10 @@ import type {
 import { EXPORT_FORMAT } from '../core/agent-export.ts';
 import type { StoredTool } from '../core/records.ts';
 import type { RoutedTool, SettingsPatch } from '../schemas.ts';
+import { LOG_COLUMNS } from './agent-log-schema.ts';
 import { bodyOf, toRevisionRecord, type RevisionRow } from './d1-revisions.ts';
 import type { LogOf, SqlValue } from './log-db.ts';
+import { callValues } from './log.ts';
 import { agentWritten, toolInsertStatement, toTool, type ToolRowDb } from './d1-store.ts';
 
 /** Rows read per export page. */
@@ -130,14 +132,14 @@ export function createD1AgentTransfer(db: D1Database, logOf: LogOf) {
     async insertLog(agent: string, b: ImportBundle): Promise<void> {
       const bySeq = <T extends { seq: number }>(rows: T[]) => [...rows].sort((x, y) => x.seq - y.seq);
       const log = logOf(agent);
-      await insertRows(log, agent, 'turns', TURN_COLUMNS, bySeq(b.turns).map(turnValues));
-      await insertRows(log, agent, 'calls', CALL_COLUMNS, bySeq(b.calls).map(callValues));
-      await insertRows(log, agent, 'outcomes', ['turn_id', 'ok', 'served_by', 'at'], b.outcomes.map(outcomeValues));
+      await insertRows(log, agent, 'turns', LOG_COLUMNS.turns, bySeq(b.turns).map(turnValues));
+      await insertRows(log, agent, 'calls', LOG_COLUMNS.calls, bySeq(b.calls).map(callValues));
+      await insertRows(log, agent, 'outcomes', LOG_COLUMNS.outcomes, b.outcomes.map(outcomeValues));
       await insertRows(
         log,
         agent,
         'trace_tools',
-        ['name', 'definition', 'seen_at'],
+        LOG_COLUMNS.trace_tools,
         b.traceTools.map((t) => [t.name, JSON.stringify(t.definition), t.seen_at]),
       );
     },
@@ -250,18 +252,6 @@ async function insertRows(
   await flush();
 }
 
-const TURN_COLUMNS = ['turn_id', 'request', 'conversation_id', 'routed', 'offered', 'source', 'created_at'];
-const CALL_COLUMNS = [
-  'call_id',
-  'tool',
-  'arguments',
-  'success',
-  'error',
-  'request',
-  'turn_id',
-  'conversation_id',
-  'at',
-];
 const REVISION_COLUMNS = [
   'revision_id',
   'tool',
@@ -282,20 +272,6 @@ const REVISION_COLUMNS = [
 
 function turnValues(t: TurnLine): unknown[] {
   return [t.turn_id, t.request, t.conversation_id, t.routed ? 1 : 0, JSON.stringify(t.offered), t.source, t.created_at];
-}
-
-function callValues(c: CallLine): unknown[] {
-  return [
-    c.call_id,
-    c.tool,
-    JSON.stringify(c.arguments),
-    c.success ? 1 : 0,
-    c.error,
-    c.request,
-    c.turn_id,
-    c.conversation_id,
-    c.at,
-  ];
 }
 
 function outcomeValues(o: OutcomeLine): unknown[] {

@@ -4,26 +4,15 @@
  * the seqs D1 gave (review marks are seqs), then removed from D1. Each object starts its own seqs
  * above every seq D1 gave (`legacySeqFloor`), so moved rows never meet rows written since.
  */
+import { LOG_COLUMNS } from './agent-log-schema.ts';
 import type { LogOf, SqlValue } from './log-db.ts';
 
-/** The D1 log tables and their columns, as migrations/0001 made them. */
+/** The D1 log tables and every column a row moves with (the seqs too: review marks are seqs). */
 export const LEGACY_TABLES = {
-  turns: ['seq', 'agent', 'turn_id', 'request', 'conversation_id', 'routed', 'offered', 'source', 'created_at'],
-  calls: [
-    'seq',
-    'agent',
-    'call_id',
-    'tool',
-    'arguments',
-    'success',
-    'error',
-    'request',
-    'turn_id',
-    'conversation_id',
-    'at',
-  ],
-  outcomes: ['agent', 'turn_id', 'ok', 'served_by', 'at'],
-  trace_tools: ['agent', 'name', 'definition', 'seen_at'],
+  turns: ['seq', 'agent', ...LOG_COLUMNS.turns],
+  calls: ['seq', 'agent', ...LOG_COLUMNS.calls],
+  outcomes: ['agent', ...LOG_COLUMNS.outcomes],
+  trace_tools: ['agent', ...LOG_COLUMNS.trace_tools],
 } as const;
 
 export type LegacyTable = keyof typeof LEGACY_TABLES;

@@ -43,6 +43,21 @@ function turnBinds(agent: string, t: NewTurn): SqlValue[] {
   ];
 }
 
+/** A call's values in the order of LOG_COLUMNS.calls (src/adapters/agent-log-schema.ts). */
+export function callValues(c: NewCall): SqlValue[] {
+  return [
+    c.call_id,
+    c.tool,
+    JSON.stringify(c.arguments),
+    c.success ? 1 : 0,
+    c.error,
+    c.request,
+    c.turn_id,
+    c.conversation_id,
+    c.at,
+  ];
+}
+
 /** Rows per statement: SQLite in a Durable Object (like D1) binds at most 100 parameters a statement. */
 const CALL_COLUMNS = 10;
 const CALLS_PER_STATEMENT = Math.floor(100 / CALL_COLUMNS);
@@ -95,18 +110,7 @@ export function createLog(logOf: LogOf) {
             (_, j) => `(${Array.from({ length: CALL_COLUMNS }, (_, c) => `?${j * CALL_COLUMNS + c + 1}`).join(', ')})`,
           )
           .join(', ');
-        const binds = chunk.flatMap((c) => [
-          agent,
-          c.call_id,
-          c.tool,
-          JSON.stringify(c.arguments),
-          c.success ? 1 : 0,
-          c.error,
-          c.request,
-          c.turn_id,
-          c.conversation_id,
-          c.at,
-        ]);
+        const binds = chunk.flatMap((c) => [agent, ...callValues(c)]);
         statements.push(
           db
             .prepare(
