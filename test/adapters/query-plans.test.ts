@@ -21,7 +21,7 @@ import { runReview } from '../../src/services/review.ts';
 import { route } from '../../src/services/routing.ts';
 import type { AgentObject } from '../../src/agent-object.ts';
 import type { SqlStatement } from '../../src/adapters/log-db.ts';
-import { agentId, logDb, tool } from '../helpers.ts';
+import { agentId, interceptLog, logDb, tool } from '../helpers.ts';
 
 /** SQL text → the binds it was last run with, in D1. */
 const seen = new Map<string, unknown[]>();
@@ -31,27 +31,14 @@ const seenLog = new Map<string, unknown[]>();
 /** An agent namespace whose objects record each log statement they are sent, then run it. */
 function recordingAgents(ns: DurableObjectNamespace<AgentObject>): DurableObjectNamespace<AgentObject> {
   const note = (s: SqlStatement) => seenLog.set(s.sql, s.params);
-  return new Proxy(ns, {
-    get(target, prop) {
-      if (prop !== 'get') return Reflect.get(target, prop).bind(target);
-      return (id: DurableObjectId) => {
-        const stub = target.get(id);
-        return new Proxy(stub, {
-          get(t, p) {
-            if (p === 'logQuery')
-              return (s: SqlStatement) => {
-                note(s);
-                return t.logQuery(s);
-              };
-            if (p === 'logBatch')
-              return (list: SqlStatement[]) => {
-                list.forEach(note);
-                return t.logBatch(list);
-              };
-            return Reflect.get(t, p);
-          },
-        });
-      };
+  return interceptLog(ns, {
+    query: (s, stub) => {
+      note(s);
+      return stub.logQuery(s);
+    },
+    batch: (list, stub) => {
+      list.forEach(note);
+      return stub.logBatch(list);
     },
   });
 }

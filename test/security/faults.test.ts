@@ -14,7 +14,7 @@ import type { AgentObject } from '../../src/agent-object.ts';
 import type { SqlStatement } from '../../src/adapters/log-db.ts';
 import type { Embedder } from '../../src/core/ports.ts';
 import { embedTools } from '../../src/services/tool-vectors.ts';
-import { agentId, api, tool, logDb } from '../helpers.ts';
+import { agentId, api, interceptLog, logDb, tool } from '../helpers.ts';
 import { agentState, insertRevision, noteRevision, send } from './fixtures.ts';
 
 const FAKE = inject('fakeOpenAI');
@@ -97,23 +97,12 @@ function breakNextLogBatch(
     sql: "INSERT INTO turns (agent, turn_id, routed, created_at) VALUES ('poison', 'poison', 0, NULL)",
     params: [],
   };
-  return new Proxy(ns, {
-    get(target, prop) {
-      if (prop !== 'get') return Reflect.get(target, prop).bind(target);
-      return (id: DurableObjectId) => {
-        const stub = target.get(id);
-        return new Proxy(stub, {
-          get(t, p) {
-            if (p !== 'logBatch') return Reflect.get(t, p);
-            return (list: SqlStatement[]) => {
-              if (!armed || !list.some((s) => pattern.test(s.sql))) return t.logBatch(list);
-              armed = false;
-              const half = Math.floor(list.length / 2);
-              return t.logBatch([...list.slice(0, half), poison, ...list.slice(half)]);
-            };
-          },
-        });
-      };
+  return interceptLog(ns, {
+    batch: (list, stub) => {
+      if (!armed || !list.some((s) => pattern.test(s.sql))) return stub.logBatch(list);
+      armed = false;
+      const half = Math.floor(list.length / 2);
+      return stub.logBatch([...list.slice(0, half), poison, ...list.slice(half)]);
     },
   });
 }

@@ -5,7 +5,7 @@
 import type { AgentObject } from '../../src/agent-object.ts';
 import { env } from 'cloudflare:workers';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { agentId, api, tool } from '../helpers.ts';
+import { agentId, api, interceptLog, tool } from '../helpers.ts';
 import { send } from './fixtures.ts';
 
 const CONSOLE = ['log', 'info', 'warn', 'error', 'debug', 'trace'] as const;
@@ -37,20 +37,8 @@ async function hex(text: string): Promise<string> {
 
 /** A D1 double whose batches fail as a real D1 error would: with a message, after nothing was written. */
 /** The agent namespace whose objects fail every log batch (the call log's writes). */
-function failingLogBatches(ns: DurableObjectNamespace<AgentObject>): DurableObjectNamespace<AgentObject> {
-  return new Proxy(ns, {
-    get(target, prop) {
-      if (prop !== 'get') return Reflect.get(target, prop).bind(target);
-      return (id: DurableObjectId) =>
-        new Proxy(target.get(id), {
-          get(t, p) {
-            if (p === 'logBatch') return async () => Promise.reject(new Error('simulated storage failure'));
-            return Reflect.get(t, p);
-          },
-        });
-    },
-  });
-}
+const failingLogBatches = (ns: DurableObjectNamespace<AgentObject>) =>
+  interceptLog(ns, { batch: async () => Promise.reject(new Error('simulated storage failure')) });
 
 describe('agent keys', () => {
   it('are shown once with no-store, stored only as a salted hash, and never logged on creation, failures or internal errors', async () => {
