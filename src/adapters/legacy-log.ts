@@ -47,7 +47,9 @@ export function createLegacyLog(db: D1Database, logOf: LogOf) {
       const byAgent = new Map<string, SqlValue[][]>();
       for (const row of results) {
         const agent = String(row.agent);
-        byAgent.set(agent, [...(byAgent.get(agent) ?? []), columns.map((c) => row[c] ?? null)]);
+        const rows = byAgent.get(agent) ?? [];
+        byAgent.set(agent, rows);
+        rows.push(columns.map((c) => row[c] ?? null));
       }
       const insert = `INSERT OR IGNORE INTO ${table} (${columns.join(', ')})
         SELECT ${columns.map((_, i) => `j.value ->> ${i}`).join(', ')} FROM json_each(?1) j ORDER BY j.key`;
