@@ -73,23 +73,19 @@ export function createLog(logOf: LogOf) {
     },
 
     /**
-     * The same as insertTurn for many turns in ONE statement: the rows travel as one JSON array
+     * Records many turns as insertTurn does, in ONE statement: the rows travel as one JSON array
      * parameter read back with json_each (`/route` writes the turns an isolate gathered
      * together; a statement binds at most 100 values).
      */
-    insertTurns(agent: string, turns: readonly NewTurn[]): LogStatement {
+    async writeTurns(agent: string, turns: readonly NewTurn[]): Promise<void> {
       const rows = turns.map((t) => turnBinds(agent, t).slice(1));
-      return logOf(agent)
+      await logOf(agent)
         .prepare(
           `${INSERT_TURNS} SELECT ?1, j.value ->> 0, j.value ->> 1, j.value ->> 2, j.value ->> 3, j.value ->> 4, j.value ->> 5, j.value ->> 6
            FROM json_each(?2) j WHERE true ${TURN_UPSERT}`,
         )
-        .bind(agent, JSON.stringify(rows));
-    },
-
-    /** Writes turns `insertTurns` built, in one transaction. */
-    async writeTurns(agent: string, turns: readonly NewTurn[]): Promise<void> {
-      await logOf(agent).batch([this.insertTurns(agent, turns)]);
+        .bind(agent, JSON.stringify(rows))
+        .run();
     },
 
     /**
@@ -230,8 +226,10 @@ async function rangeSlice(
   range: TimeRange,
   limit: number,
 ): Promise<LogSlice & { truncated: boolean }> {
-  const turns = await readRange<TurnRow>(db, agent, 'turns', 'created_at', range, limit);
-  const calls = await readRange<CallRow>(db, agent, 'calls', 'at', range, limit);
+  const [turns, calls] = await Promise.all([
+    readRange<TurnRow>(db, agent, 'turns', 'created_at', range, limit),
+    readRange<CallRow>(db, agent, 'calls', 'at', range, limit),
+  ]);
   const slice = await sliceOf(db, agent, turns, calls);
   return { ...slice, truncated: turns.length >= limit || calls.length >= limit };
 }
@@ -279,15 +277,25 @@ async function sliceOf(db: LogDb, agent: string, turnRows: TurnRow[], callRows: 
   const outcomes: OutcomeRecord[] = [];
   for (let i = 0; i < turnRows.length; i += LOG_PAGE_ROWS) {
     const ids = turnRows.slice(i, i + LOG_PAGE_ROWS).map((t) => t.turn_id);
-    const { results } = await db
-      .prepare(
-        'SELECT turn_id, ok, served_by, at FROM outcomes WHERE agent = ?1 AND turn_id IN (SELECT value FROM json_each(?2))',
-      )
-      .bind(agent, JSON.stringify(ids))
-      .all<{ turn_id: string; ok: number; served_by: string | null; at: string }>();
-    for (const r of results) outcomes.push({ turn_id: r.turn_id, ok: r.ok === 1, served_by: r.served_by, at: r.at });
+    const { results } = await db.prepare(OUTCOMES_OF).bind(agent, JSON.stringify(ids)).all<OutcomeRow>();
+    outcomes.push(...results.map(toOutcome));
   }
   return { turns: turnRows.map(toTurn), calls: callRows.map(toCall), outcomes };
+}
+
+/** The reported outcomes of the turns in ?2 (a JSON array of turn ids); ?1 is the agent. */
+export const OUTCOMES_OF =
+  'SELECT turn_id, ok, served_by, at FROM outcomes WHERE agent = ?1 AND turn_id IN (SELECT value FROM json_each(?2))';
+
+export interface OutcomeRow {
+  turn_id: string;
+  ok: number;
+  served_by: string | null;
+  at: string;
+}
+
+export function toOutcome(r: OutcomeRow): OutcomeRecord {
+  return { turn_id: r.turn_id, ok: r.ok === 1, served_by: r.served_by, at: r.at };
 }
 
 export interface TurnRow {

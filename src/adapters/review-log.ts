@@ -12,7 +12,7 @@
  */
 import type { CallRecord, OutcomeRecord, TurnRecord } from '../core/records.ts';
 import type { LogOf } from './log-db.ts';
-import { toCall, toTurn } from './log.ts';
+import { OUTCOMES_OF, type OutcomeRow, toCall, toOutcome, toTurn } from './log.ts';
 
 type TurnRow = Parameters<typeof toTurn>[0];
 type CallRow = Parameters<typeof toCall>[0];
@@ -69,7 +69,7 @@ export const REVIEW_SQL = {
     SELECT c.* FROM json_each(?2) j JOIN calls c
       ON c.seq IN (SELECT seq FROM calls WHERE agent = ?1 AND turn_id = j.value ORDER BY seq DESC LIMIT ?3)`,
   /** Reported outcomes of the turns in ?2. */
-  outcomesOf: `SELECT turn_id, ok, served_by, at FROM outcomes WHERE agent = ?1 AND turn_id IN (SELECT value FROM json_each(?2))`,
+  outcomesOf: OUTCOMES_OF,
 } as const;
 
 /** What the review chooses tools by, per registered tool (counts are over the newest `perTool`). */
@@ -163,8 +163,8 @@ export function createReviewLog(logOf: LogOf) {
       const { results } = await logOf(agent)
         .prepare(REVIEW_SQL.outcomesOf)
         .bind(agent, list(turnIds))
-        .all<{ turn_id: string; ok: number; served_by: string | null; at: string }>();
-      return results.map((r) => ({ turn_id: r.turn_id, ok: r.ok === 1, served_by: r.served_by, at: r.at }));
+        .all<OutcomeRow>();
+      return results.map(toOutcome);
     },
   };
 }
