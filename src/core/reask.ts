@@ -1,0 +1,99 @@
+/**
+ * Does the next request of a conversation ask again for what the one before asked (a paraphrase:
+ * the first run did not give the user what they wanted), or does it start a new task that builds on
+ * it (a follow-up: "now check Ana in for that flight")? docs/learning.md "Re-asks and follow-ups".
+ *
+ * The rule, and why:
+ * - A re-ask restates the request, so the two share a word that says what is wanted. Values never
+ *   count as shared words: a city, a name or an order number names what a task is about, not which
+ *   task it is ("what's the weather in Porto" then "book a hotel in Porto" are two tasks).
+ * - A follow-up refers back to what was just done instead of restating it: it points at it ("that
+ *   flight", "it", "them", "there") or says it comes next ("now", "also", "then", "next", "too").
+ *   A request that reads so is a new task, unless it also says the first answer was wrong ("no",
+ *   "not", "wrong", "instead", "actually", "I meant"): then it is a correction, which is a re-ask.
+ */
+import { looksLikeValue } from './values.ts';
+import { VALUE_PLACEHOLDER, scrubValues, withoutPlaceholders } from './scrub.ts';
+import { contentWords } from './text.ts';
+
+/** Words by which a request points back at what the one before it did, or says it comes after it. */
+const CONTINUATION = new Set([
+  'now',
+  'also',
+  'then',
+  'next',
+  'too',
+  'afterwards',
+  'after',
+  'additionally',
+  'that',
+  'those',
+  'these',
+  'this',
+  'it',
+  'its',
+  'them',
+  'there',
+  'same',
+  'another',
+  'again',
+]);
+
+/** Words by which a request says the answer before it was not what was asked. */
+const CORRECTION = new Set([
+  'no',
+  'nope',
+  'not',
+  'wrong',
+  'instead',
+  'actually',
+  'meant',
+  'mean',
+  'rather',
+  'didnt',
+  'doesnt',
+  'isnt',
+  'wasnt',
+  'dont',
+  'cant',
+  'wont',
+  'incorrect',
+]);
+
+/** The lower-cased words of a text as a person typed them (apostrophes dropped: "didn't" → "didnt"). */
+function surfaceWords(text: string): string[] {
+  return text
+    .toLowerCase()
+    .replace(/['\u2019]/g, '')
+    .split(/[^\p{L}\p{N}]+/u)
+    .filter((w) => w !== '');
+}
+
+/** The content words of a request with every value out: argument values, then anything that looks like one. */
+function taskWords(text: string, values: readonly unknown[]): Set<string> {
+  let scrubbed = scrubValues(text, values);
+  scrubbed = scrubbed
+    .split(/(\s+)/)
+    .map((token) => (looksLikeValue(token) ? VALUE_PLACEHOLDER : token))
+    .join('');
+  return contentWords(withoutPlaceholders(scrubbed));
+}
+
+/** True when `next` reads as a new task that builds on what the request before it did. */
+export function readsAsFollowUp(next: string): boolean {
+  const words = surfaceWords(next);
+  if (words.some((w) => CORRECTION.has(w))) return false;
+  return words.some((w) => CONTINUATION.has(w));
+}
+
+/**
+ * True when `next` asks again for what `first` asked: they share a word that is not a value, and
+ * `next` does not read as a follow-up. `values` are the argument values of both runs' calls.
+ */
+export function isReAsk(first: string, next: string, values: readonly unknown[]): boolean {
+  const before = taskWords(first, values);
+  let shared = false;
+  for (const w of taskWords(next, values)) if (before.has(w)) shared = true;
+  if (!shared) return false;
+  return !readsAsFollowUp(next);
+}
