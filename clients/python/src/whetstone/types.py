@@ -1,0 +1,404 @@
+"""The API's bodies as `TypedDict`s: what each method sends and answers (docs/api-reference.md).
+
+Answers are plain dicts decoded from JSON; these types let a type checker and an editor know their
+keys. `tests/test_in_step.py` compares every one with the OpenAPI document the Worker serves, so a
+field the API adds or drops fails a test until it is written here.
+"""
+
+from typing import Any, Dict, List, Literal, Optional, TypedDict
+
+JSON = Dict[str, Any]
+Format = Literal["openai", "anthropic", "mcp"]
+RevisionStatus = Literal["proposed", "applied", "dismissed", "undone"]
+
+# ── Tools ──────────────────────────────────────────────────────────────────────────────────────
+
+#: A tool definition in any of the four shapes the API takes: plain `{name, description?,
+#: parameters?, examples?}`, OpenAI `{type: "function", function: {...}}`, MCP `{name, inputSchema}`
+#: or Anthropic `{name, input_schema}`.
+ToolDef = Dict[str, Any]
+
+
+class ModelToolFunction(TypedDict):
+    name: str
+    description: str
+    parameters: JSON
+
+
+class ModelTool(TypedDict):
+    """A tool as the model sees it (OpenAI function shape)."""
+
+    type: Literal["function"]
+    function: ModelToolFunction
+
+
+class Example(TypedDict):
+    text: str
+    source: Literal["synthetic", "learned", "unknown"]
+    revision_id: Optional[str]
+
+
+class ToolRow(TypedDict):
+    """A registered tool with what learning added and its model view."""
+
+    name: str
+    docstring: str
+    description: Optional[str]
+    parameters: JSON
+    examples: List[Example]
+    notes: List[str]
+    avoid: List[str]
+    call_example: Optional[str]
+    queries_source: Optional[Literal["augmentation"]]
+    version: int
+    updated_at: str
+    model_view: ModelTool
+
+
+class AugmentOutcome(TypedDict):
+    name: str
+    augmented: bool
+    reason: Optional[str]
+
+
+class _RegisterToolsAnswer(TypedDict):
+    tools: List[ToolRow]
+
+
+class RegisterToolsAnswer(_RegisterToolsAnswer, total=False):
+    augmentation: List[AugmentOutcome]
+
+
+class ToolsAnswer(TypedDict):
+    tools: List[ToolRow]
+
+
+class ModelToolsAnswer(TypedDict):
+    """`tools(format=...)`: every model view in one format (OpenAI, Anthropic or MCP shape)."""
+
+    tools: List[JSON]
+
+
+class ToolVersion(TypedDict):
+    version: int
+    definition: JSON
+    source: str
+    created_at: str
+
+
+class ToolVersionsAnswer(TypedDict):
+    versions: List[ToolVersion]
+
+
+class ToolExamplesAnswer(TypedDict):
+    examples: List[Example]
+
+
+class ActivityBucket(TypedDict):
+    start: str
+    calls: int
+    failures: int
+    offers: int
+
+
+#: Calls, failures and offers of a tool per UTC day or hour. `from` is a Python keyword, so the
+#: functional form: read it as `activity["from"]`.
+Activity = TypedDict(
+    "Activity",
+    {
+        "tool": str,
+        "bucket": Literal["day", "hour"],
+        "from": str,
+        "to": str,
+        "buckets": List[ActivityBucket],
+    },
+)
+
+
+class Preview(TypedDict):
+    before: ModelTool
+    after: ModelTool
+
+
+class Pin(TypedDict):
+    tool: str
+    pinned_at: str
+    pinned_by: str
+
+
+class PinsAnswer(TypedDict):
+    pins: List[Pin]
+
+
+class SuggestedPin(TypedDict):
+    name: str
+    served_runs: int
+    share: float
+    pinned: bool
+
+
+class SuggestedPinsAnswer(TypedDict):
+    share: float
+    days: int
+    served_runs: int
+    covered_runs: int
+    covered_share: float
+    tools: List[SuggestedPin]
+
+
+# ── Route, calls, outcomes, traces ─────────────────────────────────────────────────────────────
+
+
+class RoutedTool(TypedDict):
+    name: str
+    rank: int
+    score: float
+
+
+class RouteResult(TypedDict):
+    """The tools to offer for one request. `model_tools` goes to the model's `tools=` as it is."""
+
+    turn_id: str
+    routed: bool
+    tools: List[RoutedTool]
+    model_tools: List[JSON]
+
+
+class _CallRequired(TypedDict):
+    tool: str
+    success: bool
+
+
+class Call(_CallRequired, total=False):
+    """One tool call to report. `id` makes a report idempotent; the client fills one in when absent."""
+
+    id: str
+    arguments: JSON
+    error: Optional[str]
+    request: Optional[str]
+    turn_id: Optional[str]
+    conversation_id: Optional[str]
+    at: str
+
+
+class RecordCallsAnswer(TypedDict):
+    accepted: int
+    duplicates: int
+
+
+class TraceAnswer(TypedDict):
+    turn_id: str
+    calls: int
+
+
+# ── Reviews and revisions ──────────────────────────────────────────────────────────────────────
+
+
+class Evidence(TypedDict):
+    evidence_id: str
+    kind: Literal["failed_call", "missed_request", "confused_request", "successful_call"]
+    tool: str
+    text: str
+    arguments: List[str]
+    how: Optional[str]
+    served_by: Optional[str]
+    turn_id: Optional[str]
+    call_id: Optional[str]
+    at: str
+
+
+class Refusal(TypedDict):
+    tool: str
+    kind: Literal["note", "request", "avoid", "call_example", "reply"]
+    text: str
+    reason: str
+    detail: str
+
+
+class RankChange(TypedDict):
+    request: str
+    before: Optional[int]
+    after: Optional[int]
+
+
+class Displacement(TypedDict):
+    request: str
+    tool: str
+
+
+class Revision(TypedDict):
+    """A proposed change to one tool's entry, with its evidence; see docs/learning.md."""
+
+    revision_id: str
+    tool: str
+    status: RevisionStatus
+    created_at: str
+    applied_at: Optional[str]
+    approved_by: Optional[str]
+    notes_added: List[str]
+    queries_added: List[str]
+    avoid_added: List[str]
+    call_example: Optional[str]
+    queries_withdrawn: List[str]
+    displaced: List[Displacement]
+    queries_displaced: List[Example]
+    refused: List[Refusal]
+    evidence: List[Evidence]
+    ranks: List[RankChange]
+    base_version: int
+    applied_version: Optional[int]
+    dismiss_reason: Optional[str]
+    undone_at: Optional[str]
+    undone_by: Optional[str]
+
+
+class RevisionsAnswer(TypedDict):
+    revisions: List[Revision]
+    next_cursor: Optional[str]
+
+
+class Skip(TypedDict):
+    tool: str
+    reason: str
+
+
+class Flag(TypedDict):
+    tool: str
+    flag: Literal["retrieved_never_called", "never_retrieved"]
+    offered_turns: int
+    calls: int
+    routed_turns: int
+
+
+class FlagsAnswer(TypedDict):
+    flags: List[Flag]
+
+
+class Review(TypedDict):
+    review_id: str
+    dry_run: bool
+    revisions: List[Revision]
+    refused: List[Refusal]
+    skipped: List[Skip]
+    flags: List[Flag]
+    model_calls: int
+
+
+# ── Quality, unregistered tools, settings ──────────────────────────────────────────────────────
+
+
+class QualityDay(TypedDict):
+    date: str
+    routed_turns: int
+    served_turns: int
+    hits: int
+    hit_rate: Optional[float]
+    mrr: Optional[float]
+    misses: int
+    confusions: int
+    failed_calls: int
+
+
+class ServedHits(TypedDict):
+    served_turns: int
+    hits: int
+
+
+class QualityRevision(TypedDict):
+    revision_id: str
+    tool: str
+    applied_at: str
+    undone_at: Optional[str]
+    before: ServedHits
+    after: ServedHits
+
+
+class Missed(TypedDict):
+    tool: str
+    misses: int
+
+
+class Confused(TypedDict):
+    tool: str
+    served_by: str
+    count: int
+
+
+class Quality(TypedDict):
+    """Routing hit rate per UTC day and what each applied revision changed (docs/api.md "Quality")."""
+
+    days: List[QualityDay]
+    revisions: List[QualityRevision]
+    top_missed: List[Missed]
+    top_confused: List[Confused]
+    truncated: bool
+
+
+class ToolDraft(TypedDict):
+    name: str
+    description: str
+    parameters: JSON
+
+
+class UnregisteredTool(TypedDict):
+    name: str
+    call_count: int
+    failure_count: int
+    last_seen_at: str
+    definition_source: Literal["metadata", "inferred"]
+    draft: ToolDraft
+
+
+class UnregisteredAnswer(TypedDict):
+    tools: List[UnregisteredTool]
+    next_cursor: Optional[str]
+
+
+class Settings(TypedDict):
+    """Every tool-learning setting in force (docs/configuration.md)."""
+
+    min_calls: int
+    min_failures: int
+    min_misses: int
+    min_confusions: int
+    max_notes: int
+    max_avoid: int
+    max_queries: int
+    max_new_queries: int
+    max_calls_per_tool: int
+    max_tools: int
+    min_offers: int
+    min_turns: int
+    show_learned_examples: bool
+    top_k: int
+    stable_tool_list_tokens: int
+    review_schedule: str
+    auto_apply: bool
+    log_retention_days: int
+
+
+class SettingsPatch(TypedDict, total=False):
+    """Some settings to change; the rest keep their values."""
+
+    min_calls: int
+    min_failures: int
+    min_misses: int
+    min_confusions: int
+    max_notes: int
+    max_avoid: int
+    max_queries: int
+    max_new_queries: int
+    max_calls_per_tool: int
+    max_tools: int
+    min_offers: int
+    min_turns: int
+    show_learned_examples: bool
+    top_k: int
+    stable_tool_list_tokens: int
+    review_schedule: str
+    auto_apply: bool
+    log_retention_days: int
+
+
+#: A message of an OpenAI or Anthropic conversation, as the SDKs send it.
+Message = Dict[str, Any]
