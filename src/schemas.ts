@@ -228,6 +228,7 @@ export const Settings = z
     min_failures: z.number().int().min(1).max(1000),
     min_misses: z.number().int().min(1).max(1000),
     min_confusions: z.number().int().min(1).max(1000),
+    min_conversations: z.number().int().min(1).max(1000),
     max_notes: z.number().int().min(0).max(20),
     max_avoid: z.number().int().min(0).max(10),
     max_queries: z.number().int().min(0).max(50),
@@ -259,6 +260,7 @@ export const DEFAULT_SETTINGS: Settings = {
   min_failures: 2,
   min_misses: 2,
   min_confusions: 2,
+  min_conversations: 2,
   max_notes: 4,
   max_avoid: 2,
   max_queries: 12,
@@ -313,6 +315,8 @@ export const RefusalReason = z.enum([
   'already_kept',
   'invalid_reply',
   'contradicts',
+  'personal_value',
+  'quotes_one_caller',
 ]);
 export type RefusalReason = z.infer<typeof RefusalReason>;
 export const Refusal = z.object({

@@ -2,19 +2,25 @@
  * Which tool finally served each run (docs/learning.md "Attribution"): computed once, read by every
  * learning rule (misses, confusions, the displacement re-check) and by the pins and quality views.
  *
- * - `own`: the run's last successful call served it (a lookup on the way to a change is
- *   preparation, not what the request was for);
- * - `next_request`: the same conversation's next request re-asked it (it shares a content word
- *   with the run's request: a conversation that moved on to another task is no re-ask) and
- *   another tool served it, so the request belongs to that tool — "corrected" when the run itself
- *   had been served by a tool, a plain miss when nothing had served it;
+ * - `own`: the run's own serving call served it: its last successful call (a lookup on the way to
+ *   a change is preparation), with habit follow-ups set aside (tool-roles.ts: a notification the
+ *   agent sends after every change is not what the user asked for);
+ * - `next_request`: the same conversation's next request was finally served by another tool, and
+ *   either nothing served this run (no successful call, or the application said `ok: false`) —
+ *   whatever words the two share, since the user still wanted something — or the next request asks
+ *   again for the same thing (reask.ts: a paraphrase or a correction, not a follow-up task). Chains
+ *   follow through: wrong → re-ask → wrong → re-ask → right credits every earlier run to the last;
  * - `verified`: the application reported through `/outcomes` which tool should have served the
- *   turn, and that names another tool than the two rules above; the report stands.
+ *   turn, and that names another tool than the rules above; the report stands.
+ *
+ * Tools that each changed something in one run that asked for several things served it together
+ * (`together`): none of them is confused with another, and none learns the wording alone.
  */
 import type { CallRecord, OutcomeRecord } from './records.ts';
-import { withoutPlaceholders } from './scrub.ts';
+import { isReAsk } from './reask.ts';
+import { argumentValues } from './scrub.ts';
 import { conversations, type Run } from './serving.ts';
-import { contentWords } from './text.ts';
+import { findToolRoles, runService, type ToolRoles } from './tool-roles.ts';
 
 export interface Attribution {
   run: Run;
@@ -22,36 +28,53 @@ export interface Attribution {
   served_by: string | null;
   /** How `served_by` was found; null when nothing served the request. */
   via: 'own' | 'next_request' | 'verified' | null;
-  /** The call that served the request (in the next run for `next_request`), when one did. */
+  /** The call that served the request (in a later run for `next_request`), when one did. */
   call: CallRecord | null;
-  /** The run's own serving tool (its last successful call), whatever the attribution says. */
+  /** The tool the run's own calls answered with (its serving call), whatever the attribution says. */
   own: string | null;
   /** The next run of the conversation, when `via` is `next_request`. */
   next: Run | null;
+  /** True when `via` is `next_request` because the next request asked again for the same thing. */
+  re_asked: boolean;
+  /** Tools that served the run together (each changed something a request joining asks asked for); else empty. */
+  together: string[];
+  /** The application said nothing served the run (`ok: false` with no `served_by`). */
+  failed_verdict: boolean;
+}
+
+export interface AttributionOptions {
+  /** docs/configuration.md `min_conversations`: how many conversations show a habit before it is one. */
+  minConversations?: number;
 }
 
 /** One attribution per run, keyed by run key. Outcomes: the last one reported for a turn stands. */
-export function attributeRuns(runs: readonly Run[], outcomes: readonly OutcomeRecord[] = []): Map<string, Attribution> {
-  const out = new Map<string, Attribution>();
-  for (const run of runs) {
-    const own = run.serving?.tool ?? null;
-    out.set(run.key, { run, served_by: own, via: own === null ? null : 'own', call: run.serving, own, next: null });
-  }
-  for (const list of conversations(runs)) {
-    for (let i = 0; i + 1 < list.length; i++) {
-      const run = list[i];
-      const next = list[i + 1];
-      const later = next?.serving?.tool ?? null;
-      const entry = run ? out.get(run.key) : undefined;
-      if (!run || !entry || !next || later === null || later === entry.own || !reAsks(run, next)) continue;
-      entry.served_by = later;
-      entry.via = 'next_request';
-      entry.call = next.serving;
-      entry.next = next;
-    }
-  }
+export function attributeRuns(
+  runs: readonly Run[],
+  outcomes: readonly OutcomeRecord[] = [],
+  opts: AttributionOptions = {},
+): Map<string, Attribution> {
   const latest = new Map<string, OutcomeRecord>();
   for (const o of outcomes) latest.set(o.turn_id, o);
+  const roles: ToolRoles = findToolRoles(runs, opts.minConversations ?? 2);
+  const out = new Map<string, Attribution>();
+  for (const run of runs) {
+    const service = runService(run, roles);
+    const verdict = run.turn_id === null ? undefined : latest.get(run.turn_id);
+    const failed = verdict !== undefined && !verdict.ok && (verdict.served_by ?? null) === null;
+    const own = service.call?.tool ?? null;
+    out.set(run.key, {
+      run,
+      served_by: failed ? null : own,
+      via: failed || own === null ? null : 'own',
+      call: failed ? null : service.call,
+      own,
+      next: null,
+      re_asked: false,
+      together: failed ? [] : service.together,
+      failed_verdict: failed,
+    });
+  }
+  for (const list of conversations(runs)) linkConversation(list, out);
   for (const entry of out.values()) {
     const named = entry.run.turn_id === null ? null : (latest.get(entry.run.turn_id)?.served_by ?? null);
     if (named === null || named === entry.served_by) continue;
@@ -59,16 +82,40 @@ export function attributeRuns(runs: readonly Run[], outcomes: readonly OutcomeRe
     entry.via = 'verified';
     entry.call = [...entry.run.calls].reverse().find((c) => c.tool === named && c.success) ?? null;
     entry.next = null;
+    entry.re_asked = false;
+    entry.together = [];
   }
   return out;
 }
 
-/** The next request re-asks the run's: the two share a content word (stemmed, stopwords out). */
+/**
+ * Credits each run of one conversation to the tool that finally served the next one where the
+ * rules of the file comment say so, from the last run back, so a chain ends where it was served.
+ */
+function linkConversation(list: readonly Run[], out: Map<string, Attribution>): void {
+  for (let i = list.length - 2; i >= 0; i--) {
+    const run = list[i];
+    const next = list[i + 1];
+    const entry = run ? out.get(run.key) : undefined;
+    const after = next ? out.get(next.key) : undefined;
+    if (!run || !next || !entry || !after) continue;
+    const later = after.served_by;
+    if (later === null || later === entry.served_by || entry.together.includes(later)) continue;
+    const reAsked = reAsks(run, next);
+    if (entry.served_by !== null && !reAsked) continue;
+    entry.served_by = later;
+    entry.via = 'next_request';
+    entry.call = after.call;
+    entry.next = next;
+    entry.re_asked = reAsked;
+    entry.together = [];
+  }
+}
+
+/** The next request asks again for what the run asked (reask.ts); values of both runs' calls never count. */
 export function reAsks(run: Run, next: Run): boolean {
   if (run.request === null || next.request === null) return false;
-  const words = contentWords(withoutPlaceholders(run.request));
-  for (const w of contentWords(withoutPlaceholders(next.request))) if (words.has(w)) return true;
-  return false;
+  return isReAsk(run.request, next.request, argumentValues([...run.calls, ...next.calls]));
 }
 
 /** True when the run called `tool` at all (successfully or not): its wording reached that tool. */

@@ -11,15 +11,16 @@
  * where the run key is `turn:<turn_id>`, or `call:<call_id>` for a call logged without a turn.
  * One run yields at most one fact per rule, so `<how>` and the run key make the id unique.
  *
- * Text is the request or error with argument values scrubbed (scrub.ts); `arguments` lists
- * argument names only. `call_id`/`arguments` describe the call that served the request: the
+ * Text is the request or error with every personal value masked: the argument values of every
+ * call of the conversation (scrub.ts), and, when the review passes one, the privacy rule's mask
+ * (privacy.ts); `arguments` lists argument names only. `call_id`/`arguments` describe the call that served the request: the
  * credited tool's call (for `next_request` and `re_asked`, the call in the following turn).
  */
 import type { Evidence } from '../schemas.ts';
 import type { CallRecord, OutcomeRecord, TurnRecord } from './records.ts';
 import { argumentValues, scrubValues } from './scrub.ts';
 import { type Attribution, attributeRuns, calledTool } from './attribution.ts';
-import { groupRuns, type Run, timeOf } from './serving.ts';
+import { groupRuns, runKeys, type Run, timeOf } from './serving.ts';
 
 export interface EvidenceInput {
   turns: readonly TurnRecord[];
@@ -27,6 +28,19 @@ export interface EvidenceInput {
   outcomes: readonly OutcomeRecord[];
   /** Registered tool names: only a registered tool has evidence (docs/learning.md: registering one makes its past failures evidence). */
   registered: ReadonlySet<string>;
+  /** docs/configuration.md `min_conversations` (default 2): how many conversations make a habit. */
+  minConversations?: number;
+  /** Masks personal values in a text about `tool` (privacy.ts); argument values are masked in any case. */
+  mask?: ((text: string, tool: string, values: readonly unknown[]) => string) | undefined;
+}
+
+/** The evidence, and the conversation each piece comes from (a run without one is its own). */
+export interface FoundEvidence {
+  evidence: Evidence[];
+  /** evidence id → conversation key: thresholds count distinct conversations (docs/learning.md). */
+  conversations: Map<string, string>;
+  /** evidence id → run key: thresholds count runs, so a retried failure counts once. */
+  runs: Map<string, string>;
 }
 
 /** One tool's evidence, split by kind. */
@@ -38,15 +52,64 @@ export interface ToolEvidence {
 
 /** Every failed call, missed request and confused request in the log (docs/learning.md "Evidence"). */
 export function findEvidence(input: EvidenceInput): Evidence[] {
-  const attributions = [...attributeRuns(groupRuns(input.turns, input.calls), input.outcomes).values()];
+  return findEvidenceWithOrigins(input).evidence;
+}
+
+/** `findEvidence`, with the run and conversation of each piece of evidence. */
+export function findEvidenceWithOrigins(input: EvidenceInput): FoundEvidence {
+  const runs = groupRuns(input.turns, input.calls);
+  const attributions = [
+    ...attributeRuns(runs, input.outcomes, { minConversations: input.minConversations ?? 2 }).values(),
+  ];
+  const masking = maskingOf(input, runs);
   const found = [
-    ...findFailedCalls(input.calls, input.registered),
-    ...findMissedRequests(attributions, input.registered),
-    ...findConfusedRequests(attributions, input.registered),
+    ...findFailedCalls(input.calls, input.registered, masking),
+    ...findMissedRequests(attributions, input.registered, masking),
+    ...findConfusedRequests(attributions, input.registered, masking),
   ];
   const byId = new Map<string, Evidence>();
   for (const e of found) byId.set(e.evidence_id, e);
-  return [...byId.values()].sort((a, b) => timeOf(a.at) - timeOf(b.at) || a.evidence_id.localeCompare(b.evidence_id));
+  const evidence = [...byId.values()].sort(
+    (a, b) => timeOf(a.at) - timeOf(b.at) || a.evidence_id.localeCompare(b.evidence_id),
+  );
+  const keyOfCall = runKeys(input.calls, input.turns);
+  const callById = new Map(input.calls.map((c) => [c.call_id, c]));
+  const runByKey = new Map(runs.map((r) => [r.key, r]));
+  const origins: FoundEvidence = { evidence, conversations: new Map(), runs: new Map() };
+  for (const e of evidence) {
+    const call = e.kind === 'failed_call' && e.call_id !== null ? callById.get(e.call_id) : undefined;
+    const runKey = call ? (keyOfCall.get(call) ?? `call:${call.call_id}`) : e.evidence_id.split(':').slice(2).join(':');
+    const run = runByKey.get(runKey);
+    origins.runs.set(e.evidence_id, runKey);
+    origins.conversations.set(e.evidence_id, run?.conversation_id ?? call?.conversation_id ?? runKey);
+  }
+  return origins;
+}
+
+/** How evidence text is masked: argument values of the text's conversation, then the privacy rule. */
+export interface Masking {
+  /** Masks a text about `tool` from the run (or lone call) whose calls are `calls`. */
+  text(text: string, tool: string, calls: readonly CallRecord[], conversation: string | null): string;
+}
+
+/** Argument values are those of every call of the conversation (a name given two turns ago is still one). */
+function maskingOf(input: EvidenceInput, runs: readonly Run[]): Masking {
+  const byConversation = new Map<string, CallRecord[]>();
+  for (const run of runs) {
+    if (run.conversation_id === null) continue;
+    const list = byConversation.get(run.conversation_id) ?? [];
+    list.push(...run.calls);
+    byConversation.set(run.conversation_id, list);
+  }
+  return {
+    text(text, tool, calls, conversation) {
+      const values = argumentValues(
+        conversation === null ? calls : [...calls, ...(byConversation.get(conversation) ?? [])],
+      );
+      const scrubbed = scrubValues(text, values);
+      return input.mask ? input.mask(scrubbed, tool, values) : scrubbed;
+    },
+  };
 }
 
 /** Evidence grouped by the tool it is about. */
@@ -63,25 +126,34 @@ export function evidenceByTool(evidence: readonly Evidence[]): Map<string, ToolE
 }
 
 /** Failed calls (`success: false`) of registered tools; the text is the scrubbed error. */
-export function findFailedCalls(calls: readonly CallRecord[], registered: ReadonlySet<string>): Evidence[] {
+export function findFailedCalls(
+  calls: readonly CallRecord[],
+  registered: ReadonlySet<string>,
+  masking: Masking = plainMasking,
+): Evidence[] {
   return calls
     .filter((c) => !c.success && registered.has(c.tool))
-    .map((c) => callEvidence(c, 'failed_call', `failed:${c.call_id}`, c.error ?? 'failed without an error message'));
+    .map((c) =>
+      callEvidence(c, 'failed_call', `failed:${c.call_id}`, c.error ?? 'failed without an error message', masking),
+    );
 }
+
+/** Masking with the argument values of the text's own calls only. */
+const plainMasking: Masking = { text: (text, _tool, calls) => scrubValues(text, argumentValues(calls)) };
 
 /** The successful calls an example call was built from, as evidence a revision can list. */
 export function successfulCallEvidence(calls: readonly CallRecord[]): Evidence[] {
   return calls
     .filter((c) => c.success)
-    .map((c) => callEvidence(c, 'successful_call', `succeeded:${c.call_id}`, c.request ?? ''));
+    .map((c) => callEvidence(c, 'successful_call', `succeeded:${c.call_id}`, c.request ?? '', plainMasking));
 }
 
-function callEvidence(call: CallRecord, kind: Evidence['kind'], id: string, text: string): Evidence {
+function callEvidence(call: CallRecord, kind: Evidence['kind'], id: string, text: string, masking: Masking): Evidence {
   return {
     evidence_id: id,
     kind,
     tool: call.tool,
-    text: scrubValues(text, argumentValues([call])),
+    text: masking.text(text, call.tool, [call], call.conversation_id),
     arguments: Object.keys(call.arguments),
     how: null,
     served_by: null,
@@ -102,24 +174,30 @@ export const REACHED_RANK = 1;
  * - `verified`: an outcome names X and the run did not call X;
  * - `ranked_low`: X served the run and routing offered it, but below rank `REACHED_RANK`: the
  *   wording only just reached X.
- * A run that called X and failed reached X: it is no miss for X, whatever served it later.
+ * A run that called X and failed reached X: it is no miss for X, whatever served it later. A run
+ * several tools served together (attribution.ts) is no miss for any of them.
  */
-export function findMissedRequests(attributions: Iterable<Attribution>, registered: ReadonlySet<string>): Evidence[] {
+export function findMissedRequests(
+  attributions: Iterable<Attribution>,
+  registered: ReadonlySet<string>,
+  masking: Masking = plainMasking,
+): Evidence[] {
   const out: Evidence[] = [];
   for (const a of attributions) {
     const x = a.served_by;
     const run = a.run;
-    if (x === null || !registered.has(x)) continue;
+    // Served together: the wording asked for several tools, so it is no one tool's example.
+    if (x === null || !registered.has(x) || a.together.length > 1) continue;
     let e: Evidence | null = null;
     const rank = run.turn?.routed ? (run.turn.offered.find((o) => o.name === x)?.rank ?? null) : undefined;
     if (a.via === 'own' && rank === null) {
-      e = requestEvidence(run, 'missed_request', 'not_offered', x, null, a.call, [run]);
+      e = requestEvidence(run, 'missed_request', 'not_offered', x, null, a.call, [run], masking);
     } else if (a.via === 'own' && typeof rank === 'number' && rank > REACHED_RANK) {
-      e = requestEvidence(run, 'missed_request', 'ranked_low', x, null, a.call, [run]);
+      e = requestEvidence(run, 'missed_request', 'ranked_low', x, null, a.call, [run], masking);
     } else if (a.via === 'next_request' && a.next && !calledTool(run, x)) {
-      e = requestEvidence(run, 'missed_request', 'next_request', x, null, a.call, [run, a.next]);
+      e = requestEvidence(run, 'missed_request', 'next_request', x, null, a.call, [run, a.next], masking);
     } else if (a.via === 'verified' && !calledTool(run, x)) {
-      e = requestEvidence(run, 'missed_request', 'verified', x, null, a.call, [run]);
+      e = requestEvidence(run, 'missed_request', 'verified', x, null, a.call, [run], masking);
     }
     if (e) out.push(e);
   }
@@ -128,13 +206,18 @@ export function findMissedRequests(attributions: Iterable<Attribution>, register
 
 /**
  * Confused requests for Y, finally served by X (docs/learning.md). At most one per run and tool:
- * - `re_asked`: Y served the run, and the conversation's next request was served by X;
+ * - `re_asked`: Y answered the run, and the conversation's next request asked again for the same
+ *   thing (reask.ts: not a follow-up task) and was finally served by X;
  * - `ranked_first`: routing ranked Y first and left X out, and the run did not call Y;
  * - `verified`: an outcome names X; Y is the tool that served the run, else the one routing
  *   ranked first while leaving X out.
  * Both tools must be registered: a "Not for" line can only name a registered tool.
  */
-export function findConfusedRequests(attributions: Iterable<Attribution>, registered: ReadonlySet<string>): Evidence[] {
+export function findConfusedRequests(
+  attributions: Iterable<Attribution>,
+  registered: ReadonlySet<string>,
+  masking: Masking = plainMasking,
+): Evidence[] {
   const out: Evidence[] = [];
   for (const a of attributions) {
     const x = a.served_by;
@@ -142,15 +225,15 @@ export function findConfusedRequests(attributions: Iterable<Attribution>, regist
     if (x === null || !registered.has(x)) continue;
     const found = new Map<string, Evidence | null>();
     const add = (y: string | null, how: 're_asked' | 'ranked_first' | 'verified', valueRuns: Run[]) => {
-      if (y === null || y === x || !registered.has(y) || found.has(y)) return;
-      found.set(y, requestEvidence(run, 'confused_request', how, y, x, a.call, valueRuns));
+      if (y === null || y === x || !registered.has(y) || found.has(y) || a.together.includes(y)) return;
+      found.set(y, requestEvidence(run, 'confused_request', how, y, x, a.call, valueRuns, masking));
     };
     const first = rankedFirst(run);
     const leftOut = run.turn?.routed === true && !run.turn.offered.some((o) => o.name === x);
     if (a.via === 'verified') {
       add(a.own ?? (leftOut ? first : null), 'verified', [run]);
     } else {
-      if (a.via === 'next_request' && a.next) add(a.own, 're_asked', [run, a.next]);
+      if (a.via === 'next_request' && a.next && a.re_asked) add(a.own, 're_asked', [run, a.next]);
       // A Y the run called on the way (a lookup before a change) does not count.
       if (leftOut && first !== null && !calledTool(run, first)) add(first, 'ranked_first', [run]);
     }
@@ -171,6 +254,7 @@ function requestEvidence(
   servedBy: string | null,
   call: CallRecord | null,
   valueRuns: readonly Run[],
+  masking: Masking,
 ): Evidence | null {
   if (run.request === null || run.request.trim() === '') return null;
   const prefix = kind === 'missed_request' ? 'missed' : 'confused';
@@ -178,7 +262,12 @@ function requestEvidence(
     evidence_id: `${prefix}:${how}:${run.key}`,
     kind,
     tool,
-    text: scrubValues(run.request, argumentValues(valueRuns.flatMap((r) => r.calls))),
+    text: masking.text(
+      run.request,
+      tool,
+      valueRuns.flatMap((r) => r.calls),
+      run.conversation_id,
+    ),
     arguments: call ? Object.keys(call.arguments) : [],
     how,
     served_by: servedBy,

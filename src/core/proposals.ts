@@ -41,7 +41,8 @@ const RULES = {
 export type ProposalSettings = Pick<
   Settings,
   'min_failures' | 'min_misses' | 'min_confusions' | 'max_notes' | 'max_avoid' | 'max_new_queries' | 'max_queries'
->;
+> &
+  Partial<Pick<Settings, 'min_conversations'>>;
 
 /** Everything a check needs to know about the tool under review. */
 export interface ProposalContext {
@@ -55,6 +56,19 @@ export interface ProposalContext {
   settings: ProposalSettings;
   /** What the rows keep that a proposal must not contradict (docs/learning.md "Cross-checks"). */
   kept?: KeptLines | undefined;
+  /**
+   * Where each piece of evidence comes from (evidence.ts `findEvidenceWithOrigins`): thresholds
+   * count runs, from at least `min_conversations` conversations. Absent: each piece is its own.
+   */
+  origins?: EvidenceOrigins | undefined;
+  /** Masks personal values in a proposed line (privacy.ts); absent: only argument values are refused. */
+  mask?: ((text: string) => string) | undefined;
+}
+
+/** The run and conversation of each piece of evidence, by evidence id. */
+export interface EvidenceOrigins {
+  runs: ReadonlyMap<string, string>;
+  conversations: ReadonlyMap<string, string>;
 }
 
 /** The requests kept "Not for" lines rest on, as `requestKey`s. */
@@ -126,10 +140,12 @@ export function checkProposal(reply: ProposalReply, ctx: ProposalContext): Propo
   const examples = new Set<string>();
   for (const [kind, items, accepted] of groups) {
     for (const item of items) {
-      const text = item.text.trim();
-      const refusal = refusalOf(kind, text, item.cites, accepted, ctx, examples);
+      const masked = maskedLine(kind, item.text.trim(), ctx);
+      const text = typeof masked === 'string' ? masked : item.text.trim();
+      const refusal = typeof masked === 'string' ? refusalOf(kind, text, item.cites, accepted, ctx, examples) : masked;
       if (refusal) {
-        const shown = refusal.reason === 'argument_value' ? scrubValues(text, ctx.values) : text;
+        const shown =
+          refusal.reason === 'argument_value' || refusal.reason === 'personal_value' ? shownText(text, ctx) : text;
         out.refused.push({ tool: ctx.tool, kind, text: cut(shown), reason: refusal.reason, detail: refusal.detail });
       } else {
         accepted.push(text);
@@ -145,6 +161,28 @@ export function checkProposal(reply: ProposalReply, ctx: ProposalContext): Propo
 interface Failure {
   reason: RefusalReason;
   detail: string;
+}
+
+/** A refused line as an approver may read it: argument values and personal values masked. */
+function shownText(text: string, ctx: ProposalContext): string {
+  const scrubbed = scrubValues(text, ctx.values);
+  return ctx.mask ? ctx.mask(scrubbed) : scrubbed;
+}
+
+/**
+ * The line with its personal values masked (docs/security.md "Personal values"): in a note or a
+ * "Not for" line a value becomes `<value>`; an example is a user's wording, so its values are
+ * dropped. A line left with no word of its own is refused. An argument value is refused outright
+ * (below, `argument_value`): the model was never shown one.
+ */
+function maskedLine(kind: ProposalKind, text: string, ctx: ProposalContext): string | Failure {
+  if (!ctx.mask || text === '' || findArgumentValue(text, ctx.values) !== null) return text;
+  const masked = ctx.mask(text);
+  if (masked === text) return text;
+  const line = kind === 'request' ? withoutPlaceholders(masked) : masked;
+  if (contentWords(withoutPlaceholders(line)).size === 0)
+    return { reason: 'personal_value', detail: 'nothing is left of the line once its personal values are masked' };
+  return line;
 }
 
 /**
@@ -169,6 +207,7 @@ function refusalOf(
   if ('reason' in basis) return basis;
   return (
     basisFailure(basis, line, ctx) ??
+    (kind === 'note' ? quoteFailure(text, basis, ctx) : null) ??
     contradiction(kind, text, basis, line, ctx, examples) ??
     duplicateFailure(kind, text, accepted, ctx) ??
     capFailure(kind, accepted, ctx)
@@ -276,14 +315,22 @@ function citedEvidence(kind: ProposalKind, cites: readonly string[], ctx: Propos
     found.push(e);
   }
   const min = ctx.settings[rule.min];
-  const distinct = new Set(found.map(factKey)).size;
-  if (distinct < min) return { reason: 'below_threshold', detail: `cites ${distinct}; needs at least ${min}` };
+  const runs = new Set(found.map((e) => factKey(e, ctx.origins)));
+  if (runs.size < min) return { reason: 'below_threshold', detail: `cites ${runs.size} runs; needs at least ${min}` };
+  const conversations = conversationCount(found, ctx.origins);
+  const minConversations = ctx.settings.min_conversations ?? 1;
+  if (conversations < minConversations) {
+    return {
+      reason: 'below_threshold',
+      detail: `cites ${conversations} conversations; needs at least ${minConversations} (min_conversations)`,
+    };
+  }
   if (kind === 'note') {
-    const repeated = largestErrorGroup(found);
-    if (repeated < min) {
+    const repeated = largestErrorGroup(found, ctx.origins);
+    if (repeated.runs < min || repeated.conversations < minConversations) {
       return {
         reason: 'below_threshold',
-        detail: `cites ${distinct} failed calls, but at most ${repeated} share one error; needs at least ${min}`,
+        detail: `cites ${runs.size} runs, but at most ${repeated.runs} of them (in ${repeated.conversations} conversations) share one error; needs at least ${min} runs in ${minConversations} conversations`,
       };
     }
   }
@@ -291,12 +338,20 @@ function citedEvidence(kind: ProposalKind, cites: readonly string[], ctx: Propos
 }
 
 /**
- * What a threshold counts: a failed call, or a request (run). Request evidence ids end in the run
- * key (src/core/evidence.ts), so two facts about one run count once.
+ * What a threshold counts: a run. Request evidence ids end in the run key (src/core/evidence.ts),
+ * so two facts about one run count once; a failed call counts as its run when the origins say
+ * which (a failure retried twice in one turn is one failed run), else as itself.
  */
-function factKey(e: Evidence): string {
+function factKey(e: Evidence, origins: EvidenceOrigins | undefined): string {
+  const run = origins?.runs.get(e.evidence_id);
+  if (run !== undefined) return run;
   if (e.kind === 'failed_call' || e.kind === 'successful_call') return e.evidence_id;
   return e.evidence_id.split(':').slice(2).join(':');
+}
+
+/** Distinct conversations of the evidence; without origins each run is its own. */
+function conversationCount(found: readonly Evidence[], origins: EvidenceOrigins | undefined): number {
+  return new Set(found.map((e) => origins?.conversations.get(e.evidence_id) ?? factKey(e, origins))).size;
 }
 
 /**
@@ -307,17 +362,45 @@ export function errorSignature(text: string): string {
   return normalize(withoutPlaceholders(text).replace(/\d+/g, '#'));
 }
 
-/** The size of the largest group of failed calls sharing one error signature. */
-export function largestErrorGroup(failed: readonly Evidence[]): number {
-  const counts = new Map<string, number>();
-  let best = 0;
+/** The largest group of failed calls sharing one error signature: its runs and conversations. */
+export function largestErrorGroup(
+  failed: readonly Evidence[],
+  origins?: EvidenceOrigins,
+): { runs: number; conversations: number } {
+  const groups = new Map<string, Evidence[]>();
   for (const e of failed) {
     const key = errorSignature(e.text);
-    const n = (counts.get(key) ?? 0) + 1;
-    counts.set(key, n);
-    best = Math.max(best, n);
+    groups.set(key, [...(groups.get(key) ?? []), e]);
+  }
+  let best = { runs: 0, conversations: 0 };
+  for (const group of groups.values()) {
+    const runs = new Set(group.map((e) => factKey(e, origins))).size;
+    const conversations = conversationCount(group, origins);
+    if (runs > best.runs || (runs === best.runs && conversations > best.conversations)) best = { runs, conversations };
   }
   return best;
+}
+
+/**
+ * A note quotes only what the errors of several conversations share (docs/security.md "Notes"):
+ * each quoted part, values masked and digits aside, must occur in the cited errors of at least
+ * `min_conversations` conversations — never one caller's error string verbatim.
+ */
+function quoteFailure(text: string, basis: readonly Evidence[], ctx: ProposalContext): Failure | null {
+  const needed = ctx.settings.min_conversations ?? 1;
+  for (const match of text.matchAll(/"([^"]*)"/g)) {
+    const quoted = errorSignature((match[1] ?? '').replace(/…$/, ''));
+    if (quoted === '') continue;
+    const sharing = basis.filter((e) => errorSignature(e.text).includes(quoted));
+    const conversations = conversationCount(sharing, ctx.origins);
+    if (conversations < needed) {
+      return {
+        reason: 'quotes_one_caller',
+        detail: `quotes "${match[1]}", which the errors of ${conversations} conversations share; needs at least ${needed}`,
+      };
+    }
+  }
+  return null;
 }
 
 /** Requests and "Not for" lines: served by the named tool, and a word shared with each cited request. */

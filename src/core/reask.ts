@@ -8,7 +8,7 @@
  *   count as shared words: a city, a name or an order number names what a task is about, not which
  *   task it is ("what's the weather in Porto" then "book a hotel in Porto" are two tasks).
  * - A follow-up refers back to what was just done instead of restating it: it points at it ("that
- *   flight", "it", "them", "there") or says it comes next ("now", "also", "then", "next", "too").
+ *   flight", "for it", "send them") or says it comes next ("now", "also", "then", "next", "too").
  *   A request that reads so is a new task, unless it also says the first answer was wrong ("no",
  *   "not", "wrong", "instead", "actually", "I meant"): then it is a correction, which is a re-ask.
  */
@@ -16,28 +16,16 @@ import { looksLikeValue } from './values.ts';
 import { VALUE_PLACEHOLDER, scrubValues, withoutPlaceholders } from './scrub.ts';
 import { contentWords } from './text.ts';
 
-/** Words by which a request points back at what the one before it did, or says it comes after it. */
-const CONTINUATION = new Set([
-  'now',
-  'also',
-  'then',
-  'next',
-  'too',
-  'afterwards',
-  'after',
-  'additionally',
-  'that',
-  'those',
-  'these',
-  'this',
-  'it',
-  'its',
-  'them',
-  'there',
-  'same',
-  'another',
-  'again',
-]);
+/**
+ * Words by which a request says it comes after the one before it. Demonstratives alone ("this",
+ * "that", "it") are not among them: people write them in requests that stand alone ("can you help
+ * me with that?"), so they point back only in the phrases of `POINTS_BACK`.
+ */
+const CONTINUATION = new Set(['now', 'also', 'then', 'next', 'too', 'afterwards', 'additionally', 'another']);
+
+/** Phrases that point back at what the request before did. */
+const POINTS_BACK =
+  /\b(that|this|the same) (one|flight|order|booking|trip|file|claim|ticket|reservation|item|account|payment|room|hotel|city|place)\b|\b(after|with|for|on|to|in|from|about) (that|it|them|those)\b|\b(do|check|send|book|cancel|move|share|pay) (it|them)\b|\bas well\b/i;
 
 /** Words by which a request says the answer before it was not what was asked. */
 const CORRECTION = new Set([
@@ -83,7 +71,7 @@ function taskWords(text: string, values: readonly unknown[]): Set<string> {
 export function readsAsFollowUp(next: string): boolean {
   const words = surfaceWords(next);
   if (words.some((w) => CORRECTION.has(w))) return false;
-  return words.some((w) => CONTINUATION.has(w));
+  return words.some((w) => CONTINUATION.has(w)) || POINTS_BACK.test(next.replace(/['\u2019]/g, ''));
 }
 
 /**

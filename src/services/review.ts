@@ -8,7 +8,12 @@
 import { logInfo } from '../log.ts';
 import type { NewRevision } from '../adapters/d1-revisions.ts';
 import type { ToolActivity } from '../adapters/review-log.ts';
-import { evidenceByTool, findEvidence, successfulCallEvidence, type ToolEvidence } from '../core/evidence.ts';
+import {
+  evidenceByTool,
+  findEvidenceWithOrigins,
+  successfulCallEvidence,
+  type ToolEvidence,
+} from '../core/evidence.ts';
 import { buildExampleCall } from '../core/example-call.ts';
 import { buildReviewInput, buildReviewTask } from '../core/prompts.ts';
 import {
@@ -16,6 +21,7 @@ import {
   checkReply,
   namedTool,
   requestKey,
+  type EvidenceOrigins,
   type KeptLines,
   type ProposalCheck,
   type ProposalContext,
@@ -153,9 +159,14 @@ async function reviewTools(
   );
   const byName = new Map(tools.map((t) => [t.name, t]));
   const registered = new Set(byName.keys());
-  const evidence = evidenceByTool(
-    findEvidence({ turns: log.turns, calls: log.calls, outcomes: log.outcomes, registered }),
-  );
+  const found = findEvidenceWithOrigins({
+    turns: log.turns,
+    calls: log.calls,
+    outcomes: log.outcomes,
+    registered,
+    minConversations: settings.min_conversations,
+  });
+  const evidence = evidenceByTool(found.evidence);
   const chosen = chooseTools(toRead, log, evidence, settings, review.skipped, done.marks);
   const [docs, kept] =
     chosen.length > 0 ? await Promise.all([routingDocs(svc, tools), keptLines(svc, agent, byName)]) : [null, new Map()];
@@ -169,6 +180,7 @@ async function reviewTools(
       box,
       registered,
       values,
+      origins: found,
       evidence: c.evidence,
       kept,
       own: log.own.get(tool.name) ?? [],
@@ -371,6 +383,7 @@ interface ToolReview {
   box: Toolbox;
   registered: ReadonlySet<string>;
   values: readonly unknown[];
+  origins: EvidenceOrigins;
   evidence: ToolEvidence;
   kept: ReadonlyMap<string, KeptLines>;
   own: readonly CallRecord[];
@@ -438,6 +451,9 @@ async function reviewTool(svc: Services, t: ToolReview): Promise<ToolResult> {
  */
 function exampleCall(t: ToolReview, successes: readonly CallRecord[]): { line: string | null; refused: Refusal[] } {
   if (t.evidence.failed.length < t.settings.min_failures) return { line: null, refused: [] };
+  // A shape that one conversation's calls alone show could hold what only that caller used.
+  const conversations = new Set(successes.map((c) => c.conversation_id ?? c.turn_id ?? c.call_id));
+  if (conversations.size < t.settings.min_conversations) return { line: null, refused: [] };
   const built = buildExampleCall(successes, t.tool.parameters);
   if (built === null || built === t.tool.call_example) return { line: null, refused: [] };
   const refusal = checkExampleCall(t.tool.name, built, t.values);
@@ -455,6 +471,7 @@ function proposalContext(t: ToolReview, evidence: readonly Evidence[]): Proposal
     existing,
     settings: t.settings,
     kept: t.kept.get(t.tool.name),
+    origins: t.origins,
   };
 }
 

@@ -314,7 +314,7 @@ describe('POST …/reviews with the extractive model', () => {
     expect(strict.body.skipped).toEqual([
       { tool: 'upload_file', reason: 'below_threshold: 1 calls (min_calls 3), 0 confused requests (min_confusions 2)' },
     ]);
-    const lenient = await review(agent, { dry_run: true, config: { min_calls: 1, min_failures: 1 } });
+    const lenient = await review(agent, { dry_run: true, config: { min_calls: 1, min_failures: 1, min_conversations: 1 } });
     expect(lenient.body.model_calls).toBe(1);
     expect(lenient.body.revisions[0].notes_added).toHaveLength(1);
     expect((await api('GET', `/v1/agents/${agent}/config`)).body.min_calls).toBe(3);
@@ -347,7 +347,7 @@ describe('evidence across the turns of a conversation', () => {
     const list = [];
     for (const [i, first] of FIRST.entries()) {
       const a = await routed(agent, first, { conversation_id: `k${i}` });
-      const b = await routed(agent, 'send it to the Titan desk then', { conversation_id: `k${i}` });
+      const b = await routed(agent, 'no, the Titan desk should take it', { conversation_id: `k${i}` });
       list.push({
         id: `a${i}`,
         tool: 'lookup_claim',
@@ -401,7 +401,7 @@ describe('evidence across the turns of a conversation', () => {
         tool: 'refer_llu',
         arguments: { claim_ref: `CW-20000${i}` },
         success: true,
-        request: 'send it to the Titan desk then',
+        request: 'no, the Titan desk should take it',
         conversation_id: `k${i}`,
       },
     ]);
@@ -740,7 +740,8 @@ describe('what a real model proposes is checked against repeated errors and stor
         kind: 'note',
         text: note.text,
         reason: 'below_threshold',
-        detail: 'cites 2 failed calls, but at most 1 share one error; needs at least 2',
+        detail:
+          'cites 2 runs, but at most 1 of them (in 1 conversations) share one error; needs at least 2 runs in 2 conversations',
       },
     ]);
   });

@@ -1,0 +1,260 @@
+/**
+ * Learning under real traffic (docs/learning.md "Attribution"), through HTTP on real local D1 and
+ * the agent's Durable Object with the offline extractive model: habit calls, re-asks in other words,
+ * follow-ups, chains, retries, the application's verdict and requests that ask for two things. Each
+ * case is the traffic an agent sends, then one review, and what each tool may learn from it.
+ */
+import { describe, expect, it } from 'vitest';
+import { agentId, api, tool } from '../helpers.ts';
+
+const ORDER = { order_id: { type: 'string' } };
+const TOOLS = [
+  tool('lookup_order', 'Look up a shop order by its id: status, items, delivery date.', ORDER),
+  tool('cancel_order', 'Cancel a shop order that has not shipped yet.', ORDER),
+  tool('send_email', 'Send an email message to a recipient.', { to: { type: 'string' }, body: { type: 'string' } }),
+  tool('book_flight', 'Book an airline flight for a passenger.', {
+    to: { type: 'string' },
+    date: { type: 'string' },
+    passenger: { type: 'string' },
+  }),
+  tool('flight_checkin', 'Check a passenger in for a booked flight.', { passenger: { type: 'string' } }),
+  tool('get_weather', 'Current weather and forecast for a city.', { city: { type: 'string' } }),
+  tool('book_hotel', 'Book a hotel room in a city.', { city: { type: 'string' } }),
+  tool('lookup_claim', 'Look up an insurance claim by its claim reference and show its status.', {
+    claim_ref: { type: 'string' },
+  }),
+  tool('start_recovery', 'Start a subrogation recovery against a third party on a claim.', {
+    claim_ref: { type: 'string' },
+  }),
+  tool('refer_llu', 'Refer a large loss to the large loss unit for specialist handling.', {
+    claim_ref: { type: 'string' },
+  }),
+  tool('set_rvf', 'Set the reserve value figure held against a claim to an amount.', {
+    claim_ref: { type: 'string' },
+    amount: { type: 'number' },
+  }),
+];
+
+interface Call {
+  tool: string;
+  arguments?: Record<string, unknown>;
+  success?: boolean;
+  error?: string;
+}
+
+interface Revision {
+  tool: string;
+  queries_added: string[];
+  avoid_added: string[];
+  notes_added: string[];
+  evidence: { kind: string; how: string | null; served_by: string | null; text: string }[];
+}
+
+async function setup(): Promise<string> {
+  const agent = agentId('traffic');
+  expect((await api('PUT', `/v1/agents/${agent}/tools`, { body: { tools: TOOLS } })).status).toBe(200);
+  return agent;
+}
+
+/** One turn: `/route` (k tools) in a conversation, then the agent's calls for it with the turn id. */
+async function turn(agent: string, conversation: string, request: string, k: number, calls: Call[]): Promise<string> {
+  const res = await api('POST', `/v1/agents/${agent}/route`, { body: { request, k, conversation_id: conversation } });
+  expect(res.status).toBe(200);
+  const turnId: string = res.body.turn_id;
+  if (calls.length > 0) {
+    const body = {
+      calls: calls.map((c) => ({
+        tool: c.tool,
+        arguments: c.arguments ?? {},
+        success: c.success ?? true,
+        ...(c.error ? { error: c.error } : {}),
+        turn_id: turnId,
+        conversation_id: conversation,
+      })),
+    };
+    expect((await api('POST', `/v1/agents/${agent}/calls`, { body })).status).toBe(200);
+  }
+  return turnId;
+}
+
+async function review(agent: string): Promise<Revision[]> {
+  const res = await api('POST', `/v1/agents/${agent}/reviews`, { body: { dry_run: true } });
+  expect(res.status).toBe(200);
+  return res.body.revisions;
+}
+
+const of = (revisions: Revision[], name: string) => revisions.find((r) => r.tool === name);
+const learned = (revisions: Revision[], name: string) => {
+  const r = of(revisions, name);
+  return r ? [...r.queries_added, ...r.avoid_added, ...r.notes_added] : [];
+};
+
+describe('learning under real traffic', () => {
+  it('habit calls: a confirmation e-mail after every cancellation learns nothing from the cancel wordings; the cancel tool does', async () => {
+    const agent = await setup();
+    const orders = ['4471-XK', '5820-QT', '6613-LM'];
+    for (const [i, order] of orders.entries()) {
+      await turn(agent, `h${i}`, `drop purchase ${order} please`, 1, [
+        { tool: 'lookup_order', arguments: { order_id: order } },
+        { tool: 'cancel_order', arguments: { order_id: order } },
+        { tool: 'send_email', arguments: { to: `buyer${i}@example.com`, body: `Order ${order} was cancelled` } },
+      ]);
+    }
+    const revisions = await review(agent);
+    expect(learned(revisions, 'send_email')).toEqual([]);
+    expect(learned(revisions, 'lookup_order')).toEqual([]);
+    expect(of(revisions, 'cancel_order')?.queries_added).toEqual(['drop purchase please']);
+  });
+
+  it('a request that names the habit tool is served by it: "email" after a lookup is what was asked', async () => {
+    const agent = await setup();
+    for (const i of [0, 1, 2]) {
+      await turn(agent, `h${i}`, `scrap my order 40${i}1-XK please`, 1, [
+        { tool: 'lookup_order', arguments: { order_id: `40${i}1-XK` } },
+        { tool: 'cancel_order', arguments: { order_id: `40${i}1-XK` } },
+        { tool: 'send_email', arguments: { to: `buyer${i}@example.com`, body: 'cancelled' } },
+      ]);
+    }
+    for (const i of [0, 1]) {
+      await turn(agent, `e${i}`, `email the delivery status of my parcel ${i}55-AB to me`, 1, [
+        { tool: 'lookup_order', arguments: { order_id: `${i}55-AB` } },
+        { tool: 'send_email', arguments: { to: `buyer${i}@example.com`, body: 'on its way' } },
+      ]);
+    }
+    const revisions = await review(agent);
+    expect(of(revisions, 'send_email')?.queries_added ?? []).not.toContain('scrap my order please');
+    expect(learned(revisions, 'lookup_order')).toEqual([]);
+  });
+
+  it('a re-ask in other words is still a miss: "claw back" becomes an example of start_recovery', async () => {
+    const agent = await setup();
+    const wordings = ['claw back the overpayment please', 'claw back that overpayment from the other insurer'];
+    for (const [i, wording] of wordings.entries()) {
+      await turn(agent, `c${i}`, wording, 2, []);
+      await turn(agent, `c${i}`, `start recovery on claim CW-11111${i}`, 2, [
+        { tool: 'start_recovery', arguments: { claim_ref: `CW-11111${i}` } },
+      ]);
+    }
+    const revisions = await review(agent);
+    const recovery = of(revisions, 'start_recovery');
+    expect(recovery?.queries_added).toEqual(expect.arrayContaining(wordings));
+    expect(recovery?.evidence.filter((e) => e.how === 'next_request').map((e) => e.text)).toEqual(wordings);
+  });
+
+  it('a follow-up is not a re-ask: a check-in after a booking and a hotel after the weather teach no Not-for line', async () => {
+    const agent = await setup();
+    const people = [
+      ['Ana Pereira', 'Lisbon', '3 May'],
+      ['Rui Costa', 'Madrid', '9 June'],
+      ['Eva Lind', 'Oslo', '12 July'],
+    ];
+    for (const [i, [name, city, date]] of people.entries()) {
+      const first = name?.split(' ')[0];
+      await turn(agent, `f${i}`, `book a flight to ${city} on ${date} for ${name}`, 2, [
+        { tool: 'book_flight', arguments: { to: city, date, passenger: name } },
+      ]);
+      await turn(agent, `f${i}`, `now check ${first} in for that flight`, 2, [
+        { tool: 'flight_checkin', arguments: { passenger: name } },
+      ]);
+      await turn(agent, `w${i}`, `what's the weather in ${city}`, 2, [{ tool: 'get_weather', arguments: { city } }]);
+      await turn(agent, `w${i}`, `book a room in ${city}`, 2, [{ tool: 'book_hotel', arguments: { city } }]);
+    }
+    const revisions = await review(agent);
+    for (const name of ['book_flight', 'get_weather', 'flight_checkin', 'book_hotel']) {
+      expect(of(revisions, name)?.avoid_added ?? []).toEqual([]);
+      expect(of(revisions, name)?.evidence.filter((e) => e.kind === 'confused_request') ?? []).toEqual([]);
+    }
+    expect(of(revisions, 'flight_checkin')?.queries_added ?? []).toEqual([]);
+    expect(of(revisions, 'book_hotel')?.queries_added ?? []).toEqual([]);
+  });
+
+  it('a chain: wrong, re-ask, wrong, re-ask, right credits every earlier run to the tool that served the last', async () => {
+    const agent = await setup();
+    for (const i of [0, 1]) {
+      const ref = `CW-7000${i}`;
+      await turn(agent, `r${i}`, 'the reserve on this claim needs raising', 1, [
+        { tool: 'refer_llu', arguments: { claim_ref: ref } },
+      ]);
+      await turn(agent, `r${i}`, 'raise the reserve figure on the claim', 1, [
+        { tool: 'lookup_claim', arguments: { claim_ref: ref } },
+      ]);
+      await turn(agent, `r${i}`, 'no, set the reserve figure to 20000 on the claim', 1, [
+        { tool: 'set_rvf', arguments: { claim_ref: ref, amount: 20000 } },
+      ]);
+    }
+    const revisions = await review(agent);
+    const served = (name: string) =>
+      of(revisions, name)
+        ?.evidence.filter((e) => e.kind === 'confused_request')
+        .map((e) => e.served_by) ?? [];
+    expect(served('refer_llu')).toEqual(['set_rvf', 'set_rvf']);
+    expect(served('lookup_claim')).toEqual(['set_rvf', 'set_rvf']);
+    expect(of(revisions, 'refer_llu')?.avoid_added).toEqual([expect.stringMatching(/; use set_rvf\.$/)]);
+    expect(of(revisions, 'set_rvf')?.queries_added).toEqual(
+      expect.arrayContaining(['the reserve on this claim needs raising']),
+    );
+  });
+
+  it('retries are one run: a failure retried twice in one turn, or in one conversation, teaches no usage note', async () => {
+    const agent = await setup();
+    const error = 'claim_ref must start with CW-';
+    const failures = [1, 2, 3].map((n) => ({
+      tool: 'lookup_claim',
+      arguments: { claim_ref: `90000${n}` },
+      success: false,
+      error,
+    }));
+    await turn(agent, 'one', 'show claim 900001', 3, [
+      ...failures,
+      { tool: 'lookup_claim', arguments: { claim_ref: 'CW-900001' } },
+    ]);
+    await turn(agent, 'one', 'show claim 900002', 3, [
+      failures[1] as Call,
+      { tool: 'lookup_claim', arguments: { claim_ref: 'CW-900002' } },
+    ]);
+    const revisions = await review(agent);
+    expect(of(revisions, 'lookup_claim')?.notes_added ?? []).toEqual([]);
+    // The same failure in a second conversation is a repeated error: now a note is due.
+    await turn(agent, 'two', 'show claim 900004', 3, [
+      { tool: 'lookup_claim', arguments: { claim_ref: '900004' }, success: false, error },
+      { tool: 'lookup_claim', arguments: { claim_ref: 'CW-900004' } },
+    ]);
+    expect(of(await review(agent), 'lookup_claim')?.notes_added).toHaveLength(1);
+  });
+
+  it("the agent's verdict: ok false with no served_by means nothing served, so the run's tool learns no example", async () => {
+    const agent = await setup();
+    for (const [i, wording] of [
+      'what is the reserve figure on this loss',
+      'reserve figure held on the loss',
+    ].entries()) {
+      const turnId = await turn(agent, `v${i}`, wording, 1, [
+        { tool: 'lookup_claim', arguments: { claim_ref: `CW-6000${i}` } },
+      ]);
+      const res = await api('POST', `/v1/agents/${agent}/outcomes`, { body: { turn_id: turnId, ok: false } });
+      expect(res.status).toBe(204);
+    }
+    const revisions = await review(agent);
+    expect(of(revisions, 'lookup_claim')?.queries_added ?? []).toEqual([]);
+    expect(of(revisions, 'lookup_claim')?.evidence.filter((e) => e.kind === 'missed_request') ?? []).toEqual([]);
+  });
+
+  it('a request for two things: both tools served it together, no Not-for line between them, no example for one alone', async () => {
+    const agent = await setup();
+    const wordings = [
+      'book a flight to Rome and a room near the Colosseum',
+      'book a flight to Rome and a room by the Pantheon',
+    ];
+    for (const [i, wording] of wordings.entries()) {
+      await turn(agent, `m${i}`, wording, 1, [
+        { tool: 'book_flight', arguments: { to: 'Rome', date: '2027-05-0' + i, passenger: 'P' } },
+        { tool: 'book_hotel', arguments: { city: 'Rome' } },
+      ]);
+    }
+    const revisions = await review(agent);
+    for (const name of ['book_flight', 'book_hotel']) {
+      expect(of(revisions, name)?.queries_added ?? []).toEqual([]);
+      expect(of(revisions, name)?.avoid_added ?? []).toEqual([]);
+    }
+  });
+});
