@@ -8,7 +8,7 @@
  * A word is common when it is on the list, or is an inflection of a listed word (plural, -ed,
  * -ing, -ly, -er, -est), or — for the rare-token test only — a compound of two of them
  * ("overpayment" = over + payment). Compounds are left out of the name test on purpose: many
- * surnames are compounds of common words (Newton, Goldman, Woodward), and a capitalised word inside
+ * surnames are compounds of common words (Goldman, Woodward, Blackwood), and a capitalised word inside
  * a sentence is exactly where such a name shows up.
  *
  * "checkin" is not common: a compound with a two-letter tail ("in", "on") would make Martin, Robin
@@ -18,8 +18,8 @@
 import { COMMON_WORDS_FRONT_CODED } from './common-words.data.ts';
 
 /**
- * Prefixes that make a compound with any common word ("reschedule", "nonrefundable", "outbid"),
- * though too short (or no word) to be a part of three letters of their own.
+ * Prefixes that make a compound with any common word ("reschedule", "nonrefundable", "upcoming",
+ * "online"), though too short (or no word) to be a part of three letters of their own.
  */
 const COMPOUND_PREFIXES: readonly string[] = [
   'anti',
@@ -32,6 +32,7 @@ const COMPOUND_PREFIXES: readonly string[] = [
   'mis',
   'multi',
   'non',
+  'on',
   'out',
   'over',
   'post',
@@ -43,6 +44,7 @@ const COMPOUND_PREFIXES: readonly string[] = [
   'super',
   'un',
   'under',
+  'up',
 ];
 
 /**
@@ -62,6 +64,17 @@ const EVERYDAY_PROPER_NOUNS: readonly string[] = (
  */
 const NAMES_NOT_WORDS: readonly string[] = ['maria'];
 
+/**
+ * Words of software and the web that people type to agents every day and that SCOWL's common sizes
+ * are too old to hold ("plugin", "chatbot", "online"). Not names; a tool's own jargon comes from its
+ * definition instead.
+ */
+const EVERYDAY_TECH_WORDS: readonly string[] = (
+  'app api blog bot browser chatbot crypto cryptocurrency dataset download ebook email emoji faq gif ' +
+  'hashtag inbox internet login logout online pdf playlist plugin podcast selfie signup smartphone ' +
+  'spreadsheet startup tablet texting username url webpage website wifi wiki'
+).split(' ');
+
 /** Compounds are only looked for in words this long or shorter (bounds the work on a long token). */
 const COMPOUND_MAX_LENGTH = 24;
 /** A compound part that is no listed prefix has at least this many letters ("overpayment": over + payment). */
@@ -72,7 +85,7 @@ let words: ReadonlySet<string> | null = null;
 /** The list, decoded once: each line is a base-36 shared-prefix length and the rest of the word. */
 function commonWords(): ReadonlySet<string> {
   if (words) return words;
-  const set = new Set<string>(EVERYDAY_PROPER_NOUNS);
+  const set = new Set<string>([...EVERYDAY_PROPER_NOUNS, ...EVERYDAY_TECH_WORDS]);
   let previous = '';
   for (const line of COMMON_WORDS_FRONT_CODED.split('\n')) {
     const word = previous.slice(0, Number.parseInt(line.charAt(0), 36)) + line.slice(1);
@@ -150,7 +163,7 @@ export function isCommonWord(word: string): boolean {
 
 /**
  * True when `word` is common without being a compound: the stricter test a capitalised word must
- * pass not to read as a name ("Newton" is new + ton, and still a name).
+ * pass not to read as a name ("Goldman" is gold + man, and still a name).
  */
 export function isCommonWordNotCompound(word: string): boolean {
   const w = foldWord(word);
