@@ -352,11 +352,13 @@ function extendNames(words: WordSpan[], text: string, vocabulary: ReadonlySet<st
   const joins = (a: WordSpan, b: WordSpan) => /^[ -]$/.test(text.slice(a.end, b.start));
   const joinable = (w: WordSpan) =>
     w.why === null &&
-    TITLE_CASE.test(w.raw) &&
+    isTitleCase(w.raw) &&
     !inVocabulary(folded(w.raw), vocabulary) &&
     !(startsSentence(text, w.start) && isCommonWordNotCompound(folded(w.raw)));
   for (let i = 0; i < words.length; i++) {
     const word = words[i];
+    const next = words[i + 1];
+    if (word && next && opensCapitalisedRun(word, next, text, vocabulary)) word.why = 'name';
     if (!word || word.why === null || word.why === 'rare_token') continue;
     for (let j = i - 1; j >= 0; j--) {
       const left = words[j];
@@ -371,6 +373,20 @@ function extendNames(words: WordSpan[], text: string, vocabulary: ReadonlySet<st
       right.why = 'name';
     }
   }
+}
+
+/**
+ * An uncommon word that starts a sentence and is followed by another capitalised word reads as a
+ * first name ("Ana Smith wants…"): capitalisation says nothing at a sentence start, but a run of
+ * capitals does.
+ */
+function opensCapitalisedRun(word: WordSpan, next: WordSpan, text: string, vocabulary: ReadonlySet<string>): boolean {
+  if (word.why !== null && word.why !== 'rare_token') return false;
+  if (!isTitleCase(word.raw) || !isTitleCase(next.raw) || !/^[ -]$/.test(text.slice(word.end, next.start))) {
+    return false;
+  }
+  const w = folded(word.raw);
+  return !inVocabulary(w, vocabulary) && !isCommonWordNotCompound(w) && !inVocabulary(folded(next.raw), vocabulary);
 }
 
 /** Why one word is a value, or null when it is not one. */
@@ -391,9 +407,14 @@ function wordReason(
   return count < scope.minConversations ? 'rare_token' : null;
 }
 
-/** Capitalised and not the first word of its sentence (rule 4). */
+/** Capitalised, not "I", and not the first word of its sentence (rule 4). */
 function isNameShaped(raw: string, text: string, at: number): boolean {
-  return TITLE_CASE.test(raw) && !startsSentence(text, at);
+  return isTitleCase(raw) && !startsSentence(text, at);
+}
+
+/** "Ana", "McDonald", "O'Brien's" — not "ANA", "I" or "I'm". */
+function isTitleCase(raw: string): boolean {
+  return TITLE_CASE.test(withoutContraction(raw));
 }
 
 /** True when nothing but quotes, brackets and spaces stand between `at` and a sentence end or the start. */
@@ -417,11 +438,20 @@ function isVocabularyToken(value: string, vocabulary: ReadonlySet<string>): bool
   return parts.length > 0 && parts.every((p) => /\p{L}/u.test(p) && inVocabulary(foldWord(p), vocabulary));
 }
 
-/** A word in the folded form the list and the index use, a possessive "'s" dropped. */
+/** A contraction's or possessive's ending: "I'm", "we've", "isn't", "Ana's". */
+const CONTRACTION = /(?:n['’]t|['’](?:s|m|re|ve|ll|d))$/i;
+/** What "can't", "won't" and "shan't" leave once "n't" is dropped. */
+const CONTRACTED_STEMS: Readonly<Record<string, string>> = { ca: 'can', wo: 'will', sha: 'shall' };
+
+/** A word as written, without its contraction or possessive: "I'm" → "I", "Ana's" → "Ana". */
+function withoutContraction(raw: string): string {
+  return raw.replace(CONTRACTION, '');
+}
+
+/** A word in the folded form the list and the index use, contraction dropped ("isn't" → "is"). */
 function folded(raw: string): string {
-  return foldWord(raw)
-    .replace(/['’]s$/, '')
-    .replace(/['’]/g, '');
+  const word = foldWord(withoutContraction(raw)).replace(/['’]/g, '');
+  return CONTRACTED_STEMS[word] ?? word;
 }
 
 /** Memo of `isCommonWord` (a review asks about the same words thousands of times); bounded. */
