@@ -63,9 +63,10 @@ export function withoutPlaceholders(text: string): string {
 
 /**
  * One alternation over every value, longest first so "CW-123456" wins over "123456", wrapped in
- * letter/digit look-arounds for whole-token matching. Null when there is no value to look for.
+ * letter/digit look-arounds for whole-token matching (global: callers reset `lastIndex`). Null when
+ * there is no value to look for. The privacy rule (privacy.ts) builds it once per conversation.
  */
-function valuePattern(values: readonly unknown[]): RegExp | null {
+export function valuePattern(values: readonly unknown[]): RegExp | null {
   const texts = new Set<string>();
   for (const v of values) {
     const t = valueText(v);
