@@ -101,11 +101,13 @@ function maskingOf(input: EvidenceInput, runs: readonly Run[]): Masking {
     list.push(...run.calls);
     byConversation.set(run.conversation_id, list);
   }
+  // One values array per conversation, so the matcher built from it is built once (privacy.ts).
+  const valuesOf = new Map<string, unknown[]>();
+  for (const [conversation, calls] of byConversation) valuesOf.set(conversation, argumentValues(calls));
   return {
     text(text, tool, calls, conversation) {
-      const values = argumentValues(
-        conversation === null ? calls : [...calls, ...(byConversation.get(conversation) ?? [])],
-      );
+      const known = conversation === null ? undefined : valuesOf.get(conversation);
+      const values = known ?? argumentValues(calls);
       const scrubbed = scrubValues(text, values);
       return input.mask ? input.mask(scrubbed, tool, values) : scrubbed;
     },

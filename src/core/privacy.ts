@@ -14,11 +14,11 @@
  * 3. it is rare: not in the tool's own definition, not a common word of English (common-words.ts),
  *    and seen in fewer than `minConversations` distinct conversations of the log read. Names and
  *    references are caught here, while an ordinary word one user typed ("overpayment") is not;
- * 4. it is a name: capitalised inside a sentence (not its first word, not "I"; a word after ".",
- *    "?", "!", ":" or a line break starts a sentence), not in the tool's definition, and its
- *    lower-case form is not common even without compounds. A list of customers repeats names
- *    across conversations, so rarity alone would let them through. A word the log has seen as a
- *    name anywhere is a name wherever it appears, sentence starts and lower case included.
+ * 4. it is part of a full name: capitalised words in a row ("Ana Pereira", "Frank Pereira",
+ *    "Ana Smith wants…"), at least one of them not a common word, none in the tool's definition. A
+ *    list of customers repeats full names across conversations, so rarity alone would let them
+ *    through. A single capitalised word is a value only by rule 3: a house term used in several
+ *    conversations ("the Titan desk should take this claim") is exactly what learning is for.
  * Words of the tool's own definition (name, description, parameter names, enum values) are never
  * values, by any rule: they are what every user of the tool shares.
  *
@@ -337,10 +337,28 @@ function wordSpans(
     if (cover && cover.start < end) continue;
     words.push({ start, end, raw: m[0], why: wordReason(m[0], text, start, scope, argumentWords) });
   }
+  markNameRuns(words, text, scope.vocabulary);
   extendNames(words, text, scope.vocabulary);
   const out: ReasonedSpan[] = [];
   for (const w of words) if (w.why) out.push({ start: w.start, end: w.end, why: w.why });
   return out;
+}
+
+/**
+ * Rule 4: two capitalised words side by side, one of them not a common word and neither the tool's
+ * own, are a full name; both are marked, and `extendNames` takes in capitalised neighbours.
+ */
+function markNameRuns(words: WordSpan[], text: string, vocabulary: ReadonlySet<string>): void {
+  const capital = (w: WordSpan) =>
+    (w.why === null || w.why === 'rare_token') && isTitleCase(w.raw) && !inVocabulary(folded(w.raw), vocabulary);
+  for (let i = 0; i + 1 < words.length; i++) {
+    const a = words[i];
+    const b = words[i + 1];
+    if (!a || !b || !capital(a) || !capital(b) || !/^[ -]$/.test(text.slice(a.end, b.start))) continue;
+    if (isCommonWordNotCompound(folded(a.raw)) && isCommonWordNotCompound(folded(b.raw))) continue;
+    a.why = 'name';
+    b.why = 'name';
+  }
 }
 
 /**
@@ -400,8 +418,6 @@ function wordReason(
   const word = folded(raw);
   if (word.length < 2 || inVocabulary(word, scope.vocabulary)) return null;
   if (argumentWords.has(word)) return 'argument_value';
-  const strictlyCommon = isCommonWordNotCompound(word);
-  if (!strictlyCommon && (scope.index.names.has(word) || isNameShaped(raw, text, at))) return 'name';
   if (isCommon(word)) return null;
   const count = scope.index.conversations.get(word) ?? 0;
   return count < scope.minConversations ? 'rare_token' : null;

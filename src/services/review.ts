@@ -15,6 +15,7 @@ import {
   type ToolEvidence,
 } from '../core/evidence.ts';
 import { buildExampleCall } from '../core/example-call.ts';
+import { createLogMasker, type DefinedTool, type LogMasker } from '../core/log-masker.ts';
 import { buildReviewInput, buildReviewTask } from '../core/prompts.ts';
 import {
   checkExampleCall,
@@ -159,12 +160,14 @@ async function reviewTools(
   );
   const byName = new Map(tools.map((t) => [t.name, t]));
   const registered = new Set(byName.keys());
+  const masker = createLogMasker(log, tools.map(definedTool), settings.min_conversations);
   const found = findEvidenceWithOrigins({
     turns: log.turns,
     calls: log.calls,
     outcomes: log.outcomes,
     registered,
     minConversations: settings.min_conversations,
+    mask: (text, tool, values) => masker.mask(text, tool, values),
   });
   const evidence = evidenceByTool(found.evidence);
   const chosen = chooseTools(toRead, log, evidence, settings, review.skipped, done.marks);
@@ -181,6 +184,7 @@ async function reviewTools(
       registered,
       values,
       origins: found,
+      masker,
       evidence: c.evidence,
       kept,
       own: log.own.get(tool.name) ?? [],
@@ -384,6 +388,7 @@ interface ToolReview {
   registered: ReadonlySet<string>;
   values: readonly unknown[];
   origins: EvidenceOrigins;
+  masker: LogMasker;
   evidence: ToolEvidence;
   kept: ReadonlyMap<string, KeptLines>;
   own: readonly CallRecord[];
@@ -472,7 +477,13 @@ function proposalContext(t: ToolReview, evidence: readonly Evidence[]): Proposal
     settings: t.settings,
     kept: t.kept.get(t.tool.name),
     origins: t.origins,
+    mask: (text) => t.masker.mask(text, t.tool.name, t.values),
   };
+}
+
+/** A stored tool as the privacy rule reads its definition: its own words are never values. */
+function definedTool(t: StoredTool): DefinedTool {
+  return { name: t.name, description: [t.docstring, t.description ?? ''].join('\n'), parameters: t.parameters };
 }
 
 function asProposed(r: NewRevision): Revision {

@@ -274,7 +274,7 @@ describe('confused requests', () => {
 
   it('ranked_first does not count a Y the run called on the way', () => {
     const found = find(
-      [turn('t1', 'look it up and refer it', ['lookup_claim', 'start_recovery'])],
+      [turn('t1', 'refer this claim to the specialists', ['lookup_claim', 'start_recovery'])],
       [call('c1', 'lookup_claim', { turn_id: 't1' }), call('c2', 'refer_llu', { turn_id: 't1' })],
     );
     expect(found.map((e) => e.evidence_id)).toEqual(['missed:not_offered:turn:t1']);
