@@ -1,17 +1,27 @@
 /**
- * `npm run soak`: `/route`, `/calls` and reviews (each followed by applying what it
- * proposed) running together against `wrangler dev` for a minute, then checks that nothing was
- * lost or doubled: no error answer, the Durable Object's routed-turn and offer counts equal what
- * the routes answered, D1's turns and calls per tool equal what was sent, and every call id sent
- * (retries and overlapping batches included) is stored exactly once.
+ * `npm run soak`: two soaks against `wrangler dev` (local D1 and Durable Objects), each on its own
+ * Worker; `-- --only review` or `-- --only concurrency` runs one of them.
+ *
+ * 1. The review soak (scripts/soak-toole.ts, issue 27): ten rounds of ToolE traffic (199 tools, the
+ *    fallible agent) + reviews with `auto_apply` and `max_tools: 50`, workerd's resident memory
+ *    sampled from /proc; fails on any error answer or workerd restart, reports peak memory.
+ * 2. The concurrency soak: `/route`, `/calls` and reviews (each followed by applying what it
+ *    proposed) running together for a minute, then checks that nothing was lost or doubled: no
+ *    error answer, the Durable Object's routed-turn and offer counts equal what the routes
+ *    answered, D1's turns and calls per tool equal what was sent, and every call id sent (retries
+ *    and overlapping batches included) is stored exactly once.
  *
  * The counts are read through the API: the usage flags of the tools the soak never calls (and of a
  * sentinel tool no request matches) carry the Durable Object's routed-turn count and each tool's
  * offers; D1's offers and calls per tool come from `…/activity`.
  *
  * Knobs (environment): SOAK_SECONDS (60), SOAK_ROUTERS (6 concurrent /route loops), SOAK_CALLERS
- * (2 concurrent /calls loops). Loopback only; every loop stops by itself at the deadline.
+ * (2 concurrent /calls loops); the review soak's in scripts/soak-toole.ts. Loopback only; every
+ * loop stops by itself at the deadline or after its rounds.
  */
+import { parseArgs } from 'node:util';
+import { sampleRss } from './bench/rss.ts';
+import { runToolESoak } from './soak-toole.ts';
 import { startWorker, type BenchWorker } from './bench/worker.ts';
 
 const SECONDS = Number(process.env.SOAK_SECONDS ?? 60);
@@ -255,8 +265,10 @@ function summary(name: string, f: Figures, seconds: number): string {
   return `${name.padEnd(22)} ${String(s.length).padStart(7)} requests  ${(s.length / seconds).toFixed(1).padStart(7)}/s  p50 ${at(50).padStart(7)} ms  p99 ${at(99).padStart(7)} ms  errors ${f.errors.length}`;
 }
 
-async function main(): Promise<void> {
+/** The concurrency soak on a Worker of its own; true when it passed. */
+async function concurrencySoak(): Promise<boolean> {
   const w = await startWorker(progress);
+  const rss = sampleRss(w.pgid);
   try {
     const tool = ([name, description, arg]: readonly [string, string, string]) => ({
       name,
@@ -293,15 +305,54 @@ async function main(): Promise<void> {
     );
     for (const e of errors.slice(0, 10)) console.log(`error: ${e}`);
     for (const p of problems) console.log(`mismatch: ${p}`);
+    const restarts = rss.restarts();
+    for (const r of restarts) console.log(`restart: ${r}`);
+    console.log(`workerd resident memory: peak ${(rss.peak() / 2 ** 20).toFixed(1)} MiB`);
+    const ok = errors.length === 0 && problems.length === 0 && restarts.length === 0;
     console.log(
-      errors.length === 0 && problems.length === 0
-        ? 'soak: OK — no error, offer counts equal routed turns, every accepted call stored once'
-        : 'soak: FAILED',
+      ok
+        ? 'concurrency soak: OK — no error, offer counts equal routed turns, every accepted call stored once'
+        : 'concurrency soak: FAILED',
     );
-    process.exitCode = errors.length === 0 && problems.length === 0 ? 0 : 1;
+    return ok;
+  } finally {
+    rss.stop();
+    w.stop();
+  }
+}
+
+/** The review soak on a Worker of its own; true when it passed. */
+async function reviewSoak(): Promise<boolean> {
+  const w = await startWorker(progress);
+  try {
+    const r = await runToolESoak(w, progress);
+    console.log(`\nreview soak: ${r.rounds.length} rounds on ${r.tools} ToolE tools against wrangler dev`);
+    console.log('round  turns  calls  reviews  model calls  applied  traffic s  review s  peak MiB (traffic / review)');
+    for (const x of r.rounds)
+      console.log(
+        `${String(x.round).padStart(5)}  ${String(x.turns).padStart(5)}  ${String(x.calls).padStart(5)}  ${String(x.review_passes).padStart(7)}  ${String(x.model_calls).padStart(11)}  ${String(x.applied).padStart(7)}  ${x.traffic_seconds.toFixed(1).padStart(9)}  ${x.review_seconds.toFixed(1).padStart(8)}  ${x.traffic_peak_mib.toFixed(1).padStart(8)} / ${x.review_peak_mib.toFixed(1)}`,
+      );
+    console.log(
+      `turns ${r.turns}; review time ${r.review_seconds.toFixed(1)} s; workerd resident memory: peak ${r.peak_mib.toFixed(1)} MiB`,
+    );
+    for (const e of r.errors.slice(0, 10)) console.log(`error: ${e}`);
+    for (const x of r.restarts) console.log(`restart: ${x}`);
+    console.log(r.ok ? 'review soak: OK — no error answer, no workerd restart' : 'review soak: FAILED');
+    return r.ok;
   } finally {
     w.stop();
   }
+}
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({ options: { only: { type: 'string' } } });
+  const only = values.only;
+  if (only !== undefined && only !== 'review' && only !== 'concurrency')
+    throw new Error('--only is review or concurrency');
+  let ok = true;
+  if (only !== 'concurrency') ok = (await reviewSoak()) && ok;
+  if (only !== 'review') ok = (await concurrencySoak()) && ok;
+  process.exitCode = ok ? 0 : 1;
 }
 
 await main();

@@ -3,7 +3,8 @@
  * Durable Objects), but from a bundle built once into a throwaway folder: `wrangler dev` watches
  * its sources and would reload mid-measurement when anyone edits `src/`. The folder also holds the
  * D1 and Durable Object state (`--persist-to`), so the developer's own `.wrangler/` and `.dev.vars`
- * are never touched. Loopback only.
+ * are never touched. Loopback only. BENCH_LOG_LEVEL (default warn) is wrangler's --log-level: `debug`
+ * with WRANGLER_LOG_PATH keeps what workerd said when a soak fails.
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -148,7 +149,7 @@ export async function launchWorker(prepared: PreparedWorker, progress: (line: st
         `ADMIN_TOKEN:${token}`,
         '--show-interactive-dev-session=false',
         '--log-level',
-        'warn',
+        process.env.BENCH_LOG_LEVEL ?? 'warn',
       ],
       { cwd: dir, env: QUIET_ENV, detached: true, stdio: ['ignore', 'pipe', 'pipe'] },
     );

@@ -70,6 +70,14 @@ export interface ReviewRecord {
 /** Revisions listed at most per request (docs/api.md has no paging; a review adds at most `max_tools`). */
 export const MAX_LISTED_REVISIONS = 1000;
 
+/**
+ * The revision columns a list reads: all but `before_row` (read as NULL), the row undo restores,
+ * its vector as JSON (~10 KB): a list never shows it, and every review lists the applied
+ * revisions, so it was most of the ~15 MB a review of an agent with 1,000 of them read (issue 27).
+ */
+const LISTED_COLUMNS =
+  'revision_id, agent, tool, status, created_at, applied_at, approved_by, approved_key, reason, body, NULL AS before_row, applied_version, review_id, undone_at, undone_by, undone_key';
+
 /** D1-backed revisions and reviews. Strongly consistent (one primary); multi-row writes are one batch. */
 export function createD1Revisions(db: D1Database) {
   return {
@@ -123,7 +131,7 @@ export function createD1Revisions(db: D1Database) {
       const limit = Math.min(filter.limit ?? MAX_LISTED_REVISIONS, MAX_LISTED_REVISIONS);
       const { results } = await db
         .prepare(
-          `SELECT *, rowid AS position FROM revisions
+          `SELECT ${LISTED_COLUMNS}, rowid AS position FROM revisions
            WHERE agent = ?1 AND (?2 IS NULL OR tool = ?2) AND (?3 IS NULL OR status = ?3)
              AND (?4 IS NULL OR (created_at, rowid) < (?4, ?5))
            ORDER BY created_at DESC, rowid DESC LIMIT ?6`,

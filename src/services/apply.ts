@@ -14,11 +14,12 @@ import {
   withdrawExamples,
   type LearnedState,
 } from '../core/learning.ts';
+import type { LogSlice } from '../adapters/log.ts';
 import type { StoredTool } from '../core/records.ts';
-import { buildRoutingIndex, embeddingText } from '../core/routing.ts';
+import { buildRoutingIndex, embeddingText, type RoutingDoc, type RoutingIndex } from '../core/routing.ts';
 import type { Services } from '../env.ts';
 import { ApiError, notFound } from '../errors.ts';
-import type { Displacement, Revision, Settings } from '../schemas.ts';
+import type { Displacement, Revision } from '../schemas.ts';
 import { routingDocs, settingsOf } from './routing.ts';
 import { embedTools } from './tool-vectors.ts';
 
@@ -32,6 +33,35 @@ export interface Approval {
   actor: string;
 }
 
+/**
+ * What the applies of one auto-applied review share (issue 27): the toolbox as routing sees it,
+ * the recent log the displacement re-check reads and the vectors of its requests. Applying 50
+ * revisions used to load every row with its vector (~1.1 MB of D1 results at 199 tools), read
+ * 1,000 log rows from the Durable Object and embed the same 200 requests once per revision, all
+ * in one request: workerd's memory climbed by hundreds of MB over a few reviews and the request
+ * after one was answered 503 "Your worker restarted mid-request". Now they are read once per
+ * review. The rows are read again when the agent's tools_gen moved by a write other than these
+ * applies; the log and the vectors are bounded by RECHECK_ROWS.
+ */
+export interface ApplyContext {
+  /** The agent's rows as of `gen`, with the applies made through this context. */
+  tools: Map<string, StoredTool> | null;
+  /** tools_gen the rows reflect (each apply moves it by one). */
+  gen: number;
+  /** Routing documents of `tools`, and the index built from them (null once a row changed). */
+  docs: Map<string, RoutingDoc> | null;
+  index: RoutingIndex | null;
+  /** The recent log of the re-check, read at the first apply that needs it. */
+  log: LogSlice | null;
+  /** Request text → its vector, for the re-check. */
+  vectors: Map<string, Float32Array>;
+}
+
+/** A context for one apply, or for the applies of one review. */
+export function applyContext(): ApplyContext {
+  return { tools: null, gen: -1, docs: null, index: null, log: null, vectors: new Map() };
+}
+
 /** Applies a proposed revision; returns it as stored (now `applied`). */
 export async function applyRevision(
   svc: Services,
@@ -39,18 +69,21 @@ export async function applyRevision(
   revisionId: string,
   who: Approval,
   now: string,
+  ctx: ApplyContext = applyContext(),
 ): Promise<Revision> {
   const rev = await requireStatus(svc, agent, revisionId, 'proposed');
-  const [row, settings, tools] = await Promise.all([
+  const agentRow = await svc.store.getAgent(agent);
+  if (!agentRow) throw notFound(`agent ${agent}`);
+  const settings = settingsOf(agentRow.settings);
+  const [row, tools] = await Promise.all([
     svc.store.getTool(agent, rev.tool),
-    agentSettings(svc, agent),
-    svc.store.listTools(agent),
+    toolsOf(svc, agent, agentRow.tools_gen, ctx),
   ]);
   if (!row) throw new ApiError('conflict', `tool ${rev.tool} is no longer registered`);
-  const registered = new Set(tools.map((t) => t.name));
+  const registered = new Set(tools.keys());
   let plan = planApply(learnedState(row), rev, settings, registered);
   let next = await withState(svc, row, plan.state, now);
-  const recheck = plan.queries_added.length > 0 ? await recheckOf(svc, agent, tools, row.name) : null;
+  const recheck = plan.queries_added.length > 0 ? await recheckOf(svc, agent, ctx, row.name) : null;
   const displaced = recheck ? recheck.displacedBy(next, settings.top_k) : [];
   let withdrawn: string[] = [];
   if (recheck && displaced.length > 0) {
@@ -91,7 +124,34 @@ export async function applyRevision(
     update,
     guard.after,
   ]);
+  written(ctx, next);
   return reread(svc, agent, revisionId);
+}
+
+/**
+ * The agent's rows for an apply: the context's when nothing but its own applies wrote since they
+ * were read (tools_gen is `gen`), else read again (tools_gen read first, so the rows are at least
+ * that new; a write in between only makes the next apply read them again).
+ */
+async function toolsOf(svc: Services, agent: string, gen: number, ctx: ApplyContext): Promise<Map<string, StoredTool>> {
+  if (ctx.tools && ctx.gen === gen) return ctx.tools;
+  const tools = await svc.store.listTools(agent);
+  ctx.tools = new Map(tools.map((t) => [t.name, t]));
+  ctx.gen = gen;
+  ctx.docs = null;
+  ctx.index = null;
+  return ctx.tools;
+}
+
+/** The row this context just wrote (tools_gen + 1): the next apply starts from it. */
+function written(ctx: ApplyContext, next: StoredTool): void {
+  if (!ctx.tools) return;
+  ctx.tools.set(next.name, next);
+  ctx.gen += 1;
+  if (ctx.docs && next.vector)
+    ctx.docs.set(next.name, { name: next.name, text: embeddingText(next), vector: next.vector });
+  else ctx.docs = null;
+  ctx.index = null;
 }
 
 /**
@@ -188,12 +248,6 @@ async function requireStatus(svc: Services, agent: string, id: string, status: R
   return rev;
 }
 
-async function agentSettings(svc: Services, agent: string): Promise<Settings> {
-  const row = await svc.store.getAgent(agent);
-  if (!row) throw notFound(`agent ${agent}`);
-  return settingsOf(row.settings);
-}
-
 /** The row with a new learned state, version + 1, re-embedded when its embedding text changed. */
 async function withState(svc: Services, row: StoredTool, state: LearnedState, now: string): Promise<StoredTool> {
   const next: StoredTool = { ...row, ...state, version: row.version + 1, updated_at: now };
@@ -207,24 +261,38 @@ async function withState(svc: Services, row: StoredTool, state: LearnedState, no
 
 /**
  * docs/learning.md re-check: routing again, from stored vectors, for the recent requests other
- * tools served. The log is read and those requests embedded once per apply; `displacedBy` then
- * answers, for a changed row, the requests whose serving tool it pushes out of the offered set.
+ * tools served. The log, the routing documents and the requests' vectors come from the context
+ * (read and embedded once per review); `displacedBy` then answers, for a changed row, the requests
+ * whose serving tool it pushes out of the offered set.
  */
 async function recheckOf(
   svc: Services,
   agent: string,
-  tools: StoredTool[],
+  ctx: ApplyContext,
   name: string,
 ): Promise<{ displacedBy(changed: StoredTool, k: number): Displacement[] }> {
-  const registered = new Set(tools.map((t) => t.name));
-  const served = requestsServedByOthers(await svc.log.recentLog(agent, RECHECK_ROWS), name, RECHECK_REQUESTS).filter(
-    (r) => registered.has(r.served_by),
-  );
+  const tools = ctx.tools ?? new Map<string, StoredTool>();
+  ctx.log ??= await svc.log.recentLog(agent, RECHECK_ROWS);
+  const served = requestsServedByOthers(ctx.log, name, RECHECK_REQUESTS).filter((r) => tools.has(r.served_by));
   if (served.length === 0) return { displacedBy: () => [] };
-  const docs = await routingDocs(svc, tools);
-  const before = buildRoutingIndex(docs);
-  const vectors = await svc.embedder.embed(served.map((r) => r.text));
-  const requests = served.map((r, i) => ({ ...r, vector: vectors[i] ?? new Float32Array(svc.embedder.dimensions) }));
+  if (!ctx.docs) {
+    const docs = await routingDocs(svc, [...tools.values()]);
+    ctx.docs = new Map(docs.map((d) => [d.name, d]));
+  }
+  const docs = [...ctx.docs.values()];
+  ctx.index ??= buildRoutingIndex(docs);
+  const before = ctx.index;
+  const fresh = [...new Set(served.map((r) => r.text).filter((t) => !ctx.vectors.has(t)))];
+  if (fresh.length > 0) {
+    const vectors = await svc.embedder.embed(fresh);
+    fresh.forEach((t, i) => {
+      ctx.vectors.set(t, vectors[i] ?? new Float32Array(svc.embedder.dimensions));
+    });
+  }
+  const requests = served.map((r) => ({
+    ...r,
+    vector: ctx.vectors.get(r.text) ?? new Float32Array(svc.embedder.dimensions),
+  }));
   return {
     displacedBy(changed, k) {
       const after = buildRoutingIndex(

@@ -33,7 +33,7 @@ import { mapPool } from '../core/pool.ts';
 import type { Services } from '../env.ts';
 import { ApiError, notFound } from '../errors.ts';
 import type { Evidence, Refusal, Review, Revision, Settings, SettingsPatch } from '../schemas.ts';
-import { applyRevision } from './apply.ts';
+import { applyContext, applyRevision } from './apply.ts';
 import { agentTurnsWritten } from './turn-writer.ts';
 import { usageFlags } from './flags.ts';
 import { readReviewLog, type ReviewLog } from './review-log.ts';
@@ -532,12 +532,17 @@ async function storeReview(
   await svc.store.db.batch(statements);
 }
 
-/** `auto_apply`: applies each stored revision as "whetstone:tool_learning"; a failed apply is a skip. */
+/**
+ * `auto_apply`: applies each stored revision as "whetstone:tool_learning"; a failed apply is a skip.
+ * The applies share one context (src/services/apply.ts): the toolbox, the re-check's log and its
+ * vectors are read once for the review, not once per revision (issue 27).
+ */
 async function autoApply(svc: Services, agent: string, review: Review, actor: string, now: string): Promise<Review> {
   const revisions: Revision[] = [];
+  const ctx = applyContext();
   for (const rev of review.revisions) {
     try {
-      revisions.push(await applyRevision(svc, agent, rev.revision_id, { approved_by: AUTO_APPLY_BY, actor }, now));
+      revisions.push(await applyRevision(svc, agent, rev.revision_id, { approved_by: AUTO_APPLY_BY, actor }, now, ctx));
     } catch (err) {
       revisions.push(rev);
       review.skipped.push({
