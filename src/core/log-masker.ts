@@ -42,14 +42,15 @@ export function createLogMasker(
   const index: PrivacyIndex = buildPrivacyIndex(logTexts(log));
   const definitions = new Map<string, DefinedTool>();
   for (const t of tools) definitions.set(t.name, t);
+  // Every registered tool's name is the agent's own word: a "Not for" line names one.
+  const names = toolVocabulary({ name: [...definitions.keys()].join(' '), description: '', parameters: {} });
   const vocabularies = new Map<string, ReadonlySet<string>>();
-  const none: ReadonlySet<string> = new Set();
   const vocabularyOf = (tool: string | null): ReadonlySet<string> => {
-    if (tool === null) return none;
+    if (tool === null) return names;
     let v = vocabularies.get(tool);
     if (!v) {
       const def = definitions.get(tool);
-      v = def ? toolVocabulary(def) : none;
+      v = def ? new Set([...names, ...toolVocabulary(def)]) : names;
       vocabularies.set(tool, v);
     }
     return v;

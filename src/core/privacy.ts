@@ -247,7 +247,9 @@ function argumentMatcher(values: readonly unknown[]): ArgumentMatcher {
   for (const leaf of leaves) {
     const n = numericValue(leaf);
     if (n !== null) numbers.add(n);
-    if (typeof leaf === 'string') {
+    // A word of a many-word value ("Pereira" of "Ana Pereira") names alone; a reference's letters
+    // ("CW" of "CW-123456") are its format, shared by every caller.
+    if (typeof leaf === 'string' && !/\d/.test(leaf)) {
       for (const m of leaf.matchAll(WORD)) {
         const word = folded(m[0]);
         if (word.length >= 2 && !isCommon(word)) words.add(word);
@@ -355,7 +357,10 @@ function markNameRuns(words: WordSpan[], text: string, vocabulary: ReadonlySet<s
     const a = words[i];
     const b = words[i + 1];
     if (!a || !b || !capital(a) || !capital(b) || !/^[ -]$/.test(text.slice(a.end, b.start))) continue;
-    if (isCommonWordNotCompound(folded(a.raw)) && isCommonWordNotCompound(folded(b.raw))) continue;
+    const commonA = isCommonWordNotCompound(folded(a.raw));
+    if (commonA && isCommonWordNotCompound(folded(b.raw))) continue;
+    // "Call Pereira now": a common word starting a sentence is capitalised for that alone.
+    if (commonA && startsSentence(text, a.start)) continue;
     a.why = 'name';
     b.why = 'name';
   }

@@ -176,7 +176,11 @@ function shownText(text: string, ctx: ProposalContext): string {
  * (below, `argument_value`): the model was never shown one.
  */
 function maskedLine(kind: ProposalKind, text: string, ctx: ProposalContext): string | Failure {
-  if (!ctx.mask || text === '' || findArgumentValue(text, ctx.values) !== null) return text;
+  if (!ctx.mask) return text;
+  // A line that fails its own form is refused for that, as the model wrote it.
+  const form = formFailure(kind, text, ctx);
+  if (form) return form;
+  if (text === '') return text;
   const masked = ctx.mask(text);
   if (masked === text) return text;
   const line = kind === 'request' ? withoutPlaceholders(masked) : masked;

@@ -258,3 +258,91 @@ describe('learning under real traffic', () => {
     }
   });
 });
+
+describe('the privacy rule', () => {
+  const PEOPLE = [
+    {
+      name: 'Ana Pereira',
+      email: 'ana.pereira@example.com',
+      phone: '+351 912 345 678',
+      card: '4111 1111 1111 1111',
+      iban: 'PT50 0002 0123 1234 5678 9015 4',
+      address: '12 Rua Augusta',
+      amount: 1250,
+      written: '$1,250.00',
+      order: '4471-XK',
+    },
+    {
+      name: 'Rui Costa',
+      email: 'rui.costa@example.org',
+      phone: '(415) 555-0134',
+      card: '5500-0000-0000-0004',
+      iban: 'DE89 3704 0044 0532 0130 00',
+      address: '221B Baker Street',
+      amount: 87.5,
+      written: '€87.50',
+      order: '5820-QT',
+    },
+    {
+      name: 'Eva Lindqvist',
+      email: 'eva@lindqvist.se',
+      phone: '+46 70 123 45 67',
+      card: '3782 822463 10005',
+      iban: 'SE45 5000 0000 0583 9825 7466',
+      address: '7 Calle Mayor',
+      amount: 19.99,
+      written: '19.99 USD',
+      order: '6613-LM',
+    },
+  ];
+  const PAY = tool('pay_invoice', 'Pay an invoice with a card.', {
+    invoice: { type: 'string' },
+    amount: { type: 'number' },
+    card: { type: 'string' },
+  });
+
+  it('nothing learned holds a personal value: notes, examples, Not-for lines, the example call, evidence and refusals', async () => {
+    const agent = agentId('privacy');
+    expect((await api('PUT', `/v1/agents/${agent}/tools`, { body: { tools: [...TOOLS, PAY] } })).status).toBe(200);
+    for (const [i, p] of PEOPLE.entries()) {
+      await turn(agent, `p${i}`, `settle the bill of ${p.written} for ${p.name} at ${p.address}, order ${p.order}`, 1, [
+        {
+          tool: 'pay_invoice',
+          arguments: { invoice: p.order, amount: p.amount, card: p.card.replace(/\D/g, '') },
+          success: false,
+          error: `Card ${p.card} declined for ${p.name} <${p.email}>, call ${p.phone}`,
+        },
+        { tool: 'pay_invoice', arguments: { invoice: p.order, amount: p.amount, card: 'on file' } },
+      ]);
+      await turn(agent, `p${i}`, `wire it from ${p.iban} instead`, 1, [
+        { tool: 'send_email', arguments: { to: p.email, body: `Payment for ${p.order}` } },
+      ]);
+    }
+    const res = await api('POST', `/v1/agents/${agent}/reviews`, { body: { auto_apply: true } });
+    expect(res.status).toBe(200);
+    const pay = (res.body.revisions as Revision[]).find((r) => r.tool === 'pay_invoice');
+    expect(pay?.notes_added).toEqual([expect.stringMatching(/^Calls fail with "Card <value> declined for <value>/)]);
+    expect(pay?.queries_added).toEqual(['settle the bill of for at , order']);
+    const row = await api('GET', `/v1/agents/${agent}/tools/pay_invoice`);
+    const everything = JSON.stringify([res.body, row.body]);
+    const flat = (t: string) => ` ${t.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, ' ')} `;
+    for (const p of PEOPLE) {
+      for (const value of [
+        p.name,
+        p.email,
+        p.phone,
+        p.card,
+        p.iban,
+        p.address,
+        p.written,
+        p.order,
+        ...p.name.split(' '),
+      ]) {
+        expect(everything).not.toContain(value);
+        expect(flat(everything)).not.toContain(flat(value));
+        const compact = flat(value).replace(/ /g, '');
+        if (compact.length >= 6) expect(flat(everything).replace(/ /g, '')).not.toContain(compact);
+      }
+    }
+  });
+});

@@ -314,7 +314,10 @@ describe('POST …/reviews with the extractive model', () => {
     expect(strict.body.skipped).toEqual([
       { tool: 'upload_file', reason: 'below_threshold: 1 calls (min_calls 3), 0 confused requests (min_confusions 2)' },
     ]);
-    const lenient = await review(agent, { dry_run: true, config: { min_calls: 1, min_failures: 1, min_conversations: 1 } });
+    const lenient = await review(agent, {
+      dry_run: true,
+      config: { min_calls: 1, min_failures: 1, min_conversations: 1 },
+    });
     expect(lenient.body.model_calls).toBe(1);
     expect(lenient.body.revisions[0].notes_added).toHaveLength(1);
     expect((await api('GET', `/v1/agents/${agent}/config`)).body.min_calls).toBe(3);

@@ -129,21 +129,23 @@ describe('maskPersonal: rare tokens and names', () => {
     expect(maskPersonal('claw back the overpayment please', scopeOf(index))).toBe('claw back the overpayment please');
   });
 
-  it('masks a capitalised name inside a sentence however many conversations have it', () => {
-    const texts = Array.from({ length: 20 }, () => 'refund the order of Zorblax please');
+  it('masks a full name however many conversations have it; a single capitalised house term used in many is no value', () => {
+    const texts = Array.from({ length: 20 }, () => 'refund the order of Ana Zorblax please');
     const index = indexOf(...texts);
     expect(index.conversations.get('zorblax')).toBe(20);
-    expect(findPersonal('refund the order of Zorblax please', scopeOf(index))).toEqual({
-      value: 'Zorblax',
-      why: 'name',
-    });
+    expect(maskPersonal('refund the order of Ana Zorblax please', scopeOf(index))).toBe(
+      'refund the order of <value> please',
+    );
+    expect(findPersonal('refund the order of Ana Zorblax please', scopeOf(index))?.why).toBe('name');
+    expect(findPersonal('the Zorblax desk should take this claim', scopeOf(index))).toBeNull();
   });
 
-  it('masks a name the log has seen, at a sentence start or in lower case too', () => {
+  it('a single capitalised word is a value only while fewer than min_conversations conversations used it', () => {
     const many = Array.from({ length: 5 }, (_, i) => [`booked for Mr Kowalski ${i}`, `c${i}`] as [string, string]);
-    const index = indexOf(...many, ['Kowalski called', 'x'], ['kowalski called', 'y']);
-    expect(findPersonal('Kowalski called again', scopeOf(index))?.why).toBe('name');
-    expect(findPersonal('kowalski called again', scopeOf(index))?.why).toBe('name');
+    const index = indexOf(...many);
+    expect(findPersonal('booked for Mr Kowalski again', scopeOf(index))?.why).toBe('name');
+    expect(findPersonal('Kowalski called again', scopeOf(index))).toBeNull();
+    expect(findPersonal('Nowakowski called again', scopeOf(index))?.why).toBe('rare_token');
   });
 
   it('takes a capitalised word next to a name as part of it, but keeps a common verb that starts a sentence', () => {
@@ -169,8 +171,8 @@ describe('maskPersonal: rare tokens and names', () => {
     expect(maskPersonal("so I'm sure I've done it and it isn't done", scope)).toBe(
       "so I'm sure I've done it and it isn't done",
     );
-    expect(maskPersonal("then Zorblax's it", scope)).toBe('then <value> it');
-    expect(maskPersonal('then Zorblax it', scope)).toBe('then <value> it');
+    expect(maskPersonal("then Zorblax's it", scope)).toBe("then Zorblax's it");
+    expect(maskPersonal('then Ana Zorblax it', scope)).toBe('then <value> it');
   });
 
   it('never masks a word of the tool definition, capitalised or rare', () => {
