@@ -46,6 +46,11 @@ export interface Bindings extends Pick<WranglerEnv, 'DB' | 'AGENTS'> {
   RATE_LIMIT_PER_MINUTE?: string;
   /** MiB of routing snapshots one isolate keeps (default 48; docs/performance.md "Memory"). */
   ROUTING_CACHE_MB?: string;
+  /**
+   * `argument-values-only` narrows the privacy rule to argument values, for measuring what the
+   * rule costs routing (docs/evaluation.md); anything else, or absent, is the whole rule.
+   */
+  PRIVACY_RULE?: string;
 }
 
 export interface Services {
@@ -78,6 +83,8 @@ export interface Services {
   rateLimiter: RateLimiter | null;
   /** Bytes of routing snapshots one isolate keeps (ROUTING_CACHE_MB). */
   routingCacheBytes: number;
+  /** False only when PRIVACY_RULE narrows the rule to argument values (a measurement). */
+  privacyRule: boolean;
 }
 
 const cache = new WeakMap<object, Services>();
@@ -105,6 +112,7 @@ export function services(env: Bindings): Services {
     agents: env.AGENTS,
     rateLimiter: createDurableRateLimiter(env.AGENTS, parsePerMinute(env.RATE_LIMIT_PER_MINUTE)),
     routingCacheBytes: cacheBytes(env.ROUTING_CACHE_MB),
+    privacyRule: env.PRIVACY_RULE !== 'argument-values-only',
   };
   cache.set(env, built);
   return built;

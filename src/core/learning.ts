@@ -6,6 +6,7 @@
 import type { Displacement, Example, Refusal, RoutedTool } from '../schemas.ts';
 import { mergeExamples } from './displacement.ts';
 import { attributeRuns } from './attribution.ts';
+import { createLogMasker } from './log-masker.ts';
 import { namedTool } from './proposals.ts';
 import type { CallRecord, OutcomeRecord, TurnRecord } from './records.ts';
 import { argumentValues, scrubValues } from './scrub.ts';
@@ -168,11 +169,18 @@ export function requestsServedByOthers(
   log: { turns: readonly TurnRecord[]; calls: readonly CallRecord[]; outcomes: readonly OutcomeRecord[] },
   tool: string,
   limit: number,
+  minConversations = 2,
 ): { text: string; shown: string; served_by: string }[] {
   const attributed = [...attributeRuns(groupRuns(log.turns, log.calls), log.outcomes).values()].sort(
     (a, b) => timeOf(b.run.at) - timeOf(a.run.at),
   );
   const values = argumentValues(log.calls);
+  // `displaced` is shown on the revision: it holds no personal value (docs/security.md).
+  const masker = createLogMasker(
+    log,
+    [...new Set(log.calls.map((c) => c.tool))].map((name) => ({ name, description: '', parameters: {} })),
+    minConversations,
+  );
   const seen = new Set<string>();
   const out: { text: string; shown: string; served_by: string }[] = [];
   for (const { run, served_by } of attributed) {
@@ -180,7 +188,7 @@ export function requestsServedByOthers(
     const text = run.request;
     if (seen.has(text)) continue;
     seen.add(text);
-    out.push({ text, shown: scrubValues(text, values), served_by });
+    out.push({ text, shown: masker.mask(scrubValues(text, values), served_by, values), served_by });
     if (out.length >= limit) break;
   }
   return out;

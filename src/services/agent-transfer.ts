@@ -17,11 +17,14 @@ import type { StoredTool } from '../core/records.ts';
 import type { Services } from '../env.ts';
 import { ApiError, notFound } from '../errors.ts';
 import { embedRows } from './registry.ts';
+import { agentTurnsWritten } from './turn-writer.ts';
 
 /** The agent as NDJSON lines, or 404 when it does not exist (checked before the stream starts). */
 export async function exportAgent(svc: Services, agent: string): Promise<ReadableStream<Uint8Array>> {
   const first = await svc.agentTransfer.agentLine(agent);
   if (!first) throw notFound(`agent ${agent}`);
+  // The export holds every turn /route has answered, also those still in this isolate's write batch.
+  await agentTurnsWritten(agent);
   const pages = svc.agentTransfer.lines(agent);
   const encoder = new TextEncoder();
   const encode = (lines: readonly ExportLine[]) => encoder.encode(lines.map((l) => `${JSON.stringify(l)}\n`).join(''));

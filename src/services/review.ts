@@ -167,7 +167,7 @@ async function reviewTools(
     outcomes: log.outcomes,
     registered,
     minConversations: settings.min_conversations,
-    mask: (text, tool, values) => masker.mask(text, tool, values),
+    mask: svc.privacyRule ? (text, tool, values) => masker.mask(text, tool, values) : undefined,
   });
   const evidence = evidenceByTool(found.evidence);
   const chosen = chooseTools(toRead, log, evidence, settings, review.skipped, done.marks);
@@ -184,7 +184,7 @@ async function reviewTools(
       registered,
       values,
       origins: found,
-      masker,
+      masker: svc.privacyRule ? masker : null,
       evidence: c.evidence,
       kept,
       own: log.own.get(tool.name) ?? [],
@@ -388,7 +388,8 @@ interface ToolReview {
   registered: ReadonlySet<string>;
   values: readonly unknown[];
   origins: EvidenceOrigins;
-  masker: LogMasker;
+  /** The privacy rule for this review's log; null when PRIVACY_RULE narrows it to argument values. */
+  masker: LogMasker | null;
   evidence: ToolEvidence;
   kept: ReadonlyMap<string, KeptLines>;
   own: readonly CallRecord[];
@@ -477,7 +478,7 @@ function proposalContext(t: ToolReview, evidence: readonly Evidence[]): Proposal
     settings: t.settings,
     kept: t.kept.get(t.tool.name),
     origins: t.origins,
-    mask: (text) => t.masker.mask(text, t.tool.name, t.values),
+    mask: t.masker ? (text) => t.masker?.mask(text, t.tool.name, t.values) ?? text : undefined,
   };
 }
 

@@ -426,21 +426,26 @@ describe('registering an unregistered tool makes its logged failures evidence at
         content: [{ type: 'tool_result', tool_use_id: id, is_error: true, content: 'days must be at most 5' }],
       },
     ];
-    const messages = [
+    // Two conversations, each a failure retried: two failed runs, enough for a note.
+    const trace = (n: string) => [
       { role: 'user', content: 'Move my meeting with Dana to Friday' },
-      ...failing('toolu_a', 7),
-      ...failing('toolu_b', 9),
+      ...failing(`toolu_${n}a`, 7),
       {
         role: 'assistant',
-        content: [{ type: 'tool_use', id: 'toolu_c', name: 'find_event', input: { query: 'Dana', days: 5 } }],
+        content: [{ type: 'tool_use', id: `toolu_${n}c`, name: 'find_event', input: { query: 'Dana', days: 5 } }],
       },
-      { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_c', content: '{"event_id": "ev_1"}' }] },
+      { role: 'user', content: [{ type: 'tool_result', tool_use_id: `toolu_${n}c`, content: '{"event_id": "ev_1"}' }] },
     ];
-    const { turn_id } = (await api('POST', `/v1/agents/${agent}/traces`, { body: { messages } })).body;
+    const first = (
+      await api('POST', `/v1/agents/${agent}/traces`, { body: { messages: trace('1'), conversation_id: 'k1' } })
+    ).body.turn_id;
+    const second = (
+      await api('POST', `/v1/agents/${agent}/traces`, { body: { messages: trace('2'), conversation_id: 'k2' } })
+    ).body.turn_id;
     const [listed] = (await api('GET', `/v1/agents/${agent}/unregistered`)).body.tools;
     expect(listed).toMatchObject({
       name: 'find_event',
-      call_count: 3,
+      call_count: 4,
       failure_count: 2,
       definition_source: 'inferred',
     });
@@ -455,8 +460,8 @@ describe('registering an unregistered tool makes its logged failures evidence at
     expect(
       failed.map((e: { call_id: string; text: string; turn_id: string }) => [e.call_id, e.text, e.turn_id]),
     ).toEqual([
-      [`trace:${turn_id}:toolu_a`, 'days must be at most 5', turn_id],
-      [`trace:${turn_id}:toolu_b`, 'days must be at most 5', turn_id],
+      [`trace:${first}:toolu_1a`, 'days must be at most <value>', first],
+      [`trace:${second}:toolu_2a`, 'days must be at most <value>', second],
     ]);
     expect(revision.notes_added).toHaveLength(1);
     expect(review.body.flags).toEqual((await flagsOf(agent)).body.flags);
