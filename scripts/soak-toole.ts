@@ -1,5 +1,5 @@
 /**
- * The review soak of `npm run soak` (issue 27): ToolE at the scale a new user tries it — 199 tools,
+ * The review soak of `npm run soak`: ToolE at the scale a new user tries it — 199 tools,
  * the fallible agent of the learning evaluation (scripts/eval-agent.ts), reviews with `auto_apply`
  * and `max_tools: 50` — for ten rounds of traffic + review + auto-apply against `wrangler dev`.
  * workerd's resident memory (every workerd process below wrangler, from /proc) is sampled the
@@ -25,7 +25,10 @@ const MAX_TOOLS = Number(process.env.SOAK_MAX_TOOLS ?? 50);
 const MAX_PASSES = 12;
 const ROUTE_CONCURRENCY = 8;
 const AGENT = 'soak-toole';
-/** What wrangler dev's proxy answers when its connection to workerd broke (a restart). */
+/**
+ * What wrangler dev's proxy answers when a request to workerd failed on the connection: a restart,
+ * or a kept-alive connection the Worker closed as the request was written (src/keep-alive.ts).
+ */
 const PROXY_RESET = 'Your worker restarted mid-request';
 
 export interface RoundFigures {
@@ -231,7 +234,7 @@ export async function runToolESoak(w: BenchWorker, progress: (line: string) => v
           (errors.length > 0 ? `; ${errors.length} errors` : ''),
       );
     }
-    // The request after the last review: the failure of issue 27 came on it.
+    // The request after the last review: a review's answer used to close its connection (src/keep-alive.ts).
     await routeAll(w, errors, roundOf(plan, ROUNDS, 1).slice(0, 20), (i) => `soak-after-${i}`);
     await new Promise((r) => setTimeout(r, 1_000));
   } finally {

@@ -2,7 +2,7 @@
  * `npm run soak`: two soaks against `wrangler dev` (local D1 and Durable Objects), each on its own
  * Worker; `-- --only review` or `-- --only concurrency` runs one of them.
  *
- * 1. The review soak (scripts/soak-toole.ts, issue 27): ten rounds of ToolE traffic (199 tools, the
+ * 1. The review soak (scripts/soak-toole.ts): ten rounds of ToolE traffic (199 tools, the
  *    fallible agent) + reviews with `auto_apply` and `max_tools: 50`, workerd's resident memory
  *    sampled from /proc; fails on any error answer or workerd restart, reports peak memory.
  * 2. The concurrency soak: `/route`, `/calls` and reviews (each followed by applying what it

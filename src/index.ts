@@ -2,6 +2,7 @@
 import { app } from './app.ts';
 import { runScheduledReviews } from './cron.ts';
 import { services, type Bindings } from './env.ts';
+import { answerAfterLoopTurn } from './keep-alive.ts';
 import { logError, logInfo } from './log.ts';
 import { settleTick } from './services/quality.ts';
 import { moveLegacyLog } from './services/legacy-log.ts';
@@ -10,7 +11,8 @@ import { pruneLog } from './services/retention.ts';
 export { AgentObject } from './agent-object.ts';
 
 export default {
-  fetch: app.fetch,
+  // A long request answers after one turn of the event loop (src/keep-alive.ts).
+  fetch: answerAfterLoopTurn(app.fetch),
   /**
    * docs/learning.md: moving a log an earlier version kept in D1 (docs/capacity.md), the review
    * pass, then the retention pass (docs/configuration.md `log_retention_days`), then settling

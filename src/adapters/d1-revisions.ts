@@ -73,7 +73,7 @@ export const MAX_LISTED_REVISIONS = 1000;
 /**
  * The revision columns a list reads: all but `before_row` (read as NULL), the row undo restores,
  * its vector as JSON (~10 KB): a list never shows it, and every review lists the applied
- * revisions, so it was most of the ~15 MB a review of an agent with 1,000 of them read (issue 27).
+ * revisions, so it was most of the ~15 MB a review of an agent with 1,000 of them read.
  */
 const LISTED_COLUMNS =
   'revision_id, agent, tool, status, created_at, applied_at, approved_by, approved_key, reason, body, NULL AS before_row, applied_version, review_id, undone_at, undone_by, undone_key';

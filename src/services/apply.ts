@@ -34,13 +34,12 @@ export interface Approval {
 }
 
 /**
- * What the applies of one auto-applied review share (issue 27): the toolbox as routing sees it,
- * the recent log the displacement re-check reads and the vectors of its requests. Applying 50
- * revisions used to load every row with its vector (~1.1 MB of D1 results at 199 tools), read
- * 1,000 log rows from the Durable Object and embed the same 200 requests once per revision, all
- * in one request: workerd's memory climbed by hundreds of MB over a few reviews and the request
- * after one was answered 503 "Your worker restarted mid-request". Now they are read once per
- * review. The rows are read again when the agent's tools_gen moved by a write other than these
+ * What the applies of one auto-applied review share: the toolbox as routing sees it, the recent
+ * log the displacement re-check reads and the vectors of its requests. Applying 50 revisions used
+ * to load every row with its vector (~1.1 MB of D1 results at 199 tools), read 1,000 log rows from
+ * the Durable Object and embed the same 200 requests once per revision, all in one request:
+ * workerd's memory climbed by hundreds of MB over a few reviews (docs/performance.md "Soak"). Now
+ * they are read once per review. The rows are read again when the agent's tools_gen moved by a write other than these
  * applies; the log and the vectors are bounded by RECHECK_ROWS.
  */
 export interface ApplyContext {

@@ -536,7 +536,7 @@ async function storeReview(
 /**
  * `auto_apply`: applies each stored revision as "whetstone:tool_learning"; a failed apply is a skip.
  * The applies share one context (src/services/apply.ts): the toolbox, the re-check's log and its
- * vectors are read once for the review, not once per revision (issue 27).
+ * vectors are read once for the review, not once per revision.
  */
 async function autoApply(svc: Services, agent: string, review: Review, actor: string, now: string): Promise<Review> {
   const revisions: Revision[] = [];

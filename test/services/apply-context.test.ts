@@ -1,5 +1,5 @@
 /**
- * Issue 27: the applies of one auto-applied review share what they read (src/services/apply.ts
+ * The applies of one auto-applied review share what they read (src/services/apply.ts
  * `ApplyContext`). Counted, not timed: how often the applies load every tool row with its vector,
  * read the recent log and embed its requests; and the rows they write equal those of the same
  * revisions applied one by one, each reading everything again.
@@ -47,7 +47,7 @@ interface Counts {
   embedded: string[];
 }
 
-/** The services with counters on the reads issue 27 is about. */
+/** The services with counters on the reads the shared context saves. */
 function counting(): { svc: Services; counts: Counts } {
   const counts: Counts = { fullToolReads: 0, logReads: 0, embedded: [] };
   const svc: Services = {
@@ -144,7 +144,7 @@ async function outcome(agent: string, ids: readonly string[]) {
   };
 }
 
-describe('the applies of one review share their reads (issue 27)', () => {
+describe('the applies of one review share their reads', () => {
   it('reads the rows and the recent log once and embeds each request once, and writes what separate applies write', async () => {
     const one = await setup();
     const apart = counting();
