@@ -5,6 +5,7 @@
  * revisions. A model failure for one tool is a skip; the others go on. A non-dry review holds the
  * agent's Durable Object lease (docs/learning.md): a second one for the same agent answers 409 `conflict`.
  */
+import { loopTurn } from '../keep-alive.ts';
 import { logInfo } from '../log.ts';
 import type { NewRevision } from '../adapters/d1-revisions.ts';
 import type { ToolActivity } from '../adapters/review-log.ts';
@@ -551,6 +552,8 @@ async function autoApply(svc: Services, agent: string, review: Review, actor: st
         reason: `auto_apply_failed: ${err instanceof Error ? err.message : String(err)}`,
       });
     }
+    // Let the event loop turn between applies, so its clock keeps up (src/keep-alive.ts).
+    await loopTurn();
   }
   return { ...review, revisions };
 }
