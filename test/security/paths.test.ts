@@ -72,7 +72,8 @@ const path = fc
     fc.option(fc.string({ maxLength: 20 })),
   )
   .map(([head, parts, query]) => `${head}${parts.join('/')}${query === null ? '' : `?${encodeURIComponent(query)}`}`);
-const method = fc.constantFrom('GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS', 'HEAD');
+/** GET half the time: most routes a path parameter reaches are reads. */
+const method = fc.oneof(fc.constant('GET'), fc.constantFrom('POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS', 'HEAD'));
 
 describe('no path is a 5xx', () => {
   it('any method, any path, with no token or the admin token: 2xx-4xx, no error logged', async () => {
@@ -83,7 +84,8 @@ describe('no path is a 5xx', () => {
         expect(res.status, `${m} ${p}`).toBeLessThan(500);
         expect(errors, `${m} ${p}`).toEqual([]);
       }),
-      { numRuns: 300 },
+      // The paths once answered 500, tried first on every run, then random ones.
+      { numRuns: 300, examples: [['GET', '/dashboard/constructor', false] as [string, string, boolean]] },
     );
   });
 });
