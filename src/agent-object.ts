@@ -12,7 +12,7 @@ import { AGENT_LOG_SCHEMA, seqFloorStatements } from './adapters/agent-log-schem
 import { legacySeqFloor } from './adapters/legacy-log.ts';
 import type { SqlResult, SqlStatement, SqlValue } from './adapters/log-db.ts';
 import type { OfferCounts, RateRefusal } from './core/ports.ts';
-import { type Bucket, takeToken, takeTokens } from './core/rate-limit.ts';
+import { type Bucket, spendBudget, takeToken } from './core/rate-limit.ts';
 import type { Bindings } from './env.ts';
 
 /** Bucket names beside the keys' (key ids are hex, so a name with `*` is never a key's). */
@@ -210,9 +210,9 @@ export class AgentObject extends DurableObject<Bindings> {
 
   /** Up to `wanted` model calls from the agent's budget of `perHour` an hour (docs/configuration.md `model_calls_per_hour`). */
   takeModelCalls(wanted: number, perHour: number, nowMs: number): { granted: number; nextInMs: number } {
-    const take = takeTokens(this.#bucket(MODEL_BUCKET), perHour, HOUR_MS, wanted, nowMs);
-    this.#keep(MODEL_BUCKET, take.bucket);
-    return { granted: take.granted, nextInMs: take.nextInMs };
+    const spend = spendBudget(this.#bucket(MODEL_BUCKET), perHour, HOUR_MS, wanted, nowMs);
+    this.#keep(MODEL_BUCKET, spend.spent);
+    return { granted: spend.granted, nextInMs: spend.nextInMs };
   }
 
   #bucket(name: string): Bucket | null {

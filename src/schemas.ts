@@ -269,6 +269,10 @@ export const Settings = z
       ),
     auto_apply: z.boolean(),
     log_retention_days: z.number().int().min(1).max(365),
+    /** Tools the agent may hold: a `PUT …/tools` that would pass it is a 400 (docs/capacity.md). */
+    max_registered_tools: z.number().int().min(1).max(100_000),
+    /** Model calls an hour, reviews (dry runs too) and augmentation together; 0 = none. */
+    model_calls_per_hour: z.number().int().min(0).max(1_000_000),
   })
   .strict()
   .openapi('Settings');
@@ -295,6 +299,12 @@ export const DEFAULT_SETTINGS: Settings = {
   review_schedule: '*/10',
   auto_apply: false,
   log_retention_days: 30,
+  // 10,000 tools: a routing snapshot of about 31 MiB with the exact index (3.14 MiB per 1,000
+  // tools, docs/capacity.md), under the 48 MiB an isolate keeps.
+  max_registered_tools: 10_000,
+  // Eight tools every ten minutes is 48 an hour from the schedule; the rest is room for manual
+  // reviews and registrations with `augment`.
+  model_calls_per_hour: 500,
 };
 
 export const EvidenceKind = z.enum(['failed_call', 'missed_request', 'confused_request', 'successful_call']);

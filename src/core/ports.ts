@@ -45,6 +45,11 @@ export interface ChatMessage {
  */
 export interface ChatModel {
   readonly id: string;
+  /**
+   * The longest one `complete` can take: every attempt timing out, plus the waits between them.
+   * A review's lease is sized from it (src/services/review.ts `reviewLeaseMs`).
+   */
+  readonly longestCallMs: number;
   complete(task: ModelTask): Promise<string | null>;
 }
 

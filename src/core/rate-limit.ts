@@ -36,30 +36,34 @@ export function parsePerMinute(raw: string | undefined, fallback: number): numbe
   return Number.isInteger(n) && n >= 0 ? n : null;
 }
 
-/** What taking up to `wanted` tokens did: how many were granted, the bucket after, and when one more would be. */
-export interface TakeMany {
+/** What spending up to `wanted` from a budget did: how many were granted, the spending after, and when one more would fit. */
+export interface Spend {
   granted: number;
-  bucket: Bucket;
-  /** Milliseconds until one more token is there (0 when some are left). */
+  /** `tokens` here is what was spent, fading as the window passes (not what is left). */
+  spent: Bucket;
+  /** Milliseconds until one more fits (0 when some room is left). */
   nextInMs: number;
 }
 
 /**
- * Takes up to `wanted` whole tokens from a bucket of `capacity` that refills `capacity` tokens per
- * `windowMs` (a budget: the model calls of an agent's hour). A missing bucket starts full.
+ * Spends up to `wanted` whole units of a budget of `capacity` per `windowMs` (the model calls of an
+ * agent's hour). What was spent fades at `capacity` per window, so a steady `capacity` per window
+ * always fits; kept as spending (not as tokens left), a raised or lowered capacity counts at once.
  */
-export function takeTokens(
-  bucket: Bucket | null,
+export function spendBudget(
+  spent: Bucket | null,
   capacity: number,
   windowMs: number,
   wanted: number,
   nowMs: number,
-): TakeMany {
-  const rate = capacity / windowMs;
-  const elapsed = bucket ? Math.max(0, nowMs - bucket.atMs) : 0;
-  const tokens = bucket ? Math.min(capacity, bucket.tokens + elapsed * rate) : capacity;
-  const granted = Math.max(0, Math.min(Math.floor(wanted), Math.floor(tokens)));
-  const left = tokens - granted;
-  const nextInMs = left >= 1 ? 0 : rate > 0 ? Math.ceil((1 - left) / rate) : Number.POSITIVE_INFINITY;
-  return { granted, bucket: { tokens: left, atMs: nowMs }, nextInMs };
+): Spend {
+  const elapsed = spent ? Math.max(0, nowMs - spent.atMs) : 0;
+  const before = spent ? Math.max(0, spent.tokens - (elapsed * capacity) / windowMs) : 0;
+  const granted = Math.max(0, Math.min(Math.floor(wanted), Math.floor(capacity - before)));
+  const after = before + granted;
+  const room = capacity - after;
+  // (…) × windowMs / capacity rather than ÷ a rate: exact for whole numbers.
+  const nextInMs =
+    room >= 1 ? 0 : capacity > 0 ? Math.ceil(((after - capacity + 1) * windowMs) / capacity) : Number.POSITIVE_INFINITY;
+  return { granted, spent: { tokens: after, atMs: nowMs }, nextInMs };
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parsePerMinute, takeToken, takeTokens } from '../../src/core/rate-limit.ts';
+import { parsePerMinute, spendBudget, takeToken } from '../../src/core/rate-limit.ts';
 
 describe('takeToken (token bucket)', () => {
   it('starts full, allows a burst of perMinute, then refuses with the wait for one token', () => {
@@ -41,14 +41,20 @@ describe('takeToken (token bucket)', () => {
   });
 });
 
-describe('takeTokens (a budget per window)', () => {
-  it('grants what is left, refills capacity per window, and says when the next one is', () => {
-    const first = takeTokens(null, 3, 3_600_000, 2, 0);
-    expect(first).toEqual({ granted: 2, bucket: { tokens: 1, atMs: 0 }, nextInMs: 0 });
-    const second = takeTokens(first.bucket, 3, 3_600_000, 5, 0);
-    expect(second).toEqual({ granted: 1, bucket: { tokens: 0, atMs: 0 }, nextInMs: 1_200_000 });
-    expect(takeTokens(second.bucket, 3, 3_600_000, 5, 1_200_000).granted).toBe(1);
-    expect(takeTokens(second.bucket, 3, 3_600_000, 5, 99_000_000).granted).toBe(3);
-    expect(takeTokens(null, 0, 3_600_000, 1, 0)).toMatchObject({ granted: 0, nextInMs: Number.POSITIVE_INFINITY });
+describe('spendBudget (a budget per window)', () => {
+  it('grants what fits, fades what was spent over the window, and says when the next one fits', () => {
+    const first = spendBudget(null, 3, 3_600_000, 2, 0);
+    expect(first).toEqual({ granted: 2, spent: { tokens: 2, atMs: 0 }, nextInMs: 0 });
+    const second = spendBudget(first.spent, 3, 3_600_000, 5, 0);
+    expect(second).toEqual({ granted: 1, spent: { tokens: 3, atMs: 0 }, nextInMs: 1_200_000 });
+    expect(spendBudget(second.spent, 3, 3_600_000, 5, 1_200_000).granted).toBe(1);
+    expect(spendBudget(second.spent, 3, 3_600_000, 5, 99_000_000).granted).toBe(3);
+    expect(spendBudget(null, 0, 3_600_000, 1, 0)).toMatchObject({ granted: 0, nextInMs: Number.POSITIVE_INFINITY });
+  });
+
+  it('a raised capacity counts at once, a lowered one too', () => {
+    const spent = { tokens: 2, atMs: 0 };
+    expect(spendBudget(spent, 100, 3_600_000, 5, 0).granted).toBe(5);
+    expect(spendBudget(spent, 2, 3_600_000, 5, 0)).toMatchObject({ granted: 0, nextInMs: 1_800_000 });
   });
 });
