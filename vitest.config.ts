@@ -16,7 +16,14 @@ export default defineConfig(async () => {
         wrangler: { configPath: './wrangler.toml' },
         miniflare: {
           bindings: {
-            ADMIN_TOKEN: 'test-admin-token',
+            // Strong, as a deployment's must be (src/core/admin-token.ts); test/helpers.ts ADMIN.
+            ADMIN_TOKEN: 'test-admin-token-Qm7xK2pV9wR4tZ8nB3cL6hJ5',
+            // Request limits are on by default (docs/configuration.md); the suite fires bursts and
+            // failed authentications from one address, so it turns them off here, and
+            // test/security/rate-limit.test.ts checks them (and their defaults) with an env of its own.
+            RATE_LIMIT_PER_MINUTE: '0',
+            RATE_LIMIT_AGENT_PER_MINUTE: '0',
+            RATE_LIMIT_AUTH_FAILURES_PER_MINUTE: '0',
             TEST_MIGRATIONS: migrations,
           },
         },

@@ -258,6 +258,8 @@ async function measureLog(
   for (const size of REVIEW_LOGS) {
     const agent = `bench-review-${size}`;
     await register(w, agent, toolbox(200));
+    // The review timings measure reviews, not the hour's model-call budget (docs/configuration.md).
+    await call(w, 'PUT', `/v1/agents/${agent}/config`, { model_calls_per_hour: 1_000_000 });
     progress(`ingesting ${size.toLocaleString('en-US')} calls into ${agent}`);
     const rate = await ingest(w, agent, callLog(size, agent, REVIEW_LOG_TOOLS));
     if (size === Math.max(...REVIEW_LOGS))

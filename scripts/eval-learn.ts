@@ -337,6 +337,9 @@ export async function runLearn(opts: LearnOptions): Promise<LearnReport> {
     await register(w, 'eval-cold', plan.tools);
     await register(w, 'eval-learn', plan.tools);
     if (Object.keys(opts.config).length > 0) await api(w, 'PUT', '/v1/agents/eval-learn/config', opts.config);
+    // Many review passes in minutes: the hour's model-call budget (docs/configuration.md) would end
+    // them early and measure the budget, not learning.
+    await api(w, 'PUT', '/v1/agents/eval-learn/config', { model_calls_per_hour: 1_000_000 });
     const cold = await measure(w, 'eval-cold', plan.measured, `cold: ${opts.split}`);
     const rounds: RoundFigures[] = [];
     const curve: CurvePoint[] = [

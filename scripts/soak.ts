@@ -281,7 +281,14 @@ async function concurrencySoak(): Promise<boolean> {
     const setup: Figures = { latencies: [], errors: [] };
     await send(w, 'PUT', `/v1/agents/${AGENT}/tools`, { tools }, setup);
     // Flags for every tool offered at least once and never called; the sentinel flagged from the first turn.
-    await send(w, 'PUT', `/v1/agents/${AGENT}/config`, { min_offers: 1, min_turns: 1, min_calls: 3, top_k: 3 }, setup);
+    // A review a second for a minute: past the hour's default model-call budget on purpose.
+    await send(
+      w,
+      'PUT',
+      `/v1/agents/${AGENT}/config`,
+      { min_offers: 1, min_turns: 1, min_calls: 3, top_k: 3, model_calls_per_hour: 1_000_000 },
+      setup,
+    );
     if (setup.errors.length > 0) throw new Error(setup.errors.join('\n'));
     progress(`soaking for ${SECONDS}s: ${ROUTERS} /route loops, ${CALLERS} /calls loops, 1 review-and-apply loop`);
     const t0 = Date.now();

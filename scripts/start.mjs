@@ -23,10 +23,22 @@ if (migrate.status !== 0) process.exit(migrate.status ?? 1);
 const varsPath = `${root}.dev.vars`;
 const vars = existsSync(varsPath) ? readFileSync(varsPath, 'utf8') : '';
 let token = /^ADMIN_TOKEN=(.+)$/m.exec(vars)?.[1]?.trim();
-if (!token) {
-  token = `wst_admin_${randomBytes(24).toString('base64url')}`;
-  writeFileSync(varsPath, `${vars}${vars && !vars.endsWith('\n') ? '\n' : ''}ADMIN_TOKEN=${token}\n`, { mode: 0o600 });
-  console.log('\nGenerated ADMIN_TOKEN into .dev.vars (keep it; it is not committed).');
+// The Worker refuses to serve with a weak ADMIN_TOKEN; this is src/core/admin-token.ts's rule
+// (at least 32 characters, at least 10 different ones), repeated here since this runs in plain Node.
+const weak = (t) => [...t].length < 32 || new Set(t).size < 10;
+if (!token || weak(token)) {
+  const old = token;
+  token = `wst_admin_${randomBytes(32).toString('base64url')}`;
+  const line = `ADMIN_TOKEN=${token}`;
+  const next = old
+    ? vars.replace(/^ADMIN_TOKEN=.*$/m, line)
+    : `${vars}${vars && !vars.endsWith('\n') ? '\n' : ''}${line}\n`;
+  writeFileSync(varsPath, next, { mode: 0o600 });
+  console.log(
+    old
+      ? '\nThe ADMIN_TOKEN in .dev.vars was too weak (fewer than 32 characters, or fewer than 10 different ones): replaced with a generated one.'
+      : '\nGenerated ADMIN_TOKEN into .dev.vars (keep it; it is not committed).',
+  );
 }
 const banner = () =>
   console.log(

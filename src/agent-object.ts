@@ -1,7 +1,9 @@
 /**
  * The per-agent Durable Object (one per agent, `idFromName(agent)`): the agent's log (turns,
  * calls, outcomes, trace-seen definitions; docs/capacity.md "Where the log lives"), offer counts
- * for the usage flags (docs/learning.md) and the review lease that serialises reviews of one agent.
+ * for the usage flags (docs/learning.md), the review lease that serialises reviews of one agent,
+ * the slots that bound its dry runs, its rate-limit buckets and its model-call budget. An object
+ * named `client:<address>` (never an agent id) holds that address's failed authentications.
  * Its SQLite storage survives restarts; each RPC runs alone (input gate), so counts are exact
  * under any concurrency.
  */
@@ -9,9 +11,15 @@ import { DurableObject } from 'cloudflare:workers';
 import { AGENT_LOG_SCHEMA, seqFloorStatements } from './adapters/agent-log-schema.ts';
 import { legacySeqFloor } from './adapters/legacy-log.ts';
 import type { SqlResult, SqlStatement, SqlValue } from './adapters/log-db.ts';
-import type { OfferCounts } from './core/ports.ts';
-import { takeToken } from './core/rate-limit.ts';
+import type { OfferCounts, RateRefusal } from './core/ports.ts';
+import { type Bucket, spendBudget, takeToken } from './core/rate-limit.ts';
 import type { Bindings } from './env.ts';
+
+/** Bucket names beside the keys' (key ids are hex, so a name with `*` is never a key's). */
+const AGENT_BUCKET = '*agent';
+const AUTH_FAILURE_BUCKET = '*auth_failures';
+const MODEL_BUCKET = '*model_calls';
+const HOUR_MS = 3_600_000;
 
 export class AgentObject extends DurableObject<Bindings> {
   readonly #sql: SqlStorage;
@@ -45,6 +53,7 @@ export class AgentObject extends DurableObject<Bindings> {
       CREATE TABLE IF NOT EXISTS counters (name TEXT PRIMARY KEY, value INTEGER NOT NULL);
       CREATE TABLE IF NOT EXISTS lease (id INTEGER PRIMARY KEY CHECK (id = 1), holder TEXT NOT NULL, until_ms INTEGER NOT NULL);
       CREATE TABLE IF NOT EXISTS rate (principal TEXT PRIMARY KEY, tokens REAL NOT NULL, at_ms INTEGER NOT NULL);
+      CREATE TABLE IF NOT EXISTS dry_runs (holder TEXT PRIMARY KEY, until_ms INTEGER NOT NULL);
     `);
     this.#sql.exec(AGENT_LOG_SCHEMA);
   }
@@ -158,21 +167,68 @@ export class AgentObject extends DurableObject<Bindings> {
   }
 
   /**
-   * One request of a key under `RATE_LIMIT_PER_MINUTE`: 0 when it may go on, else the
-   * milliseconds until it may. The bucket math is src/core/rate-limit.ts; this only keeps buckets.
+   * Takes a dry-run slot for `holder` until `nowMs + ttlMs` unless `max` live slots are held: dry
+   * runs do not take the review lease (they store nothing), but each makes model calls, so at most
+   * `max` run at once. Slots expire like the lease, so a crashed dry run frees its slot.
    */
-  takeRequest(principal: string, perMinute: number, nowMs: number): number {
+  acquireDryRun(holder: string, nowMs: number, ttlMs: number, max: number): boolean {
+    this.#sql.exec('DELETE FROM dry_runs WHERE until_ms <= ?', nowMs);
+    const held = this.#sql.exec<{ n: number }>('SELECT COUNT(*) AS n FROM dry_runs').one().n;
+    if (held >= max) return false;
+    this.#sql.exec('INSERT OR REPLACE INTO dry_runs (holder, until_ms) VALUES (?, ?)', holder, nowMs + ttlMs);
+    return true;
+  }
+
+  releaseDryRun(holder: string): void {
+    this.#sql.exec('DELETE FROM dry_runs WHERE holder = ?', holder);
+  }
+
+  /**
+   * One request of a key under the per-key and per-agent limits (0 = that limit off): null when it
+   * may go on (a token taken from both buckets), else which limit refused it and the milliseconds
+   * until it may (nothing taken). The bucket math is src/core/rate-limit.ts; this only keeps buckets.
+   */
+  takeRequest(principal: string, perKey: number, perAgent: number, nowMs: number): RateRefusal | null {
+    const takes = [
+      { name: principal, limit: 'key' as const, perMinute: perKey },
+      { name: AGENT_BUCKET, limit: 'agent' as const, perMinute: perAgent },
+    ]
+      .filter((b) => b.perMinute > 0)
+      .map((b) => ({ ...b, take: takeToken(this.#bucket(b.name), b.perMinute, nowMs) }));
+    const refused = takes.find((t) => !t.take.allowed);
+    if (refused && !refused.take.allowed) return { limit: refused.limit, waitMs: refused.take.retryAfterMs };
+    for (const t of takes) this.#keep(t.name, t.take.bucket);
+    return null;
+  }
+
+  /** One failed authentication from this object's client address: 0 = answer it, else ms until another is heard. */
+  takeAuthFailure(perMinute: number, nowMs: number): number {
+    const take = takeToken(this.#bucket(AUTH_FAILURE_BUCKET), perMinute, nowMs);
+    this.#keep(AUTH_FAILURE_BUCKET, take.bucket);
+    return take.allowed ? 0 : take.retryAfterMs;
+  }
+
+  /** Up to `wanted` model calls from the agent's budget of `perHour` an hour (docs/configuration.md `model_calls_per_hour`). */
+  takeModelCalls(wanted: number, perHour: number, nowMs: number): { granted: number; nextInMs: number } {
+    const spend = spendBudget(this.#bucket(MODEL_BUCKET), perHour, HOUR_MS, wanted, nowMs);
+    this.#keep(MODEL_BUCKET, spend.spent);
+    return { granted: spend.granted, nextInMs: spend.nextInMs };
+  }
+
+  #bucket(name: string): Bucket | null {
     const row = this.#sql
-      .exec<{ tokens: number; at_ms: number }>('SELECT tokens, at_ms FROM rate WHERE principal = ?', principal)
+      .exec<{ tokens: number; at_ms: number }>('SELECT tokens, at_ms FROM rate WHERE principal = ?', name)
       .toArray()[0];
-    const take = takeToken(row ? { tokens: row.tokens, atMs: row.at_ms } : null, perMinute, nowMs);
+    return row ? { tokens: row.tokens, atMs: row.at_ms } : null;
+  }
+
+  #keep(name: string, bucket: Bucket): void {
     this.#sql.exec(
       'INSERT OR REPLACE INTO rate (principal, tokens, at_ms) VALUES (?, ?, ?)',
-      principal,
-      take.bucket.tokens,
-      take.bucket.atMs,
+      name,
+      bucket.tokens,
+      bucket.atMs,
     );
-    return take.allowed ? 0 : take.retryAfterMs;
   }
 
   #get(name: string): number {

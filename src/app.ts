@@ -17,7 +17,7 @@ import type { AppEnv } from './api/common.ts';
 import { validationHook } from './api/common.ts';
 import { jsonDepthLimit } from './api/json-depth.ts';
 import { previewApi } from './api/preview.ts';
-import { rateLimit } from './api/rate-limit.ts';
+import { authenticateLimited, rateLimit } from './api/rate-limit.ts';
 import { reviewsApi } from './api/reviews.ts';
 import { revisionsApi } from './api/revisions.ts';
 import { pinsApi } from './api/pins.ts';
@@ -25,7 +25,7 @@ import { routeApi } from './api/route.ts';
 import { toolsApi } from './api/tools.ts';
 import { transferApi } from './api/transfer.ts';
 import { usageApi } from './api/usage.ts';
-import { authenticate } from './auth.ts';
+import { preAuthorize } from './api/pre-authorize.ts';
 import { dashboardApp } from './dashboard/page.ts';
 import { services } from './env.ts';
 import { ApiError, type ErrorCode } from './errors.ts';
@@ -50,17 +50,20 @@ const requestBodyLimit = bodyLimitOf(LIMITS.bodyBytes);
 // An import is a whole export (docs/api.md "Export and import"): it has a limit of its own.
 const importBodyLimit = bodyLimitOf(LIMITS.importBytes);
 const IMPORT_PATH = /^\/v1\/agents\/[^/]+\/import$/;
+
+// Limits before work: who is asking is known (from a header) before any body byte is read; failed
+// authentications count against the client address (src/api/rate-limit.ts).
+app.use('/v1/*', authenticateLimited());
+
+// docs/api.md "Limits": per key and per agent (RATE_LIMIT_PER_MINUTE, RATE_LIMIT_AGENT_PER_MINUTE).
+app.use('/v1/*', rateLimit());
+
+// Authorisation before the body (src/api/pre-authorize.ts): a caller without the route's right is
+// refused before a byte is read; only then does the body limit let the body in.
+app.use('/v1/*', preAuthorize());
 app.use('/v1/*', (c, next) =>
   (c.req.method === 'POST' && IMPORT_PATH.test(c.req.path) ? importBodyLimit : requestBodyLimit)(c, next),
 );
-
-app.use('/v1/*', async (c, next) => {
-  c.set('principal', await authenticate(c.req.header('authorization'), c.env.ADMIN_TOKEN, c.get('svc').store));
-  await next();
-});
-
-// docs/api.md "Limits": per-key limit of RATE_LIMIT_PER_MINUTE (off when absent or 0).
-app.use('/v1/*', rateLimit());
 // docs/api.md "Limits": a body nested deeper than LIMITS.jsonDepth is a 400 before anything reads it.
 app.use('/v1/*', jsonDepthLimit());
 

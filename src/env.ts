@@ -14,13 +14,22 @@ import { createLegacyLog } from './adapters/legacy-log.ts';
 import { createDurableLog, type LogOf } from './adapters/log-db.ts';
 import { createUsage } from './adapters/usage.ts';
 import { createDurableOfferCounter } from './adapters/offer-counter.ts';
-import { createDurableRateLimiter } from './adapters/rate-limiter.ts';
+import { createDurableModelBudget, createDurableRateLimiter } from './adapters/rate-limiter.ts';
 import { createExtractiveModel } from './adapters/extractive-model.ts';
 import { createHashEmbedder } from './adapters/hash-embedder.ts';
 import { createOpenAIEmbedder, createOpenAIModel } from './adapters/openai.ts';
 import { createVectorizeIndex } from './adapters/vectorize-index.ts';
 import { createWorkersAIEmbedder, createWorkersAIModel } from './adapters/workers-ai.ts';
-import type { ChatModel, Embedder, OfferCounter, RateLimiter, VectorIndex } from './core/ports.ts';
+import { adminTokenWeakness } from './core/admin-token.ts';
+import type {
+  ChatModel,
+  Embedder,
+  ModelBudget,
+  OfferCounter,
+  RateLimiter,
+  RateLimits,
+  VectorIndex,
+} from './core/ports.ts';
 import { parsePerMinute } from './core/rate-limit.ts';
 import { ApiError } from './errors.ts';
 
@@ -42,8 +51,12 @@ export interface Bindings extends Pick<WranglerEnv, 'DB' | 'AGENTS'> {
   /** Milliseconds one model HTTP attempt may take (default 30,000). */
   LLM_TIMEOUT_MS?: string;
   ADMIN_TOKEN?: string;
-  /** Requests per minute per key; absent or 0 = off. */
+  /** Requests per minute per agent key; absent = 1,200, 0 = off. */
   RATE_LIMIT_PER_MINUTE?: string;
+  /** Requests per minute of all the keys of one agent; absent = 6,000, 0 = off. */
+  RATE_LIMIT_AGENT_PER_MINUTE?: string;
+  /** Failed authentications per minute from one client address; absent = 20, 0 = off. */
+  RATE_LIMIT_AUTH_FAILURES_PER_MINUTE?: string;
   /** MiB of routing snapshots one isolate keeps (default 48; docs/performance.md "Memory"). */
   ROUTING_CACHE_MB?: string;
   /**
@@ -79,8 +92,10 @@ export interface Services {
   model: ChatModel;
   offers: OfferCounter;
   agents: DurableObjectNamespace<AgentObject>;
-  /** Per-key limit of RATE_LIMIT_PER_MINUTE; null when off. */
+  /** The request limits of the RATE_LIMIT_* variables; null when all are off. */
   rateLimiter: RateLimiter | null;
+  /** Each agent's model calls an hour (its `model_calls_per_hour` setting). */
+  modelBudget: ModelBudget;
   /** Bytes of routing snapshots one isolate keeps (ROUTING_CACHE_MB). */
   routingCacheBytes: number;
   /** False only when PRIVACY_RULE narrows the rule to argument values (a measurement). */
@@ -89,10 +104,20 @@ export interface Services {
 
 const cache = new WeakMap<object, Services>();
 
-/** Builds (once per env object) the adapters the bindings select. Throws a 500-class error for a bad setting. */
+/**
+ * Builds (once per env object) the adapters the bindings select. Throws a 500-class error for a bad
+ * setting — a weak ADMIN_TOKEN among them — so a misconfigured deployment refuses every request
+ * with the reason rather than serving.
+ */
 export function services(env: Bindings): Services {
   const hit = cache.get(env);
   if (hit) return hit;
+  const weakness = env.ADMIN_TOKEN === undefined ? null : adminTokenWeakness(env.ADMIN_TOKEN);
+  if (weakness !== null) {
+    throw misconfigured(
+      `ADMIN_TOKEN is too weak: ${weakness}. Set a random one (\`openssl rand -base64 32\`; \`npm start\` generates one into .dev.vars)`,
+    );
+  }
   const logOf = createDurableLog(env.AGENTS);
   const built: Services = {
     store: createD1Store(env.DB),
@@ -110,12 +135,34 @@ export function services(env: Bindings): Services {
     model: pickModel(env),
     offers: createDurableOfferCounter(env.AGENTS),
     agents: env.AGENTS,
-    rateLimiter: createDurableRateLimiter(env.AGENTS, parsePerMinute(env.RATE_LIMIT_PER_MINUTE)),
+    rateLimiter: createDurableRateLimiter(env.AGENTS, rateLimits(env)),
+    modelBudget: createDurableModelBudget(env.AGENTS),
     routingCacheBytes: cacheBytes(env.ROUTING_CACHE_MB),
     privacyRule: env.PRIVACY_RULE !== 'argument-values-only',
   };
   cache.set(env, built);
   return built;
+}
+
+/**
+ * The request limits a deployment has when it sets none: on, high enough for an agent's real
+ * traffic (20 requests a second per key, 100 per agent, sustained) and low enough that one
+ * misbehaving client cannot take the agent's Durable Object for itself.
+ */
+export const DEFAULT_RATE_LIMITS: RateLimits = { perKey: 1200, perAgent: 6000, authFailures: 20 };
+
+function rateLimits(env: Bindings): RateLimits {
+  const read = (name: keyof Bindings & `RATE_LIMIT_${string}`, fallback: number): number => {
+    const raw = env[name];
+    const n = parsePerMinute(raw, fallback);
+    if (n === null) throw misconfigured(`${name} "${raw}" is not a whole number of requests a minute (0 = off)`);
+    return n;
+  };
+  return {
+    perKey: read('RATE_LIMIT_PER_MINUTE', DEFAULT_RATE_LIMITS.perKey),
+    perAgent: read('RATE_LIMIT_AGENT_PER_MINUTE', DEFAULT_RATE_LIMITS.perAgent),
+    authFailures: read('RATE_LIMIT_AUTH_FAILURES_PER_MINUTE', DEFAULT_RATE_LIMITS.authFailures),
+  };
 }
 
 function pickEmbedder(env: Bindings): Embedder {

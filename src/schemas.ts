@@ -15,6 +15,8 @@ export const LIMITS = {
   requestChars: 4000,
   descriptionChars: 8000,
   errorChars: 4000,
+  /** A call's `arguments` as JSON (UTF-8 bytes): a reported call, or a tool call in a trace. */
+  argumentBytes: 16 * 1024,
   examplesPerTool: 50,
   exampleChars: 500,
   traceMessages: 1000,
@@ -32,6 +34,22 @@ const Id = z.string().min(1).max(LIMITS.idChars);
 /** Any length the body allows: routing reads a window, the log keeps a capped copy (docs/api.md). */
 const RequestText = z.string().min(1);
 const IsoTime = z.iso.datetime({ offset: true });
+
+/** UTF-8 bytes of a value as JSON (a string counts as the text it is). */
+function jsonBytes(value: unknown): number {
+  return new TextEncoder().encode(typeof value === 'string' ? value : JSON.stringify(value)).length;
+}
+
+/**
+ * The issue for one call's arguments past `LIMITS.argumentBytes`, naming the call (its id, or its
+ * tool when it has none), or null when they fit.
+ */
+function argumentsTooLarge(args: unknown, id: string | null | undefined, tool: string): string | null {
+  const bytes = jsonBytes(args);
+  if (bytes <= LIMITS.argumentBytes) return null;
+  const call = id ? `call "${id}" (tool ${tool})` : `a call of tool ${tool}`;
+  return `the arguments of ${call} are ${bytes.toLocaleString('en-US')} bytes as JSON; at most ${LIMITS.argumentBytes.toLocaleString('en-US')} are allowed`;
+}
 
 /** A JSON-Schema object for tool parameters: `type: "object"` (or absent), kept verbatim. */
 export const ParameterSchema = z
@@ -199,6 +217,10 @@ export const CallIn = z
     at: IsoTime.optional(),
   })
   .strict()
+  .superRefine((call, ctx) => {
+    const message = argumentsTooLarge(call.arguments, call.id, call.tool);
+    if (message) ctx.addIssue({ code: 'custom', path: ['arguments'], message });
+  })
   .openapi('Call');
 export type CallIn = z.infer<typeof CallIn>;
 export const PostCallsBody = z.object({ calls: z.array(CallIn).min(1).max(LIMITS.callsPerPost) }).strict();
@@ -248,6 +270,10 @@ export const Settings = z
       ),
     auto_apply: z.boolean(),
     log_retention_days: z.number().int().min(1).max(365),
+    /** Tools the agent may hold: a `PUT …/tools` that would pass it is a 400 (docs/capacity.md). */
+    max_registered_tools: z.number().int().min(1).max(100_000),
+    /** Model calls an hour, reviews (dry runs too) and augmentation together; 0 = none. */
+    model_calls_per_hour: z.number().int().min(0).max(1_000_000),
   })
   .strict()
   .openapi('Settings');
@@ -275,6 +301,12 @@ export const DEFAULT_SETTINGS: Settings = {
   review_schedule: '*/10',
   auto_apply: false,
   log_retention_days: 30,
+  // 10,000 tools: a routing snapshot of about 31 MiB with the exact index (3.14 MiB per 1,000
+  // tools, docs/capacity.md), under the 48 MiB an isolate keeps.
+  max_registered_tools: 10_000,
+  // Eight tools every ten minutes is 48 an hour from the schedule; the rest is room for manual
+  // reviews and registrations with `augment`.
+  model_calls_per_hour: 500,
 };
 
 export const EvidenceKind = z.enum(['failed_call', 'missed_request', 'confused_request', 'successful_call']);
@@ -496,6 +528,26 @@ export const TraceBody = z
     turn_id: Id.optional(),
   })
   .strict()
+  // Checked on the whole body, not inside the message union: there, one call's issue would be
+  // reported as the union's (a message of neither format), not as its arguments.
+  .superRefine((body, ctx) => {
+    body.messages.forEach((m, i) => {
+      if ('tool_calls' in m && Array.isArray(m.tool_calls)) {
+        m.tool_calls.forEach((c, j) => {
+          const message = argumentsTooLarge(c.function.arguments, c.id, c.function.name);
+          if (message)
+            ctx.addIssue({ code: 'custom', path: ['messages', i, 'tool_calls', j, 'function', 'arguments'], message });
+        });
+      }
+      if (!Array.isArray(m.content)) return;
+      m.content.forEach((part, j) => {
+        if (part.type !== 'tool_use' || !('input' in part)) return;
+        const use = part as AnthropicToolUse;
+        const message = argumentsTooLarge(use.input, use.id, use.name);
+        if (message) ctx.addIssue({ code: 'custom', path: ['messages', i, 'content', j, 'input'], message });
+      });
+    });
+  })
   .openapi('Trace');
 export type TraceBody = z.infer<typeof TraceBody>;
 export const TraceAnswer = z.object({ turn_id: z.string(), calls: z.number().int() });

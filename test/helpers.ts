@@ -3,7 +3,8 @@ import { env, exports } from 'cloudflare:workers';
 import type { AgentObject } from '../src/agent-object.ts';
 import { createDurableLog, type LogDb, type SqlStatement } from '../src/adapters/log-db.ts';
 
-export const ADMIN = 'test-admin-token';
+/** The suite's ADMIN_TOKEN (vitest.config.ts): strong, as src/core/admin-token.ts requires. */
+export const ADMIN = 'test-admin-token-Qm7xK2pV9wR4tZ8nB3cL6hJ5';
 
 export interface Answer<T = unknown> {
   status: number;

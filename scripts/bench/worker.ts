@@ -115,6 +115,13 @@ export function prepareWorker(progress: (line: string) => void): PreparedWorker 
 }
 
 /** Builds, migrates and starts the Worker on a free loopback port; resolves once /healthz answers. */
+/** `--var` values that turn every request limit off (docs/configuration.md `RATE_LIMIT_*`). */
+export const LIMITS_OFF = [
+  'RATE_LIMIT_PER_MINUTE:0',
+  'RATE_LIMIT_AGENT_PER_MINUTE:0',
+  'RATE_LIMIT_AUTH_FAILURES_PER_MINUTE:0',
+];
+
 export async function startWorker(progress: (line: string) => void): Promise<BenchWorker> {
   return launchWorker(prepareWorker(progress), progress);
 }
@@ -127,7 +134,8 @@ export async function launchWorker(prepared: PreparedWorker, progress: (line: st
   const { dir, config, state, cleanup } = prepared;
   try {
     const [port, inspector] = [await freePort(), await freePort()];
-    const token = `bench_${randomBytes(18).toString('base64url')}`;
+    // Strong, as src/core/admin-token.ts requires of any deployment's ADMIN_TOKEN.
+    const token = `bench_${randomBytes(24).toString('base64url')}`;
     progress(`starting wrangler dev on 127.0.0.1:${port}`);
     const child = spawn(
       process.execPath,
@@ -147,6 +155,9 @@ export async function launchWorker(prepared: PreparedWorker, progress: (line: st
         state,
         '--var',
         `ADMIN_TOKEN:${token}`,
+        // The bench, soak and eval drive one agent far past a client's allowance on purpose:
+        // request limits (on by default, docs/configuration.md) are off here, explicitly.
+        ...LIMITS_OFF.flatMap((v) => ['--var', v]),
         '--show-interactive-dev-session=false',
         '--log-level',
         process.env.BENCH_LOG_LEVEL ?? 'warn',

@@ -41,6 +41,8 @@ export function createExtractiveModel(options: ExtractiveOptions = {}): ChatMode
   };
   return {
     id: 'extractive',
+    // In-process and synchronous in effect: no network, no retries.
+    longestCallMs: 1_000,
     complete(task: ModelTask): Promise<string | null> {
       if (task.kind !== 'review') return Promise.resolve(null);
       return Promise.resolve(JSON.stringify(writeReview(task.input, opts)));

@@ -7,7 +7,7 @@
 import OpenAI from 'openai';
 import { ApiError } from '../errors.ts';
 import type { ChatModel, Embedder, ModelTask } from '../core/ports.ts';
-import { retryAfterFromHeaders, withRetry, type RetryOptions } from './retry.ts';
+import { longestCallMs, retryAfterFromHeaders, withRetry, type RetryOptions } from './retry.ts';
 import { inBatches } from '../core/pool.ts';
 
 /** Sent with every HTTP attempt (1, 2, …): lets a proxy or the test fake tell retries from calls. */
@@ -66,7 +66,7 @@ export function createOpenAIModel(opts: OpenAIModelOptions): ChatModel {
     return replyContent(completion as unknown, id);
   }
 
-  return { id, complete };
+  return { id, longestCallMs: longestCallMs(retry), complete };
 }
 
 /** The first choice's text; null when the model said nothing (a refusal, a tool call). */

@@ -1,19 +1,39 @@
 import type { AgentObject } from '../agent-object.ts';
-import type { RateLimiter } from '../core/ports.ts';
+import type { ModelBudget, RateLimiter, RateLimits } from '../core/ports.ts';
 
 /**
- * Per-key token buckets in the key's agent's Durable Object. Cost: one DO round trip per
- * request of a key while the limit is on, none when it is off (`perMinute` 0 → no limiter at all).
- * Consistency: exact — one object serialises its agent's buckets, so concurrent requests from many
- * isolates never share a token.
+ * The Durable Object a client address's failed authentications are counted in. `:` never occurs in
+ * an agent id (src/schemas.ts AgentId), so this name is never an agent's object.
+ */
+export const clientObjectName = (client: string): string => `client:${client}`;
+
+/**
+ * Token buckets in Durable Objects. A key's request: one round trip to its agent's object, which
+ * holds the key's bucket and the agent's (both taken, or neither), none when both limits are off. A
+ * failed authentication: one round trip to its client address's object. Consistency: exact — one
+ * object serialises its buckets, so concurrent requests from many isolates never share a token.
  */
 export function createDurableRateLimiter(
   ns: DurableObjectNamespace<AgentObject>,
-  perMinute: number,
+  limits: RateLimits,
 ): RateLimiter | null {
-  if (perMinute <= 0) return null;
+  if (limits.perKey <= 0 && limits.perAgent <= 0 && limits.authFailures <= 0) return null;
   return {
-    perMinute,
-    take: (agent, principal, nowMs) => ns.get(ns.idFromName(agent)).takeRequest(principal, perMinute, nowMs),
+    limits,
+    take: (agent, principal, nowMs) =>
+      limits.perKey <= 0 && limits.perAgent <= 0
+        ? Promise.resolve(null)
+        : ns.get(ns.idFromName(agent)).takeRequest(principal, limits.perKey, limits.perAgent, nowMs),
+    failedAuth: (client, nowMs) =>
+      limits.authFailures <= 0
+        ? Promise.resolve(0)
+        : ns.get(ns.idFromName(clientObjectName(client))).takeAuthFailure(limits.authFailures, nowMs),
+  };
+}
+
+/** Each agent's model-call budget in its Durable Object: one round trip per review or registration that calls the model. */
+export function createDurableModelBudget(ns: DurableObjectNamespace<AgentObject>): ModelBudget {
+  return {
+    take: (agent, wanted, perHour, nowMs) => ns.get(ns.idFromName(agent)).takeModelCalls(wanted, perHour, nowMs),
   };
 }

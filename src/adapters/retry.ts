@@ -33,6 +33,11 @@ export interface RetryOptions {
 /** Default cap on one wait: a Worker request should not sit idle for a provider's long Retry-After. */
 export const DEFAULT_MAX_DELAY_MS = 8_000;
 
+/** The longest a call under `withRetry` can take: every attempt timing out, the longest wait between each. */
+export function longestCallMs(opts: Pick<RetryOptions, 'retries' | 'timeoutMs' | 'maxDelayMs'>): number {
+  return (opts.retries + 1) * opts.timeoutMs + opts.retries * (opts.maxDelayMs ?? DEFAULT_MAX_DELAY_MS);
+}
+
 /** What one attempt gets: a signal that fires at its deadline, and its 1-based number. */
 export type Attempt<T> = (signal: AbortSignal, attempt: number) => Promise<T>;
 

@@ -9,7 +9,7 @@
 import { ApiError } from '../errors.ts';
 import type { ChatModel, Embedder, ModelTask } from '../core/ports.ts';
 import { toUnitVector } from './openai.ts';
-import { withRetry, type RetryOptions } from './retry.ts';
+import { longestCallMs, withRetry, type RetryOptions } from './retry.ts';
 import { inBatches } from '../core/pool.ts';
 
 /**
@@ -53,7 +53,7 @@ export function createWorkersAIModel(ai: AiRunner, model: string, opts: WorkersA
     return replyText(output, id);
   }
 
-  return { id, complete };
+  return { id, longestCallMs: longestCallMs(retry), complete };
 }
 
 /** Native sizes of Workers AI embedding models (their model pages). */

@@ -45,6 +45,11 @@ export interface ChatMessage {
  */
 export interface ChatModel {
   readonly id: string;
+  /**
+   * The longest one `complete` can take: every attempt timing out, plus the waits between them.
+   * A review's lease is sized from it (src/services/review.ts `reviewLeaseMs`).
+   */
+  readonly longestCallMs: number;
   complete(task: ModelTask): Promise<string | null>;
 }
 
@@ -105,10 +110,36 @@ export interface OfferCounts {
   observed: Record<string, number>;
 }
 
-/** Per-key request limits (docs/api.md 429;), kept per agent in its Durable Object. */
+/** Requests per minute (a burst of that many, then one every 60 s / limit); 0 = off. */
+export interface RateLimits {
+  /** Requests of one agent key. */
+  perKey: number;
+  /** Requests of all the keys of one agent together. */
+  perAgent: number;
+  /** Failed authentications from one client address. */
+  authFailures: number;
+}
+
+/** Which limit refused a request, and the milliseconds until it may be sent again. */
+export interface RateRefusal {
+  limit: 'key' | 'agent';
+  waitMs: number;
+}
+
+/** Request limits (docs/api.md 429): per key and per agent in the agent's Durable Object, per client address for failed authentications. */
 export interface RateLimiter {
-  /** Requests a key may make per minute (a burst of that many, then one every 60 s / limit). */
-  readonly perMinute: number;
-  /** Counts one request of `principal` (a key of `agent`): 0 = go on, else ms until it may. */
-  take(agent: string, principal: string, nowMs: number): Promise<number>;
+  readonly limits: RateLimits;
+  /** Counts one request of key `principal` of `agent` against both limits: null = go on. */
+  take(agent: string, principal: string, nowMs: number): Promise<RateRefusal | null>;
+  /** Counts one failed authentication from `client`: 0 = answer it (401), else ms until another is heard. */
+  failedAuth(client: string, nowMs: number): Promise<number>;
+}
+
+/** An agent's model calls an hour (docs/configuration.md `model_calls_per_hour`), kept in its Durable Object. */
+export interface ModelBudget {
+  /**
+   * Takes up to `wanted` model calls from the agent's hour of `perHour`: how many may be made, and
+   * when the next one could be when that is fewer than wanted.
+   */
+  take(agent: string, wanted: number, perHour: number, nowMs: number): Promise<{ granted: number; nextInMs: number }>;
 }

@@ -14,6 +14,10 @@
  * - a value with at least 4 digits also matches its digit-masked form, so an id of the same shape
  *   ("CW-555111" for a logged "CW-123456") is hidden too. The digits must be digits in the text:
  *   a format written with `#` ("CW-######") is not a value and stays.
+ *
+ * What it reads is bounded (docs/api.md "Limits"), whatever the log holds: at most `MAX_VALUES`
+ * values, the first in call order, and none longer than `MAX_VALUE_CHARS` — the longest text a value
+ * could be found in (a logged request or error text), so such a value could never match whole.
  */
 import type { CallRecord } from './records.ts';
 
@@ -24,20 +28,31 @@ export const VALUE_PLACEHOLDER = '<value>';
 const MASKED_MIN_DIGITS = 4;
 /** Regex syntax characters; only these may be escaped under the `u` flag. */
 const REGEX_SYNTAX = /[\\^$.*+?()[\]{}|/]/g;
+/** Values the scrubber reads at most: one alternation of them is the pattern it matches with. */
+export const MAX_VALUES = 5000;
+/** A longer value is never looked for: no text the scrubber reads is longer (LIMITS.requestChars, errorChars). */
+export const MAX_VALUE_CHARS = 4000;
 
-/** Every argument value of the calls (leaves of nested objects and arrays), in call order. */
+/**
+ * Argument values of the calls (leaves of nested objects and arrays), in call order: the first
+ * `MAX_VALUES` that could be found in a text (strings up to `MAX_VALUE_CHARS`, numbers).
+ */
 export function argumentValues(calls: readonly Pick<CallRecord, 'arguments'>[]): unknown[] {
   const out: unknown[] = [];
-  for (const call of calls) flatten(call.arguments, out);
+  for (const call of calls) {
+    if (out.length >= MAX_VALUES) break;
+    flatten(call.arguments, out);
+  }
   return out;
 }
 
 function flatten(value: unknown, out: unknown[]): void {
+  if (out.length >= MAX_VALUES) return;
   if (Array.isArray(value)) {
     for (const v of value) flatten(v, out);
   } else if (typeof value === 'object' && value !== null) {
     for (const v of Object.values(value)) flatten(v, out);
-  } else {
+  } else if (typeof value !== 'string' || value.length <= MAX_VALUE_CHARS) {
     out.push(value);
   }
 }

@@ -39,11 +39,11 @@ const ICON_SVG =
  * The page's static files. main.js is the browser code of src/dashboard/browser/, type-checked
  * TypeScript bundled into one ES module by scripts/build-dashboard.mjs.
  */
-const ASSETS: Record<string, { type: string; body: string }> = {
-  'main.js': { type: 'text/javascript; charset=utf-8', body: DASHBOARD_JS },
-  'app.css': { type: 'text/css; charset=utf-8', body: STYLES },
-  'icon.svg': { type: 'image/svg+xml', body: ICON_SVG },
-};
+const ASSETS: ReadonlyMap<string, { type: string; body: string }> = new Map([
+  ['main.js', { type: 'text/javascript; charset=utf-8', body: DASHBOARD_JS }],
+  ['app.css', { type: 'text/css; charset=utf-8', body: STYLES }],
+  ['icon.svg', { type: 'image/svg+xml', body: ICON_SVG }],
+]);
 
 /** The page shell: landmarks and the two live regions; the script fills <main>. */
 export const PAGE_HTML = `<!doctype html>
@@ -77,7 +77,9 @@ export const dashboardApp = new Hono<AppEnv>();
 dashboardApp.get('/', (c) => c.html(PAGE_HTML, 200, SECURITY_HEADERS));
 
 dashboardApp.get('/dashboard/:file', (c) => {
-  const asset = ASSETS[c.req.param('file')];
+  // A Map, not an object: `constructor`, `__proto__` or `toString` are no asset (an object's
+  // inherited keys would answer a function, and a 500).
+  const asset = ASSETS.get(c.req.param('file'));
   if (!asset) return c.notFound();
   return c.body(asset.body, 200, { ...SECURITY_HEADERS, 'content-type': asset.type });
 });

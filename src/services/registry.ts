@@ -3,6 +3,8 @@
  * write row + vector + version entry in one batch, then tell the index and the offer counter.
  */
 import { augmentTools } from '../augmentation.ts';
+import type { AugmentInput } from '../core/ports.ts';
+import { modelBudgetReason } from './model-budget.ts';
 import type { StoredTool } from '../core/records.ts';
 import { argumentNames, canonicalJson, normalizeToolDef, type NormalizedTool } from '../core/tooldef.ts';
 import type { Services } from '../env.ts';
@@ -20,6 +22,51 @@ export interface RegisterResult {
 type AugmentResult = { ok: true; description: string; requests: string[] } | { ok: false; reason: string };
 type Augmented = Map<string, AugmentResult>;
 
+/**
+ * 400 when the tools the agent would hold pass its `max_registered_tools` (docs/configuration.md),
+ * before any model call, embedding or write. Counted against the rows stored when the request began.
+ */
+function rejectPastToolCap(
+  agent: string,
+  stored: number,
+  incoming: readonly NormalizedTool[],
+  byName: ReadonlyMap<string, StoredTool>,
+  cap: number,
+): void {
+  const added = new Set(incoming.map((t) => t.definition.name).filter((name) => !byName.has(name))).size;
+  if (stored + added <= cap) return;
+  throw new ApiError(
+    'invalid_request',
+    `agent ${agent} would hold ${(stored + added).toLocaleString('en-US')} tools; its max_registered_tools allows ${cap.toLocaleString('en-US')}`,
+    [
+      {
+        code: 'too_many_tools',
+        path: ['tools'],
+        message: `${stored.toLocaleString('en-US')} tools are registered and this request adds ${added.toLocaleString('en-US')}; remove tools or raise max_registered_tools`,
+      },
+    ],
+  );
+}
+
+/**
+ * Augmentation within the agent's model-call budget (`model_calls_per_hour`): the tools past what
+ * is left of the hour are registered with their plain docstring, the reason given for each.
+ */
+async function augmentWithinBudget(
+  svc: Services,
+  agent: string,
+  tools: readonly AugmentInput[],
+  perHour: number,
+): Promise<Augmented> {
+  const unique = [...new Map(tools.map((t) => [t.name, t])).values()];
+  if (unique.length === 0) return new Map();
+  const budget = await svc.modelBudget.take(agent, unique.length, perHour, Date.now());
+  const out = await augmentTools(svc.model, unique.slice(0, budget.granted));
+  const reason = modelBudgetReason(perHour, budget.nextInMs);
+  for (const t of unique.slice(budget.granted)) out.set(t.name, { ok: false, reason });
+  return out;
+}
+
 /** Registers (or re-registers) tools; an identical definition is a no-op, a changed one a new version. */
 export async function registerTools(
   svc: Services,
@@ -35,21 +82,25 @@ export async function registerTools(
     svc.store.lastVersions(agent),
     svc.store.getAgent(agent),
   ]);
-  const maxQueries = (agentRow ? settingsOf(agentRow.settings) : DEFAULT_SETTINGS).max_queries;
+  const settings = agentRow ? settingsOf(agentRow.settings) : DEFAULT_SETTINGS;
+  const maxQueries = settings.max_queries;
   const byName = new Map(existing.map((t) => [t.name, t]));
+  rejectPastToolCap(agent, existing.length, incoming, byName, settings.max_registered_tools);
   const hashes = await Promise.all(incoming.map(definitionHash));
   const changed = incoming.flatMap((t, i) =>
     byName.get(t.definition.name)?.definition_hash === hashes[i] ? [] : [{ t, hash: hashes[i] ?? '' }],
   );
 
   const augmented: Augmented = augment
-    ? await augmentTools(
-        svc.model,
+    ? await augmentWithinBudget(
+        svc,
+        agent,
         changed.map(({ t }) => ({
           name: t.definition.name,
           docstring: t.definition.description,
           argument_names: argumentNames(t.definition.parameters),
         })),
+        settings.model_calls_per_hour,
       )
     : new Map();
   const rows = changed.map(({ t, hash }) =>

@@ -4,6 +4,8 @@
  * (src/core/proposals.ts), add the example call by code, and store what passed as `proposed`
  * revisions. A model failure for one tool is a skip; the others go on. A non-dry review holds the
  * agent's Durable Object lease (docs/learning.md): a second one for the same agent answers 409 `conflict`.
+ * A dry run takes one of the agent's DRY_RUN_SLOTS instead (409 past them), and every review's
+ * model calls come out of the agent's `model_calls_per_hour` (the tools past it are skipped).
  */
 import { loopTurn } from '../keep-alive.ts';
 import { logInfo } from '../log.ts';
@@ -35,6 +37,7 @@ import type { Services } from '../env.ts';
 import { ApiError, notFound } from '../errors.ts';
 import type { Evidence, Refusal, Review, Revision, Settings, SettingsPatch } from '../schemas.ts';
 import { applyContext, applyRevision } from './apply.ts';
+import { modelBudgetReason } from './model-budget.ts';
 import { agentTurnsWritten } from './turn-writer.ts';
 import { usageFlags } from './flags.ts';
 import { readReviewLog, type ReviewLog } from './review-log.ts';
@@ -57,10 +60,23 @@ export type ReviewTrigger = 'api' | 'cron';
 
 /** `approved_by` of a revision applied by `auto_apply` (docs/learning.md). */
 export const AUTO_APPLY_BY = 'whetstone:tool_learning';
-/** The review lease outlives the longest review (8 tools × 3 attempts × 30 s, 4 at a time) with room. */
+/** The shortest review lease: a review at the default `max_tools` (8) is well inside it. */
 export const REVIEW_LEASE_MS = 15 * 60_000;
+/** Beyond the model calls, what a review's reads, store and auto-apply may take. */
+const LEASE_MARGIN_MS = 5 * 60_000;
 /** Model calls in flight at once: under the six connections a Worker invocation may hold. */
 const MODEL_CONCURRENCY = 4;
+/** Dry runs of one agent at once: they store nothing, so take no lease, but each makes model calls. */
+export const DRY_RUN_SLOTS = 2;
+
+/**
+ * The lease a review of up to `maxTools` model calls needs: the calls run MODEL_CONCURRENCY at a
+ * time, each as long as the model's slowest (every attempt timing out), plus a margin; never less
+ * than REVIEW_LEASE_MS. A lease that ran out mid-review would let a second review in.
+ */
+export function reviewLeaseMs(maxTools: number, longestCallMs: number): number {
+  return Math.max(REVIEW_LEASE_MS, Math.ceil(maxTools / MODEL_CONCURRENCY) * longestCallMs + LEASE_MARGIN_MS);
+}
 
 type Skip = Review['skipped'][number];
 
@@ -76,8 +92,14 @@ export async function runReview(
   if (!row) throw notFound(`agent ${agent}`);
   const settings: Settings = { ...settingsOf(row.settings), ...opts.config };
   const reviewId = `rvw_${crypto.randomUUID()}`;
-  if (opts.dry_run) return { ...(await reviewTools(svc, agent, settings, reviewId, now)).review, dry_run: true };
-  return withReviewLease(svc, agent, reviewId, now, async () => {
+  const leaseMs = reviewLeaseMs(settings.max_tools, svc.model.longestCallMs);
+  if (opts.dry_run) {
+    return withDryRunSlot(svc, agent, reviewId, now, leaseMs, async () => ({
+      ...(await reviewTools(svc, agent, settings, reviewId, now)).review,
+      dry_run: true,
+    }));
+  }
+  return withReviewLease(svc, agent, reviewId, now, leaseMs, async () => {
     const started = Date.now();
     const done = await reviewTools(svc, agent, settings, reviewId, now);
     await storeReview(svc, agent, done, row.last_review_seq, now, trigger);
@@ -95,16 +117,43 @@ export async function runReview(
   });
 }
 
-/** Runs `fn` holding the agent's review lease (docs/learning.md); 409 when another review holds it. */
+/**
+ * Runs `fn` holding one of the agent's DRY_RUN_SLOTS for up to `ttlMs`; 409 when all are held.
+ * Without it, parallel dry runs each made all their model calls.
+ */
+async function withDryRunSlot<T>(
+  svc: Services,
+  agent: string,
+  holder: string,
+  now: string,
+  ttlMs: number,
+  fn: () => Promise<T>,
+): Promise<T> {
+  const stub = svc.agents.get(svc.agents.idFromName(agent));
+  if (!(await stub.acquireDryRun(holder, Date.parse(now), ttlMs, DRY_RUN_SLOTS))) {
+    throw new ApiError(
+      'conflict',
+      `agent ${agent} already has ${DRY_RUN_SLOTS} dry-run reviews running, the most at once; try again when one has finished`,
+    );
+  }
+  try {
+    return await fn();
+  } finally {
+    await stub.releaseDryRun(holder);
+  }
+}
+
+/** Runs `fn` holding the agent's review lease (docs/learning.md) for up to `ttlMs`; 409 when another review holds it. */
 export async function withReviewLease<T>(
   svc: Services,
   agent: string,
   holder: string,
   now: string,
+  ttlMs: number,
   fn: () => Promise<T>,
 ): Promise<T> {
   const stub = svc.agents.get(svc.agents.idFromName(agent));
-  if (!(await stub.acquireReviewLease(holder, Date.parse(now), REVIEW_LEASE_MS))) {
+  if (!(await stub.acquireReviewLease(holder, Date.parse(now), ttlMs))) {
     throw new ApiError('conflict', `a review of agent ${agent} is already running; try again when it has finished`);
   }
   try {
@@ -171,7 +220,14 @@ async function reviewTools(
     mask: svc.privacyRule ? (text, tool, values) => masker.mask(text, tool, values) : undefined,
   });
   const evidence = evidenceByTool(found.evidence);
-  const chosen = chooseTools(toRead, log, evidence, settings, review.skipped, done.marks);
+  const chosen = await withinModelBudget(
+    svc,
+    agent,
+    chooseTools(toRead, log, evidence, settings, review.skipped, done.marks),
+    settings,
+    now,
+    done,
+  );
   const [docs, kept] =
     chosen.length > 0 ? await Promise.all([routingDocs(svc, tools), keptLines(svc, agent, byName)]) : [null, new Map()];
   const box = docs ? toolboxOf(docs) : null;
@@ -201,6 +257,29 @@ async function reviewTools(
   review.skipped.sort((a, b) => (a.tool < b.tool ? -1 : a.tool > b.tool ? 1 : 0));
   withoutMirrors(review, registered);
   return done;
+}
+
+/**
+ * The chosen tools the agent's `model_calls_per_hour` has room for, in order; the others are
+ * skipped `model_budget: …` and keep their marks (and the agent its mark), so a later pass
+ * reviews them.
+ */
+async function withinModelBudget(
+  svc: Services,
+  agent: string,
+  chosen: Chosen[],
+  settings: Settings,
+  now: string,
+  done: ReviewDone,
+): Promise<Chosen[]> {
+  if (chosen.length === 0) return chosen;
+  const perHour = settings.model_calls_per_hour;
+  const budget = await svc.modelBudget.take(agent, chosen.length, perHour, Date.parse(now));
+  const over = chosen.slice(budget.granted);
+  for (const c of over)
+    done.review.skipped.push({ tool: c.activity.name, reason: modelBudgetReason(perHour, budget.nextInMs) });
+  done.failures += over.length;
+  return chosen.slice(0, budget.granted);
 }
 
 /**

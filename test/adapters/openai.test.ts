@@ -48,6 +48,7 @@ async function received(model: string): Promise<Received> {
 function counting(model: ChatModel): ChatModel & { calls: number } {
   const counted = {
     id: model.id,
+    longestCallMs: model.longestCallMs,
     calls: 0,
     complete(task: ModelTask): Promise<string | null> {
       counted.calls += 1;

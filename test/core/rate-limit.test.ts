@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parsePerMinute, takeToken } from '../../src/core/rate-limit.ts';
+import { parsePerMinute, spendBudget, takeToken } from '../../src/core/rate-limit.ts';
 
 describe('takeToken (token bucket)', () => {
   it('starts full, allows a burst of perMinute, then refuses with the wait for one token', () => {
@@ -34,8 +34,27 @@ describe('takeToken (token bucket)', () => {
     expect(takeToken({ tokens: 0.5, atMs: 50_000 }, 3, 40_000)).toMatchObject({ allowed: false, retryAfterMs: 10_000 });
   });
 
-  it('reads RATE_LIMIT_PER_MINUTE: absent, empty, 0, negative or junk is off', () => {
-    expect([undefined, '', '0', '-5', 'ten', '0.5'].map(parsePerMinute)).toEqual([0, 0, 0, 0, 0, 0]);
-    expect([parsePerMinute('120'), parsePerMinute('7.9')]).toEqual([120, 7]);
+  it('reads a RATE_LIMIT_* variable: absent or empty is the default, 0 is off, junk is a configuration error', () => {
+    expect([undefined, '', ' '].map((raw) => parsePerMinute(raw, 600))).toEqual([600, 600, 600]);
+    expect([parsePerMinute('0', 600), parsePerMinute('120', 600)]).toEqual([0, 120]);
+    expect(['-5', 'ten', '0.5', '7.9'].map((raw) => parsePerMinute(raw, 600))).toEqual([null, null, null, null]);
+  });
+});
+
+describe('spendBudget (a budget per window)', () => {
+  it('grants what fits, fades what was spent over the window, and says when the next one fits', () => {
+    const first = spendBudget(null, 3, 3_600_000, 2, 0);
+    expect(first).toEqual({ granted: 2, spent: { tokens: 2, atMs: 0 }, nextInMs: 0 });
+    const second = spendBudget(first.spent, 3, 3_600_000, 5, 0);
+    expect(second).toEqual({ granted: 1, spent: { tokens: 3, atMs: 0 }, nextInMs: 1_200_000 });
+    expect(spendBudget(second.spent, 3, 3_600_000, 5, 1_200_000).granted).toBe(1);
+    expect(spendBudget(second.spent, 3, 3_600_000, 5, 99_000_000).granted).toBe(3);
+    expect(spendBudget(null, 0, 3_600_000, 1, 0)).toMatchObject({ granted: 0, nextInMs: Number.POSITIVE_INFINITY });
+  });
+
+  it('a raised capacity counts at once, a lowered one too', () => {
+    const spent = { tokens: 2, atMs: 0 };
+    expect(spendBudget(spent, 100, 3_600_000, 5, 0).granted).toBe(5);
+    expect(spendBudget(spent, 2, 3_600_000, 5, 0)).toMatchObject({ granted: 0, nextInMs: 1_800_000 });
   });
 });

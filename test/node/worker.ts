@@ -37,7 +37,8 @@ export async function startWorker(timeoutMs = 120_000): Promise<RunningWorker> {
   // Both ports are held open together while chosen: picked one after the other, the second could be
   // the port the first just released.
   const [port, inspector] = await freePorts(2);
-  const token = `test_${randomBytes(16).toString('hex')}`;
+  // Strong, as src/core/admin-token.ts requires: 43 random base64url characters.
+  const token = `test_${randomBytes(32).toString('base64url')}`;
   const args = [
     'dev',
     '--ip',
@@ -51,7 +52,17 @@ export async function startWorker(timeoutMs = 120_000): Promise<RunningWorker> {
   ];
   const child = spawn(
     process.execPath,
-    [wrangler, ...args, '--var', `ADMIN_TOKEN:${token}`, '--show-interactive-dev-session=false'],
+    [
+      wrangler,
+      ...args,
+      '--var',
+      `ADMIN_TOKEN:${token}`,
+      // The Node-side tests keep the workerd suite's behaviour: request limits off (vitest.config.ts).
+      ...['RATE_LIMIT_PER_MINUTE:0', 'RATE_LIMIT_AGENT_PER_MINUTE:0', 'RATE_LIMIT_AUTH_FAILURES_PER_MINUTE:0'].flatMap(
+        (v) => ['--var', v],
+      ),
+      '--show-interactive-dev-session=false',
+    ],
     {
       cwd: root,
       env: { ...process.env, CI: 'true' },

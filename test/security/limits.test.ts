@@ -22,6 +22,7 @@ const ROWS = [
   `| request text (\`/route\`, a call's \`request\`, MCP \`search_tools\`) | the body's 1 MiB; the log keeps ${n(LIMITS.requestChars)} characters | 413 past the body limit |`,
   `| tool description | ${n(LIMITS.descriptionChars)} characters | 400 |`,
   `| error text of a call | ${n(LIMITS.errorChars)} characters | 400 |`,
+  `| a call's \`arguments\` as JSON (a reported call, a tool call in a trace) | ${LIMITS.argumentBytes / 1024} KiB | 400, naming the call |`,
   `| hand-written examples per tool | ${LIMITS.examplesPerTool}, each ≤ ${LIMITS.exampleChars} characters | 400 |`,
   `| parameter schema | ${LIMITS.schemaBytes / 1024} KiB | 400 |`,
   `| ids (\`turn_id\`, \`conversation_id\`, call \`id\`) | ${LIMITS.idChars} characters | 400 |`,
@@ -164,6 +165,79 @@ describe('each limit at its edge', () => {
       return tools([{ name: 's', parameters: { type: 'object', properties: { p: { type: 'string', description } } } }]);
     };
     await edge('PUT', `/v1/agents/${agent}/tools`, schema(LIMITS.schemaBytes), schema(LIMITS.schemaBytes + 1));
+  });
+});
+
+describe("a call's arguments: 16 KiB as JSON", () => {
+  /** Arguments whose JSON is exactly `bytes` UTF-8 bytes: `{"v":"…"}` is 8 bytes around the text. */
+  const args = (bytes: number) => ({ v: 'é'.repeat(Math.floor((bytes - 8) / 2)) + 'x'.repeat((bytes - 8) % 2) });
+
+  it('reported calls: at the limit accepted, one byte past it a 400 naming the call, nothing written', async () => {
+    expect(new TextEncoder().encode(JSON.stringify(args(LIMITS.argumentBytes))).length).toBe(LIMITS.argumentBytes);
+    await edge(
+      'POST',
+      `/v1/agents/${agent}/calls`,
+      calls([call({ id: 'fits', arguments: args(LIMITS.argumentBytes) })]),
+      calls([call({ id: 'fits2' }), call({ id: 'huge-1', arguments: args(LIMITS.argumentBytes + 1) })]),
+    );
+    const refused = await api('POST', `/v1/agents/${agent}/calls`, {
+      body: calls([call({ arguments: args(40_000) })]),
+    });
+    expect(refused.body.error.details).toEqual([
+      expect.objectContaining({
+        code: 'custom',
+        path: ['calls', 0, 'arguments'],
+        message: 'the arguments of a call of tool lookup are 40,000 bytes as JSON; at most 16,384 are allowed',
+      }),
+    ]);
+    const named = await api('POST', `/v1/agents/${agent}/calls`, {
+      body: calls([call({ id: 'ok' }), call({ id: 'huge-1', arguments: args(LIMITS.argumentBytes + 1) })]),
+    });
+    expect([named.status, named.body.error.code, named.body.error.details]).toEqual([
+      400,
+      'invalid_request',
+      [
+        expect.objectContaining({
+          path: ['calls', 1, 'arguments'],
+          message: 'the arguments of call "huge-1" (tool lookup) are 16,385 bytes as JSON; at most 16,384 are allowed',
+        }),
+      ],
+    ]);
+  });
+
+  it('tool calls in a trace, both formats: past the limit a 400 naming the call, nothing written', async () => {
+    const openai = (bytes: number) => ({
+      messages: [
+        { role: 'user', content: 'look it up' },
+        {
+          role: 'assistant',
+          content: null,
+          tool_calls: [
+            { id: 'tc_1', type: 'function', function: { name: 'lookup', arguments: JSON.stringify(args(bytes)) } },
+          ],
+        },
+        { role: 'tool', tool_call_id: 'tc_1', content: 'found' },
+      ],
+    });
+    await edge('POST', `/v1/agents/${agent}/traces`, openai(LIMITS.argumentBytes), openai(LIMITS.argumentBytes + 1));
+    const anthropic = (bytes: number) => ({
+      format: 'anthropic',
+      messages: [
+        { role: 'user', content: 'look it up' },
+        { role: 'assistant', content: [{ type: 'tool_use', id: 'tu_1', name: 'lookup', input: args(bytes) }] },
+        { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'tu_1', content: 'found' }] },
+      ],
+    });
+    await edge(
+      'POST',
+      `/v1/agents/${agent}/traces`,
+      anthropic(LIMITS.argumentBytes),
+      anthropic(LIMITS.argumentBytes + 1),
+    );
+    const refused = await api('POST', `/v1/agents/${agent}/traces`, { body: anthropic(LIMITS.argumentBytes + 1) });
+    expect(JSON.stringify(refused.body.error.details)).toContain(
+      'the arguments of call \\"tu_1\\" (tool lookup) are 16,385 bytes as JSON; at most 16,384 are allowed',
+    );
   });
 });
 

@@ -1,7 +1,9 @@
 /**
- * Per-key rate limiting: RATE_LIMIT_PER_MINUTE set in a per-test env, through the whole
- * app with the real agent Durable Object. 429 `rate_limited` with Retry-After; per key; the admin
- * token is not limited; off by default, with no Durable Object round trip at all.
+ * Request limits: RATE_LIMIT_PER_MINUTE (per key), RATE_LIMIT_AGENT_PER_MINUTE (all the keys of an
+ * agent) and RATE_LIMIT_AUTH_FAILURES_PER_MINUTE (failed authentications per client address), set in
+ * a per-test env, through the whole app with the real Durable Objects. 429 `rate_limited` with
+ * Retry-After; the admin token is not limited; on by default (the suite turns them off in
+ * vitest.config.ts), and 0 turns one off with no Durable Object round trip at all.
  */
 import { createExecutionContext, runInDurableObject, waitOnExecutionContext } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
@@ -9,9 +11,16 @@ import { describe, expect, it } from 'vitest';
 import { app } from '../../src/app.ts';
 import { ADMIN, agentId, api, tool } from '../helpers.ts';
 
-async function call(e: typeof env, token: string, method: string, path: string, body?: unknown) {
+async function call(
+  e: typeof env,
+  token: string,
+  method: string,
+  path: string,
+  body?: unknown,
+  extra: Record<string, string> = {},
+) {
   const ctx = createExecutionContext();
-  const headers: Record<string, string> = { authorization: `Bearer ${token}` };
+  const headers: Record<string, string> = { authorization: `Bearer ${token}`, ...extra };
   if (body !== undefined) headers['content-type'] = 'application/json';
   const res = await app.fetch(
     new Request(`http://whetstone.test${path}`, {
@@ -36,11 +45,25 @@ async function agentWithKeys() {
 }
 
 async function buckets(agent: string): Promise<number> {
-  const stub = env.AGENTS.get(env.AGENTS.idFromName(agent));
-  return runInDurableObject(
-    stub,
-    (_instance, state) => state.storage.sql.exec<{ n: number }>('SELECT COUNT(*) AS n FROM rate').one().n,
+  return (await bucketRows(agent)).length;
+}
+
+async function bucketRows(name: string): Promise<{ principal: string; tokens: number }[]> {
+  const stub = env.AGENTS.get(env.AGENTS.idFromName(name));
+  return runInDurableObject(stub, (_instance, state) =>
+    state.storage.sql
+      .exec<{ principal: string; tokens: number }>('SELECT principal, tokens FROM rate ORDER BY principal')
+      .toArray(),
   );
+}
+
+/** The test env without the RATE_LIMIT_* variables vitest.config.ts sets: what a deployment has by default. */
+function deploymentDefaults(): typeof env {
+  const e: Record<string, unknown> = { ...env };
+  delete e.RATE_LIMIT_PER_MINUTE;
+  delete e.RATE_LIMIT_AGENT_PER_MINUTE;
+  delete e.RATE_LIMIT_AUTH_FAILURES_PER_MINUTE;
+  return e as unknown as typeof env;
 }
 
 describe('RATE_LIMIT_PER_MINUTE', () => {
@@ -71,9 +94,24 @@ describe('RATE_LIMIT_PER_MINUTE', () => {
     expect(await buckets(agent)).toBe(2);
   });
 
-  it('is off when absent or 0: many requests pass and the Durable Object keeps no bucket', async () => {
+  it('is on by default: with no RATE_LIMIT_* set, a key has 1,200 requests a minute and its agent 6,000', async () => {
+    const { agent, first, firstId } = await agentWithKeys();
+    const e = deploymentDefaults();
+    expect((await call(e, first, 'GET', `/v1/agents/${agent}/config`)).status).toBe(200);
+    expect((await call(e, first, 'GET', `/v1/agents/${agent}/config`)).status).toBe(200);
+    // Two tokens taken from each full bucket (refilling a little in between: 100 and 20 a second).
+    const rows = await bucketRows(agent);
+    expect(rows.map((r) => r.principal)).toEqual(['*agent', firstId]);
+    expect(rows[0]?.tokens).toBeGreaterThanOrEqual(5998);
+    expect(rows[0]?.tokens).toBeLessThan(5999.5);
+    expect(rows[1]?.tokens).toBeGreaterThanOrEqual(1198);
+    expect(rows[1]?.tokens).toBeLessThan(1199.5);
+  });
+
+  it('is off when 0: many requests pass and the Durable Object keeps no bucket', async () => {
     const { agent, first } = await agentWithKeys();
-    for (const e of [env, { ...env, RATE_LIMIT_PER_MINUTE: '0' }]) {
+    const off = { ...env, RATE_LIMIT_PER_MINUTE: '0', RATE_LIMIT_AGENT_PER_MINUTE: '0' };
+    for (const e of [env, off]) {
       const results = await Promise.all(
         Array.from({ length: 25 }, () =>
           call(e, first, 'POST', `/v1/agents/${agent}/route`, { request: 'rain in Oslo?' }),
@@ -94,6 +132,64 @@ describe('RATE_LIMIT_PER_MINUTE', () => {
       ),
     );
     expect(missing).toEqual([]);
+  });
+
+  it('limits all the keys of one agent together: RATE_LIMIT_AGENT_PER_MINUTE', async () => {
+    const { agent, first, second } = await agentWithKeys();
+    const limited = { ...env, RATE_LIMIT_PER_MINUTE: '100', RATE_LIMIT_AGENT_PER_MINUTE: '4' };
+    const read = (token: string) => call(limited, token, 'GET', `/v1/agents/${agent}/config`);
+    for (const token of [first, second, first, second]) expect((await read(token)).status).toBe(200);
+    const refused = await read(second);
+    expect(refused).toEqual({
+      status: 429,
+      retryAfter: expect.stringMatching(/^1[45]$/),
+      body: {
+        error: {
+          code: 'rate_limited',
+          message: expect.stringMatching(
+            new RegExp(`^the keys of agent ${agent} made more than 4 requests a minute together; retry in 1[45] s$`),
+          ),
+          details: [],
+        },
+      },
+    });
+    expect((await read(first)).status).toBe(429);
+    // Another agent's keys have their own allowance; the admin none.
+    const other = await agentWithKeys();
+    expect((await call(limited, other.first, 'GET', `/v1/agents/${other.agent}/config`)).status).toBe(200);
+    expect((await call(limited, ADMIN, 'GET', `/v1/agents/${agent}/config`)).status).toBe(200);
+  });
+
+  it('limits failed authentications per client address: 429 past the allowance, even for a good token, from that address only', async () => {
+    const { agent, first } = await agentWithKeys();
+    const limited = { ...env, RATE_LIMIT_AUTH_FAILURES_PER_MINUTE: '3' };
+    const from = (address: string, token: string) =>
+      call(limited, token, 'GET', `/v1/agents/${agent}/config`, undefined, { 'cf-connecting-ip': address });
+    const attacker = `203.0.113.${Math.floor(Math.random() * 200) + 1}`;
+    const forged = `wsk_${'0'.repeat(16)}_${'A'.repeat(43)}`;
+    for (const token of [forged, 'guess', `${first}x`]) expect((await from(attacker, token)).status).toBe(401);
+    const refused = await from(attacker, forged);
+    expect(refused).toEqual({
+      status: 429,
+      retryAfter: expect.stringMatching(/^(19|20)$/),
+      body: {
+        error: {
+          code: 'rate_limited',
+          message: expect.stringMatching(
+            /^more than 3 failed authentications a minute came from this address; retry in (19|20) s$/,
+          ),
+          details: [],
+        },
+      },
+    });
+    // The address waits out its allowance whatever it sends; the token is not even read.
+    expect((await from(attacker, first)).status).toBe(429);
+    expect((await from(attacker, ADMIN)).status).toBe(429);
+    // Another address is not affected, and its good tokens pass.
+    expect((await from('198.51.100.9', forged)).status).toBe(401);
+    expect((await from('198.51.100.9', first)).status).toBe(200);
+    // The count lives in the address's own object, never an agent's.
+    expect((await bucketRows(`client:${attacker}`)).map((r) => r.principal)).toEqual(['*auth_failures']);
   });
 
   it('limits exactly under concurrency: of 12 requests at once with a limit of 5, exactly 5 pass', async () => {

@@ -3,3 +3,8 @@ declare module '*?raw' {
   const text: string;
   export default text;
 }
+
+// Vite's `import.meta.glob` (the text of many files at once), used to check package.json against src/.
+interface ImportMeta {
+  glob<T>(pattern: string, options: { query: '?raw'; import: 'default'; eager: true }): Record<string, T>;
+}

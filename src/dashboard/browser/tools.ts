@@ -324,6 +324,8 @@ const SETTING_HINTS: Partial<Record<keyof Settings, string>> = {
   stable_tool_list_tokens: 'send every tool when the toolbox is smaller (0 = always route)',
   review_schedule: '"off" or "*/N" minutes',
   auto_apply: 'apply revisions without approval',
+  max_registered_tools: 'tools this agent may hold',
+  model_calls_per_hour: 'model calls an hour: reviews, dry runs and augmentation together',
 };
 
 type SettingValue = string | number | boolean | null;
