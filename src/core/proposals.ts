@@ -5,10 +5,11 @@
  */
 import { z } from 'zod';
 import { LIMITS, type Evidence, type Example, type Refusal, type RefusalReason, type Settings } from '../schemas.ts';
+import type { HeldLine } from '../schemas.ts';
 import { saysTheSame } from './displacement.ts';
 import { jsonObjectsIn } from './json-in-text.ts';
 import { isCapped } from './long-request.ts';
-import { aimedAtModel } from './safety.ts';
+import { checkLineText, normalizeLine } from './safety.ts';
 import { findArgumentValue, scrubValues, withoutPlaceholders } from './scrub.ts';
 import { contentWords, normalize } from './text.ts';
 
@@ -55,6 +56,8 @@ export interface ProposalContext {
   settings: ProposalSettings;
   /** What the rows keep that a proposal must not contradict (docs/learning.md "Cross-checks"). */
   kept?: KeptLines | undefined;
+  /** The tool's own words (name and description): a line in another language or script is suspicious. */
+  definition?: string | undefined;
 }
 
 /** The requests kept "Not for" lines rest on, as `requestKey`s. */
@@ -81,6 +84,8 @@ export interface ProposalCheck {
   refused: Refusal[];
   /** Evidence ids cited by what passed: the evidence the revision rests on. */
   cited: string[];
+  /** Lines that passed but are suspicious (src/core/safety.ts): `auto_apply` leaves them for a person. */
+  held?: HeldLine[];
 }
 
 export type ParsedReply = { ok: true; reply: ProposalReply } | { ok: false; refusal: Refusal };
@@ -126,13 +131,16 @@ export function checkProposal(reply: ProposalReply, ctx: ProposalContext): Propo
   const examples = new Set<string>();
   for (const [kind, items, accepted] of groups) {
     for (const item of items) {
-      const text = item.text.trim();
+      // Checked and stored normalised (src/core/safety.ts): no hidden characters, no width tricks.
+      const text = normalizeLine(item.text).trim();
       const refusal = refusalOf(kind, text, item.cites, accepted, ctx, examples);
       if (refusal) {
         const shown = refusal.reason === 'argument_value' ? scrubValues(text, ctx.values) : text;
         out.refused.push({ tool: ctx.tool, kind, text: cut(shown), reason: refusal.reason, detail: refusal.detail });
       } else {
         accepted.push(text);
+        const reasons = checkLineText(text, { definition: ctx.definition }).suspicious;
+        if (reasons.length > 0) out.held = [...(out.held ?? []), { kind, text, reasons }];
         for (const id of item.cites) cited.add(id);
         if (kind === 'request') for (const key of citedRequests(item.cites, text, ctx)) examples.add(key);
       }
@@ -225,7 +233,7 @@ function formFailure(kind: ProposalKind, text: string, ctx: ProposalContext): Fa
     return { reason: 'too_long', detail: 'a request the log stored cut is never an example' };
   const max = RULES[kind].maxChars;
   if (text.length > max) return { reason: 'too_long', detail: `${text.length} characters; at most ${max}` };
-  const aimed = aimedAtModel(text);
+  const aimed = checkLineText(text).refused;
   if (aimed) return { reason: 'aimed_at_model', detail: aimed };
   if (findArgumentValue(text, ctx.values) !== null)
     return { reason: 'argument_value', detail: 'contains a value passed in the arguments of a logged call' };
@@ -404,7 +412,7 @@ export function checkExampleCall(tool: string, line: string, values: readonly un
     detail,
   });
   if (/[\r\n\u2028\u2029]/.test(line)) return refuse('not_one_line', 'the text spans more than one line');
-  const aimed = aimedAtModel(line);
+  const aimed = checkLineText(line).refused;
   if (aimed) return refuse('aimed_at_model', aimed);
   if (findArgumentValue(line, values) !== null)
     return refuse('argument_value', 'contains a value passed in the arguments of a logged call');

@@ -21,11 +21,12 @@ import {
   type ProposalContext,
 } from '../core/proposals.ts';
 import type { CallRecord, StoredTool } from '../core/records.ts';
+import { checkLineText } from '../core/safety.ts';
 import { argumentValues } from '../core/scrub.ts';
 import { mapPool } from '../core/pool.ts';
 import type { Services } from '../env.ts';
 import { ApiError, notFound } from '../errors.ts';
-import type { Evidence, Refusal, Review, Revision, Settings, SettingsPatch } from '../schemas.ts';
+import type { Evidence, HeldLine, Refusal, Review, Revision, Settings, SettingsPatch } from '../schemas.ts';
 import { applyRevision } from './apply.ts';
 import { agentTurnsWritten } from './turn-writer.ts';
 import { usageFlags } from './flags.ts';
@@ -413,6 +414,7 @@ async function reviewTool(svc: Services, t: ToolReview): Promise<ToolResult> {
     ...(callExample ? successfulCallEvidence(successes) : []),
   ];
   const missed = evidence.filter((e) => e.kind === 'missed_request');
+  const held = [...(check.held ?? []), ...example.held];
   const revision: NewRevision = {
     revision_id: `rev_${crypto.randomUUID()}`,
     tool: t.tool.name,
@@ -428,6 +430,7 @@ async function reviewTool(svc: Services, t: ToolReview): Promise<ToolResult> {
     evidence,
     ranks: await rankChanges(svc, t.box, t.tool, check.queries_added, missed, t.settings),
     base_version: t.tool.version,
+    ...(held.length > 0 ? { held } : {}),
   };
   return { revision, refused, error };
 }
@@ -436,12 +439,27 @@ async function reviewTool(svc: Services, t: ToolReview): Promise<ToolResult> {
  * The example call for a tool with at least `min_failures` failed calls, checked like a note
  * (docs/learning.md "Example call"): null when nothing new was built or the line was refused.
  */
-function exampleCall(t: ToolReview, successes: readonly CallRecord[]): { line: string | null; refused: Refusal[] } {
-  if (t.evidence.failed.length < t.settings.min_failures) return { line: null, refused: [] };
+function exampleCall(
+  t: ToolReview,
+  successes: readonly CallRecord[],
+): { line: string | null; refused: Refusal[]; held: HeldLine[] } {
+  const none = { line: null, refused: [], held: [] };
+  if (t.evidence.failed.length < t.settings.min_failures) return none;
   const built = buildExampleCall(successes, t.tool.parameters);
-  if (built === null || built === t.tool.call_example) return { line: null, refused: [] };
+  if (built === null || built === t.tool.call_example) return none;
   const refusal = checkExampleCall(t.tool.name, built, t.values);
-  return refusal ? { line: null, refused: [refusal] } : { line: built, refused: [] };
+  if (refusal) return { ...none, refused: [refusal] };
+  const checked = checkLineText(built, { definition: definitionOf(t.tool) });
+  const held =
+    checked.suspicious.length > 0
+      ? [{ kind: 'call_example' as const, text: checked.text, reasons: checked.suspicious }]
+      : [];
+  return { line: checked.text, refused: [], held };
+}
+
+/** The tool's own words, which a learned line's language and scripts are compared with. */
+function definitionOf(tool: StoredTool): string {
+  return `${tool.name} ${tool.description ?? tool.docstring}`;
 }
 
 /** What the checks of docs/learning.md need about the tool under review. */
@@ -455,6 +473,7 @@ function proposalContext(t: ToolReview, evidence: readonly Evidence[]): Proposal
     existing,
     settings: t.settings,
     kept: t.kept.get(t.tool.name),
+    definition: definitionOf(t.tool),
   };
 }
 
@@ -508,6 +527,13 @@ async function storeReview(
 async function autoApply(svc: Services, agent: string, review: Review, actor: string, now: string): Promise<Review> {
   const revisions: Revision[] = [];
   for (const rev of review.revisions) {
+    // A suspicious line is never applied without a person (docs/security.md "auto_apply").
+    const held = heldLines(rev);
+    if (held.length > 0) {
+      revisions.push(rev);
+      review.skipped.push({ tool: rev.tool, reason: `held_for_a_person: ${held.join('; ')}` });
+      continue;
+    }
     try {
       revisions.push(await applyRevision(svc, agent, rev.revision_id, { approved_by: AUTO_APPLY_BY, actor }, now));
     } catch (err) {
@@ -519,4 +545,10 @@ async function autoApply(svc: Services, agent: string, review: Review, actor: st
     }
   }
   return { ...review, revisions };
+}
+
+/** The held lines the revision still adds (a line refused after the check no longer holds it), described. */
+function heldLines(rev: Revision): string[] {
+  const added = new Set([...rev.notes_added, ...rev.queries_added, ...rev.avoid_added, rev.call_example ?? '']);
+  return (rev.held ?? []).filter((h) => added.has(h.text)).map((h) => `${h.kind} "${h.text}": ${h.reasons.join(', ')}`);
 }
