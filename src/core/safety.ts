@@ -40,8 +40,6 @@ export interface LineCheck {
  * selectors, the braille blank).
  */
 const HIDDEN = /\p{Cf}|\p{Variation_Selector}|\u034F|[\u115F\u1160\u17B4\u17B5\u2800\u3164\uFFA0]/gu;
-/** Right-to-left embedding, override and isolate: the shown text may read backwards. */
-const RIGHT_TO_LEFT = /[\u202B\u202E\u2067]/u;
 
 /**
  * The line as it is checked and stored: NFKC, hidden characters removed. The ellipsis a shortened
@@ -189,7 +187,7 @@ function squeezedKey(latin: string): string {
 const ROLE_WORDS = 'system|assistant|developer|human|user|systeme|sistema|система|系统|系統|システム';
 /** A role word opening a segment of the line (its start, after a quote, bracket, bar or a sentence's end). */
 const ROLE_AT_SEGMENT = new RegExp(
-  `(?:^|[.!?;]\\s+|["'“”‘’«»\\[\\](){}<>|*#=]\\s*|[-—–]\\s+)(?:${ROLE_WORDS})\\s*(?:message\\s*)?:`,
+  `(?:^|[.!?;:]\\s+|["'“”‘’«»\\[\\](){}<>|*#=]\\s*|[-—–]\\s+)(?:${ROLE_WORDS})\\s*(?:message\\s*)?:`,
   'u',
 );
 /** A role word followed by a colon anywhere else ("… payment system: timeout"): for a person to read. */
@@ -213,6 +211,7 @@ const INSTRUCTIONS: RegExp[] = [
   /\b(ignore|disregard|forget)\s+(everything|all)\b/,
   /\bpay\s+no\s+(attention|heed|mind)\s+to\b/,
   /\b(new|updated|revised|real|true|override|additional|secret|hidden)\s+instructions?\b/,
+  /\b(new|updated|revised)\s+(rules|policy|policies|guidelines|directives)\s+(for|to)\s+(the\s+)?(assistant|model|ai|agent)\b/,
   /\byou\s+are\s+(now|no\s+longer)\b/,
   /\byou'?re\s+now\b/,
   /\bfrom\s+now\s+on\s*,?\s+(you|the\s+(assistant|model|ai|agent))\b/,
@@ -269,14 +268,26 @@ const TAG_NAMES = new Set(
   ).split(' '),
 );
 
-/** Markup of any kind: the reason, or null when the line reads as plain text. */
-function markupIn(text: string): string | null {
+/** An HTML, XML or chat-format tag: the reason, or null. `<value>`-like placeholders are not tags. */
+function tagIn(text: string): string | null {
   if (/<\/\s*[a-z][\w:.-]*\s*>/i.test(text)) return 'a closing tag';
   if (/<[!?|]/.test(text)) return 'markup ("<!", "<?" or "<|")';
   const tag = /<([a-z][\w:.-]*)(\s+[^<>]*?)?(\/)?>/i.exec(text);
   if (tag && (tag[2] !== undefined || tag[3] !== undefined || TAG_NAMES.has((tag[1] ?? '').toLowerCase()))) {
     return `a tag (${tag[0].slice(0, 40)})`;
   }
+  return null;
+}
+
+/** Markup of any kind: the reason, or null when the line reads as plain text. */
+function markupIn(text: string): string | null {
+  const tags = tagIn(text);
+  if (tags) return tags;
+  // Spaces slipped into a tag ("< |im_start|>", "< / system >") do not make it text.
+  const despaced = text.replace(/\s+/g, '');
+  if (/<\/[a-z][\w:.-]*>|<[!?|]/i.test(despaced)) return tagIn(despaced);
+  const named = /<([a-z][\w:.-]*)>/gi;
+  for (const m of despaced.matchAll(named)) if (TAG_NAMES.has((m[1] ?? '').toLowerCase())) return `a tag (${m[0]})`;
   if (text.includes('](')) return 'a markdown link or image ("](")';
   if (/!\[/.test(text)) return 'a markdown image ("![")';
   if (/^\s*\[[^\]]+\]:\s*\S/.test(text)) return 'a markdown link definition';
@@ -289,30 +300,91 @@ function markupIn(text: string): string | null {
   return null;
 }
 
-/** The first role marker or instruction in a line, checked on each folded reading. */
-function aimedIn(line: string, hadRightToLeft: boolean): string | null {
-  const plain = plainKey(line);
-  const latin = latinKey(line);
-  const readings = [latin, squeezedKey(latin)];
-  // Text behind a right-to-left override is shown backwards: read it backwards too.
-  if (hadRightToLeft) readings.push([...latin].reverse().join(''));
-  for (const key of readings) {
-    const role = ROLE_AT_SEGMENT.exec(key);
-    if (role) return `role marker ("${role[0].replace(/^[^\p{L}\p{N}]+/u, '')}")`;
-    for (const re of ROLE_MARKERS) {
-      const m = re.exec(key);
-      if (m) return `role marker ("${m[0]}")`;
-    }
-    for (const re of INSTRUCTIONS) {
-      const m = re.exec(key);
-      if (m) return `instruction to the model ("${m[0]}")`;
+/** Where a segment of a line begins: a quote, bracket, bar, sentence end or dash. */
+const SEGMENT_BREAK = /["'“”‘’«».!?;:()[\]{}<>|*#=—–-]/;
+const ROLE_NAMES = new Set(['system', 'assistant', 'developer', 'human', 'user']);
+
+/**
+ * A role word spelled with spaces or dots inside it ("SY STEM:", "s.y.s.t.e.m:"): the letters of
+ * the segment before each colon, squeezed, are a role name.
+ */
+function splitRoleWord(latin: string): string | null {
+  for (let at = latin.indexOf(':'); at >= 0; at = latin.indexOf(':', at + 1)) {
+    let start = at - 1;
+    while (start >= 0 && !SEGMENT_BREAK.test(latin[start] ?? '')) start -= 1;
+    const tokens = latin
+      .slice(start + 1, at)
+      .split(/[\s._*·]+/)
+      .map((t) => t.replace(/[^a-z]/g, ''))
+      .filter((t) => t !== '');
+    // The last tokens, joined: a role name split in two or more pieces ("devel oper:").
+    let joined = '';
+    for (let k = tokens.length - 1; k >= 0 && joined.length < 9; k -= 1) {
+      joined = `${tokens[k]}${joined}`;
+      if (ROLE_NAMES.has(joined) && (k < tokens.length - 1 || k === 0)) return `${joined}:`;
     }
   }
+  return null;
+}
+
+/**
+ * Instructions with the spaces taken out, for words split by spaces ("ig no re all pre vi ous
+ * instructions"), which a model still reads: only phrasings no ordinary text squeezes into.
+ */
+const SQUEEZED_INSTRUCTIONS = new RegExp(
+  [
+    '(ignore|disregard|forget|override|bypass)(all|the|any|your)*(previous|prior|above|earlier|preceding|system)(instructions?|rules|directions|prompts?|guidelines)',
+    'youarenow(the|an?|my|in|dan|admin|root|unrestricted|jailbroken)',
+    '(new|updated|secret|hidden)instructions(for|to|follow|:)',
+    '(reveal|print|show|output|leak)(your|the)(system)?(prompt|instructions)',
+    'systemprompt',
+    'developermode(enabled|on|activated)',
+    'jailbr(eak|oken)',
+    'doanythingnow',
+    '(do ?not|dont|never)(tell|inform)theuser',
+    '(forward|send|email|share|leak)the(whole|entire|full|complete)(conversation|chat|transcript)',
+  ].join('|'),
+);
+
+/** The first role marker or instruction in a line, checked on each folded reading. */
+function aimedIn(line: string): string | null {
+  const latin = latinKey(line);
+  // Text behind a right-to-left override is shown forwards and stored backwards; the override is
+  // gone once the line is normalised (a stored line is checked again), so every line is read backwards too.
+  const reversed = [...latin].reverse().join('');
+  // Backwards, the segment a role word opens ends at the override: any role word before a colon counts.
+  const backwards = ROLE_ANYWHERE.exec(reversed);
+  if (backwards) return `role marker ("${backwards[0].replace(/^[^\p{L}]/u, '')}", stored backwards)`;
+  for (const key of [latin, reversed]) {
+    const found = aimedInReading(key);
+    if (found) return key === latin ? found : `${found}, stored backwards`;
+  }
+  const plain = plainKey(line);
   for (const re of OTHER_LANGUAGES) {
     const m = re.exec(plain);
     if (m) return `instruction to the model ("${m[0]}")`;
   }
   return null;
+}
+
+/** Role markers and English instructions in one folded reading (forwards or backwards). */
+function aimedInReading(key: string): string | null {
+  for (const reading of [key, squeezedKey(key)]) {
+    const role = ROLE_AT_SEGMENT.exec(reading);
+    if (role) return `role marker ("${role[0].replace(/^[^\p{L}\p{N}]+/u, '')}")`;
+    for (const re of ROLE_MARKERS) {
+      const m = re.exec(reading) ?? re.exec(reading.replace(/\s+/g, ''));
+      if (m) return `role marker ("${m[0]}")`;
+    }
+    for (const re of INSTRUCTIONS) {
+      const m = re.exec(reading);
+      if (m) return `instruction to the model ("${m[0]}")`;
+    }
+  }
+  const split = splitRoleWord(key);
+  if (split) return `role marker ("${split}")`;
+  const squeezed = SQUEEZED_INSTRUCTIONS.exec(squeezedKey(key).replace(/[^a-z:]/g, ''));
+  return squeezed ? `instruction to the model ("${squeezed[0]}", spaced out)` : null;
 }
 
 /** Lines addressed to the assistant rather than describing the tool: for a person to read. */
@@ -323,6 +395,7 @@ const ADDRESSED: RegExp[] = [
   /\b(before|instead\s+of)\s+(replying|responding|answering|you\s+(reply|respond|answer))\b/,
   /\bfrom\s+now\s+on\b/,
   /\bas\s+an\s+ai\b/,
+  /\b(note|message|instructions?|reminder|rules)\s+(to|for)\s+the\s+(assistant|model|ai|llm|chatbot)\b/,
   /\btell\s+the\s+user\b/,
   /\b(important|attention|note\s+to\s+(the\s+)?(assistant|model|ai))\s*:/,
 ];
@@ -361,11 +434,11 @@ function scriptsIn(text: string): Set<string> {
   return out;
 }
 
-/** A word that mixes Latin letters with Cyrillic or Greek ones: look-alike letters. */
+/** A word that mixes Latin letters with another script's: look-alike letters (Cyrillic, Greek, Cherokee, Lisu…). */
 function mixedWord(text: string): string | null {
   for (const word of text.match(/\p{L}+/gu) ?? []) {
     const scripts = scriptsIn(word);
-    if (scripts.has('Latin') && (scripts.has('Cyrillic') || scripts.has('Greek'))) return word;
+    if (scripts.has('Latin') && scripts.size > 1) return word;
   }
   return null;
 }
@@ -418,7 +491,7 @@ function suspicionsIn(line: string, raw: string, ctx: LineContext): string[] {
   if (EMAIL.test(line)) out.push('an e-mail address');
   if (ENTITY.test(line)) out.push('an HTML entity');
   const mixed = mixedWord(line);
-  if (mixed) out.push(`a word mixing Latin with Cyrillic or Greek letters ("${mixed}")`);
+  if (mixed) out.push(`a word mixing Latin with other letters ("${mixed}")`);
   const own = scriptsIn(ctx.definition ?? 'Latin');
   if (own.size === 0) own.add('Latin');
   const foreign = [...scriptsIn(line)].filter((s) => !own.has(s));
@@ -441,7 +514,7 @@ export function checkLineText(raw: string, ctx: LineContext = {}): LineCheck {
   const refuse = (why: string): LineCheck => ({ ok: false, text, refused: why, suspicious: [] });
   const markup = markupIn(text);
   if (markup) return refuse(`markup: ${markup}`);
-  const aimed = aimedIn(text, RIGHT_TO_LEFT.test(raw));
+  const aimed = aimedIn(text);
   if (aimed) return refuse(aimed);
   return { ok: true, text, refused: null, suspicious: suspicionsIn(text, raw, ctx) };
 }

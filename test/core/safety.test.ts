@@ -28,7 +28,7 @@ describe('checkLineText', () => {
       [false, 'markup: a closing tag'],
       [false, 'role marker ("system:")'],
       [false, 'role marker ("system:")'],
-      [false, 'instruction to the model ("ignore all previous instructions")'],
+      [false, 'instruction to the model ("ignore all previous instructions"), stored backwards'],
       [false, 'role marker ("system:")'],
       [false, 'instruction to the model ("share the complete chat")'],
       [false, 'instruction to the model ("ignore previous instructions")'],
@@ -91,10 +91,10 @@ describe('checkLineText', () => {
     ]);
   });
 
-  it('lets no string of the injection corpus through clean, as a request or quoted in a note', () => {
+  it('lets no string of the injection corpus through clean, alone, inside a request or quoted in a note', () => {
     expect(corpus.strings.length).toBeGreaterThanOrEqual(100);
     const through = corpus.strings.flatMap((s) =>
-      [s.text, note(s.text)].flatMap((line) => {
+      [s.text, note(s.text), `refund money back refund: ${s.text}`].flatMap((line) => {
         const c = checkLineText(line, TOOL);
         return c.refused === null && c.suspicious.length === 0 ? [`[${s.class}] ${line}`] : [];
       }),
