@@ -46,7 +46,7 @@ async function augmentOne(model: ChatModel, tool: AugmentInput): Promise<Augment
   } catch (err) {
     return { ok: false, reason: upstreamReason(model, err) };
   }
-  const result = parseAugmentReply(raw);
+  const result = parseAugmentReply(raw, { definition: `${tool.name} ${tool.docstring}` });
   if (!result.ok && raw === null) return { ok: false, reason: `${result.reason} (${model.id})` };
   return result;
 }

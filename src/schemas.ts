@@ -359,6 +359,18 @@ export const Refusal = z.object({
   detail: z.string(),
 });
 export type Refusal = z.infer<typeof Refusal>;
+/**
+ * A proposed line that passed every check but reads as suspicious (docs/security.md "Learned lines"):
+ * `auto_apply` leaves its revision proposed for a person, and says why here.
+ */
+export const HeldLine = z
+  .object({
+    kind: z.enum(['note', 'request', 'avoid', 'call_example']),
+    text: z.string(),
+    reasons: z.array(z.string()),
+  })
+  .openapi('HeldLine');
+export type HeldLine = z.infer<typeof HeldLine>;
 
 export const RankChange = z.object({
   request: z.string(),
@@ -393,6 +405,8 @@ export const Revision = z
     /** Who took it back and when (an undo keeps who applied it in approved_by). */
     undone_at: z.string().nullable(),
     undone_by: z.string().nullable(),
+    /** Lines a person must read before this revision is applied; absent when none (`auto_apply` skips it). */
+    held: z.array(HeldLine).optional(),
   })
   .openapi('Revision');
 export type Revision = z.infer<typeof Revision>;
@@ -567,6 +581,10 @@ export const UnregisteredTool = z
     last_seen_at: z.string(),
     definition_source: z.enum(['metadata', 'inferred']),
     draft: ToolDraft,
+    /** A trace's definition that the learned-line check flagged: a person edits it before registering it. */
+    untrusted: z.boolean(),
+    /** What the check found, each naming where (`description: …`, `parameters.properties.q.description: …`). */
+    untrusted_reasons: z.array(z.string()),
   })
   .openapi('UnregisteredTool');
 export type UnregisteredTool = z.infer<typeof UnregisteredTool>;

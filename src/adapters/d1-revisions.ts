@@ -348,6 +348,7 @@ export function bodyOf(r: RevisionBody): RevisionBody {
     evidence: r.evidence,
     ranks: r.ranks,
     base_version: r.base_version,
+    ...(r.held?.length ? { held: r.held } : {}),
   };
 }
 
@@ -378,6 +379,7 @@ export function toRevisionRecord(row: RevisionRow): RevisionRecord {
     dismiss_reason: row.reason,
     undone_at: row.undone_at,
     undone_by: row.undone_by,
+    ...(body.held?.length ? { held: body.held } : {}),
   };
   return {
     revision,

@@ -2,10 +2,12 @@
  * Augmentation at registration, the pure part (reference "Augmentation at registration" and
  * "Changed behaviour";): one model call per tool asking for a description in the words
  * people use and six example requests, and the checks its reply must pass before anything of it
- * is stored. A reply is data (docs/configuration.md): it is parsed with zod and screened by `aimedAtModel`.
+ * is stored. A reply is data (docs/configuration.md): it is parsed with zod and screened by `checkLineText`
+ * (src/core/safety.ts), the check every learned line passes; what is stored is the normalised text.
  *
- * Refusal policy: a reply is taken whole or not at all. One request aimed at the model (or one too
- * long, repeated, or multi-line) refuses the whole reply, and the tool registers with its plain
+ * Refusal policy: a reply is taken whole or not at all. One request aimed at the model or merely
+ * suspicious — nobody reads an augmentation before it is stored — (or one too long, repeated, or
+ * multi-line) refuses the whole reply, and the tool registers with its plain
  * docstring and no examples. A model that wrote one such line was steered — most likely by the
  * docstring it was shown — so nothing else it wrote in that reply is trusted. The reason names the
  * offending field, e.g. `request 3 is aimed at the model: instruction to the model ("ignore all
@@ -14,7 +16,7 @@
 import { z } from 'zod';
 import type { AugmentInput, ModelTask } from './ports.ts';
 import { jsonObjectsIn } from './json-in-text.ts';
-import { aimedAtModel } from './safety.ts';
+import { checkLineText, type LineContext } from './safety.ts';
 
 /** Bounds on what augmentation may store ("bounded length, 1–12 short distinct requests"). */
 export const AUGMENT_LIMITS = {
@@ -101,7 +103,7 @@ export function buildAugmentTask(tool: AugmentInput): ModelTask {
  * it in chatter or a code fence), validates it with `AugmentReply`, then refuses the whole reply if
  * the description or any request is aimed at the model (see the refusal policy above).
  */
-export function parseAugmentReply(raw: string | null): AugmentResult {
+export function parseAugmentReply(raw: string | null, ctx: LineContext = {}): AugmentResult {
   if (raw === null) return { ok: false, reason: 'model gave no reply' };
   if (raw.trim() === '') return { ok: false, reason: 'model gave an empty reply' };
   if (raw.length > AUGMENT_LIMITS.replyChars) {
@@ -113,20 +115,34 @@ export function parseAugmentReply(raw: string | null): AugmentResult {
   let firstProblem = '';
   for (const candidate of objects) {
     const parsed = AugmentReply.safeParse(candidate);
-    if (parsed.success) return screen(parsed.data);
+    if (parsed.success) return screen(parsed.data, ctx);
     firstProblem ||= describeIssues(parsed.error);
   }
   return { ok: false, reason: `reply has the wrong shape: ${firstProblem}` };
 }
 
-function screen(reply: AugmentReply): AugmentResult {
-  const inDescription = aimedAtModel(reply.description);
-  if (inDescription) return { ok: false, reason: `description is aimed at the model: ${inDescription}` };
-  for (const [i, request] of reply.requests.entries()) {
-    const why = aimedAtModel(request);
-    if (why) return { ok: false, reason: `request ${i + 1} is aimed at the model: ${why}` };
+function screen(reply: AugmentReply, ctx: LineContext): AugmentResult {
+  const description: string[] = [];
+  for (const line of reply.description.split(/\r?\n/)) {
+    const checked = checkLineText(line, ctx);
+    const why = refusalOf(checked.refused, checked.suspicious);
+    if (why) return { ok: false, reason: `description is ${why}` };
+    description.push(checked.text);
   }
-  return { ok: true, description: reply.description, requests: reply.requests };
+  const requests: string[] = [];
+  for (const [i, request] of reply.requests.entries()) {
+    const checked = checkLineText(request, ctx);
+    const why = refusalOf(checked.refused, checked.suspicious);
+    if (why) return { ok: false, reason: `request ${i + 1} is ${why}` };
+    requests.push(checked.text);
+  }
+  return { ok: true, description: description.join('\n'), requests };
+}
+
+/** A refused line is aimed at the model; a suspicious one is refused too, as no person reads it first. */
+function refusalOf(refused: string | null, suspicious: readonly string[]): string | null {
+  if (refused) return `aimed at the model: ${refused}`;
+  return suspicious.length > 0 ? `suspicious: ${suspicious.join('; ')}` : null;
 }
 
 function describeIssues(error: z.ZodError): string {

@@ -1,9 +1,15 @@
 /**
- * Draft definitions for unregistered tools (docs/learning.md): verbatim from a trace's `tools=[…]` when one
+ * Draft definitions for unregistered tools (docs/learning.md): from a trace's `tools=[…]` when one
  * was sent, else inferred from the arguments the model formed — the argument names, their JSON
  * types across the logged calls, and the names every call sent as `required`.
+ *
+ * A trace's definition is whatever an agent key sent, so it is untrusted (docs/security.md "Trace
+ * drafts"): its descriptions are screened by the check every learned line passes and served
+ * normalised; a flagged draft is `untrusted`, with the reasons, and the dashboard makes the operator
+ * edit it before it can be registered.
  */
 import type { ToolDraft } from '../schemas.ts';
+import { checkLineText } from './safety.ts';
 import type { AuthorDefinition } from './tooldef.ts';
 
 export type JsonType = 'string' | 'number' | 'integer' | 'boolean' | 'array' | 'object' | 'null';
@@ -49,20 +55,68 @@ function schemaType(seen: ReadonlySet<JsonType>): JsonType | JsonType[] {
 /** The description of an inferred draft: says plainly that a person has to write it. */
 export const draftDescription = (name: string): string => `DRAFT: describe what ${name} does and when to use it.`;
 
-/** The draft for one unregistered name: the trace's definition, else one inferred from `calls`. */
+/** A draft, where it came from, and whether a person must edit it before it is registered. */
+export interface Drafted {
+  definition_source: 'metadata' | 'inferred';
+  draft: ToolDraft;
+  untrusted: boolean;
+  untrusted_reasons: string[];
+}
+
+/** The draft for one unregistered name: the trace's definition (screened), else one inferred from `calls`. */
 export function draftFor(
   name: string,
   definition: AuthorDefinition | null,
   calls: readonly Record<string, unknown>[],
-): { definition_source: 'metadata' | 'inferred'; draft: ToolDraft } {
+): Drafted {
   if (definition) {
+    const screened = screenDraft({ name, description: definition.description, parameters: definition.parameters });
     return {
       definition_source: 'metadata',
-      draft: { name, description: definition.description, parameters: definition.parameters },
+      draft: screened.draft,
+      untrusted: screened.reasons.length > 0,
+      untrusted_reasons: screened.reasons,
     };
   }
   return {
     definition_source: 'inferred',
     draft: { name, description: draftDescription(name), parameters: inferParameters(calls) },
+    untrusted: false,
+    untrusted_reasons: [],
   };
+}
+
+/**
+ * Every line of the draft's description, and every `description` or `title` in its parameters,
+ * through `checkLineText` against the draft's own words (a draft is its own language): the draft
+ * with those texts normalised, and what was refused or suspicious, each reason naming where.
+ */
+export function screenDraft(draft: ToolDraft): { draft: ToolDraft; reasons: string[] } {
+  const reasons: string[] = [];
+  const own = { definition: `${draft.name} ${draft.description}` };
+  const screen = (where: string, text: string): string =>
+    text
+      .split('\n')
+      .map((line) => {
+        const checked = checkLineText(line, own);
+        if (checked.refused) reasons.push(`${where}: refused: ${checked.refused}`);
+        for (const why of checked.suspicious) reasons.push(`${where}: ${why}`);
+        return checked.text;
+      })
+      .join('\n');
+  const walk = (value: unknown, path: string): unknown => {
+    if (Array.isArray(value)) return value.map((v, i) => walk(v, `${path}[${i}]`));
+    if (typeof value !== 'object' || value === null) return value;
+    return Object.fromEntries(
+      Object.entries(value).map(([k, v]) => [
+        k,
+        (k === 'description' || k === 'title') && typeof v === 'string'
+          ? screen(`${path}.${k}`, v)
+          : walk(v, `${path}.${k}`),
+      ]),
+    );
+  };
+  const description = screen('description', draft.description);
+  const parameters = walk(draft.parameters, 'parameters') as Record<string, unknown>;
+  return { draft: { name: draft.name, description, parameters }, reasons };
 }

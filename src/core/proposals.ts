@@ -5,10 +5,11 @@
  */
 import { z } from 'zod';
 import { LIMITS, type Evidence, type Example, type Refusal, type RefusalReason, type Settings } from '../schemas.ts';
+import type { HeldLine } from '../schemas.ts';
 import { saysTheSame } from './displacement.ts';
 import { jsonObjectsIn } from './json-in-text.ts';
 import { isCapped } from './long-request.ts';
-import { aimedAtModel } from './safety.ts';
+import { checkLineText, normalizeLine } from './safety.ts';
 import { findArgumentValue, scrubValues, withoutPlaceholders } from './scrub.ts';
 import { contentWords, normalize } from './text.ts';
 
@@ -63,6 +64,8 @@ export interface ProposalContext {
   origins?: EvidenceOrigins | undefined;
   /** Masks personal values in a proposed line (privacy.ts); absent: only argument values are refused. */
   mask?: ((text: string) => string) | undefined;
+  /** The tool's own words (name and description): a line in another language or script is suspicious. */
+  definition?: string | undefined;
 }
 
 /** The run and conversation of each piece of evidence, by evidence id. */
@@ -95,6 +98,8 @@ export interface ProposalCheck {
   refused: Refusal[];
   /** Evidence ids cited by what passed: the evidence the revision rests on. */
   cited: string[];
+  /** Lines that passed but are suspicious (src/core/safety.ts): `auto_apply` leaves them for a person. */
+  held?: HeldLine[];
 }
 
 export type ParsedReply = { ok: true; reply: ProposalReply } | { ok: false; refusal: Refusal };
@@ -140,8 +145,10 @@ export function checkProposal(reply: ProposalReply, ctx: ProposalContext): Propo
   const examples = new Set<string>();
   for (const [kind, items, accepted] of groups) {
     for (const item of items) {
-      const masked = maskedLine(kind, item.text.trim(), ctx);
-      const text = typeof masked === 'string' ? masked : item.text.trim();
+      // Checked and stored normalised (src/core/safety.ts): no hidden characters, no width tricks.
+      const raw = normalizeLine(item.text).trim();
+      const masked = maskedLine(kind, raw, ctx);
+      const text = typeof masked === 'string' ? masked : raw;
       const refusal = typeof masked === 'string' ? refusalOf(kind, text, item.cites, accepted, ctx, examples) : masked;
       if (refusal) {
         const shown =
@@ -149,6 +156,8 @@ export function checkProposal(reply: ProposalReply, ctx: ProposalContext): Propo
         out.refused.push({ tool: ctx.tool, kind, text: cut(shown), reason: refusal.reason, detail: refusal.detail });
       } else {
         accepted.push(text);
+        const reasons = checkLineText(text, { definition: ctx.definition }).suspicious;
+        if (reasons.length > 0) out.held = [...(out.held ?? []), { kind, text, reasons }];
         for (const id of item.cites) cited.add(id);
         if (kind === 'request') for (const key of citedRequests(item.cites, text, ctx)) examples.add(key);
       }
@@ -268,7 +277,7 @@ function formFailure(kind: ProposalKind, text: string, ctx: ProposalContext): Fa
     return { reason: 'too_long', detail: 'a request the log stored cut is never an example' };
   const max = RULES[kind].maxChars;
   if (text.length > max) return { reason: 'too_long', detail: `${text.length} characters; at most ${max}` };
-  const aimed = aimedAtModel(text);
+  const aimed = checkLineText(text).refused;
   if (aimed) return { reason: 'aimed_at_model', detail: aimed };
   if (findArgumentValue(text, ctx.values) !== null)
     return { reason: 'argument_value', detail: 'contains a value passed in the arguments of a logged call' };
@@ -491,7 +500,7 @@ export function checkExampleCall(tool: string, line: string, values: readonly un
     detail,
   });
   if (/[\r\n\u2028\u2029]/.test(line)) return refuse('not_one_line', 'the text spans more than one line');
-  const aimed = aimedAtModel(line);
+  const aimed = checkLineText(line).refused;
   if (aimed) return refuse('aimed_at_model', aimed);
   if (findArgumentValue(line, values) !== null)
     return refuse('argument_value', 'contains a value passed in the arguments of a logged call');

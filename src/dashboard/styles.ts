@@ -59,6 +59,7 @@ label { font-weight: 600; }
 .badge { display: inline-block; padding: 0 .45rem; border-radius: 1rem; font-size: .8rem; border: 1px solid var(--line);
   background: var(--panel); }
 .badge.proposed { background: var(--warn-bg); }
+.held { background: var(--warn-bg); border: 1px solid var(--line); border-radius: .3rem; padding: .2rem .6rem; margin: .5rem 0; }
 .badge.applied { background: var(--add-bg); color: var(--add-fg); }
 .badge.dismissed, .badge.undone { color: var(--muted); }
 .cols { display: grid; grid-template-columns: repeat(auto-fit, minmax(22rem, 1fr)); gap: 1rem; }

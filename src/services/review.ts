@@ -31,11 +31,12 @@ import {
   type ProposalContext,
 } from '../core/proposals.ts';
 import type { CallRecord, StoredTool } from '../core/records.ts';
+import { checkLineText } from '../core/safety.ts';
 import { argumentValues } from '../core/scrub.ts';
 import { mapPool } from '../core/pool.ts';
 import type { Services } from '../env.ts';
 import { ApiError, notFound } from '../errors.ts';
-import type { Evidence, Refusal, Review, Revision, Settings, SettingsPatch } from '../schemas.ts';
+import type { Evidence, HeldLine, Refusal, Review, Revision, Settings, SettingsPatch } from '../schemas.ts';
 import { applyContext, applyRevision } from './apply.ts';
 import { modelBudgetReason } from './model-budget.ts';
 import { agentTurnsWritten } from './turn-writer.ts';
@@ -512,6 +513,7 @@ async function reviewTool(svc: Services, t: ToolReview): Promise<ToolResult> {
     ...(callExample ? successfulCallEvidence(successes) : []),
   ];
   const missed = evidence.filter((e) => e.kind === 'missed_request');
+  const held = [...(check.held ?? []), ...example.held];
   const revision: NewRevision = {
     revision_id: `rev_${crypto.randomUUID()}`,
     tool: t.tool.name,
@@ -527,6 +529,7 @@ async function reviewTool(svc: Services, t: ToolReview): Promise<ToolResult> {
     evidence,
     ranks: await rankChanges(svc, t.box, t.tool, check.queries_added, missed, t.settings),
     base_version: t.tool.version,
+    ...(held.length > 0 ? { held } : {}),
   };
   return { revision, refused, error };
 }
@@ -535,15 +538,30 @@ async function reviewTool(svc: Services, t: ToolReview): Promise<ToolResult> {
  * The example call for a tool with at least `min_failures` failed calls, checked like a note
  * (docs/learning.md "Example call"): null when nothing new was built or the line was refused.
  */
-function exampleCall(t: ToolReview, successes: readonly CallRecord[]): { line: string | null; refused: Refusal[] } {
-  if (t.evidence.failed.length < t.settings.min_failures) return { line: null, refused: [] };
+function exampleCall(
+  t: ToolReview,
+  successes: readonly CallRecord[],
+): { line: string | null; refused: Refusal[]; held: HeldLine[] } {
+  const none = { line: null, refused: [], held: [] };
+  if (t.evidence.failed.length < t.settings.min_failures) return none;
   // A shape that one conversation's calls alone show could hold what only that caller used.
   const conversations = new Set(successes.map((c) => c.conversation_id ?? c.turn_id ?? c.call_id));
-  if (conversations.size < t.settings.min_conversations) return { line: null, refused: [] };
+  if (conversations.size < t.settings.min_conversations) return none;
   const built = buildExampleCall(successes, t.tool.parameters);
-  if (built === null || built === t.tool.call_example) return { line: null, refused: [] };
+  if (built === null || built === t.tool.call_example) return none;
   const refusal = checkExampleCall(t.tool.name, built, t.values);
-  return refusal ? { line: null, refused: [refusal] } : { line: built, refused: [] };
+  if (refusal) return { ...none, refused: [refusal] };
+  const checked = checkLineText(built, { definition: definitionOf(t.tool) });
+  const held =
+    checked.suspicious.length > 0
+      ? [{ kind: 'call_example' as const, text: checked.text, reasons: checked.suspicious }]
+      : [];
+  return { line: checked.text, refused: [], held };
+}
+
+/** The tool's own words, which a learned line's language and scripts are compared with. */
+function definitionOf(tool: StoredTool): string {
+  return `${tool.name} ${tool.description ?? tool.docstring}`;
 }
 
 /** What the checks of docs/learning.md need about the tool under review. */
@@ -559,6 +577,7 @@ function proposalContext(t: ToolReview, evidence: readonly Evidence[]): Proposal
     kept: t.kept.get(t.tool.name),
     origins: t.origins,
     mask: t.masker ? (text) => t.masker?.mask(text, t.tool.name, t.values) ?? text : undefined,
+    definition: definitionOf(t.tool),
   };
 }
 
@@ -622,6 +641,13 @@ async function autoApply(svc: Services, agent: string, review: Review, actor: st
   const revisions: Revision[] = [];
   const ctx = applyContext();
   for (const rev of review.revisions) {
+    // A suspicious line is never applied without a person (docs/security.md "auto_apply").
+    const held = heldLines(rev);
+    if (held.length > 0) {
+      revisions.push(rev);
+      review.skipped.push({ tool: rev.tool, reason: `held_for_a_person: ${held.join('; ')}` });
+      continue;
+    }
     try {
       revisions.push(await applyRevision(svc, agent, rev.revision_id, { approved_by: AUTO_APPLY_BY, actor }, now, ctx));
     } catch (err) {
@@ -635,4 +661,10 @@ async function autoApply(svc: Services, agent: string, review: Review, actor: st
     await loopTurn();
   }
   return { ...review, revisions };
+}
+
+/** The held lines the revision still adds (a line refused after the check no longer holds it), described. */
+function heldLines(rev: Revision): string[] {
+  const added = new Set([...rev.notes_added, ...rev.queries_added, ...rev.avoid_added, rev.call_example ?? '']);
+  return (rev.held ?? []).filter((h) => added.has(h.text)).map((h) => `${h.kind} "${h.text}": ${h.reasons.join(', ')}`);
 }

@@ -142,7 +142,7 @@ describe('openai:<model> augmentation against an OpenAI-compatible server', () =
     const out = await augmentTools(openai(name), [TOOL]);
     expect(out.get('lookup_claim')).toEqual({
       ok: false,
-      reason: 'request 3 is aimed at the model: instruction to the model ("ignore all previous")',
+      reason: 'request 3 is aimed at the model: instruction to the model ("ignore all previous instructions")',
     });
     expect(await received(name)).toMatchObject({ calls: 1, logical_calls: 1 });
   });

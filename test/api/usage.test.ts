@@ -346,6 +346,8 @@ describe('GET /v1/agents/:agent/unregistered (docs/learning.md)', () => {
               required: [],
             },
           },
+          untrusted: false,
+          untrusted_reasons: [],
         },
         {
           name: 'upload_file',
@@ -358,6 +360,8 @@ describe('GET /v1/agents/:agent/unregistered (docs/learning.md)', () => {
             description: 'Upload a file to a claim.',
             parameters: uploadDef.function.parameters,
           },
+          untrusted: false,
+          untrusted_reasons: [],
         },
       ],
       next_cursor: null,
@@ -383,6 +387,8 @@ describe('GET /v1/agents/:agent/unregistered (docs/learning.md)', () => {
         last_seen_at: expect.any(String),
         definition_source: 'metadata',
         draft: { name: 'spare_tool', description: 'Spare.', parameters: spare.input_schema },
+        untrusted: false,
+        untrusted_reasons: [],
       },
     ]);
     expect(

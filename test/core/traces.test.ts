@@ -227,7 +227,12 @@ describe('drafts for unregistered tools (docs/learning.md)', () => {
       description: 'Does x.',
       parameters: { type: 'object', properties: { a: { type: 'string', description: 'the a' } } },
     };
-    expect(draftFor('x', def, [{ b: 1 }])).toEqual({ definition_source: 'metadata', draft: def });
+    expect(draftFor('x', def, [{ b: 1 }])).toEqual({
+      definition_source: 'metadata',
+      draft: def,
+      untrusted: false,
+      untrusted_reasons: [],
+    });
     expect(draftFor('y', null, [{ b: 1 }])).toEqual({
       definition_source: 'inferred',
       draft: {
@@ -235,6 +240,8 @@ describe('drafts for unregistered tools (docs/learning.md)', () => {
         description: 'DRAFT: describe what y does and when to use it.',
         parameters: { type: 'object', properties: { b: { type: 'integer' } }, required: ['b'] },
       },
+      untrusted: false,
+      untrusted_reasons: [],
     });
   });
 });

@@ -59,6 +59,7 @@ export async function renderInbox(ctx: ViewContext, panel: HTMLElement): Promise
   fill(
     panel,
     reviewControls(ctx),
+    autoAppliedSection(applied.revisions.filter((r) => r.approved_by === AUTO_APPLY_BY)),
     el(
       'section',
       { 'aria-labelledby': 'inbox-proposed' },
@@ -77,6 +78,45 @@ export async function renderInbox(ctx: ViewContext, panel: HTMLElement): Promise
           )
         : el('p', { class: 'empty', text: 'No applied revisions.' }),
     ),
+  );
+}
+
+/** `approved_by` of what `auto_apply` applied (docs/learning.md). */
+const AUTO_APPLY_BY = 'whetstone:tool_learning';
+
+/**
+ * Everything `auto_apply` applied, listed apart for a person to look at after the fact
+ * (docs/security.md "auto_apply"): the lines it put in front of the model, newest first.
+ */
+function autoAppliedSection(revisions: readonly Revision[]): HTMLElement {
+  const rows = revisions.flatMap((r) =>
+    addedLines(r).map(([kind, text]) =>
+      el(
+        'tr',
+        { 'data-auto-applied': r.revision_id },
+        el('td', { text: r.tool }),
+        el('td', { text: when(r.applied_at) }),
+        el('td', { text: kind }),
+        el('td', { text }),
+      ),
+    ),
+  );
+  return el(
+    'section',
+    { 'aria-labelledby': 'inbox-auto' },
+    el('h2', { id: 'inbox-auto', text: `Applied by auto_apply, for a look (${revisions.length})` }),
+    rows.length
+      ? el(
+          'table',
+          { class: 'auto-applied' },
+          el(
+            'tr',
+            {},
+            ['Tool', 'Applied', 'Kind', 'Line'].map((h) => el('th', { text: h })),
+          ),
+          rows,
+        )
+      : el('p', { class: 'empty', text: 'Nothing was applied without a person.' }),
   );
 }
 
@@ -166,6 +206,7 @@ function revisionCard(
     ),
     el('h4', { text: 'What it changes' }),
     changeList(rev),
+    heldList(rev),
     quality ? beforeAfter(rev.tool, quality) : null,
     isProposed ? [el('h4', { text: 'Model view: before → after' }), preview] : null,
     rev.ranks.length ? ranksTable(rev.ranks) : null,
@@ -192,8 +233,33 @@ export function beforeAfter(tool: string, q: RevisionQuality): HTMLElement {
   );
 }
 
+/** Lines held back from `auto_apply`, with why: a person reads them before applying. */
+function heldList(rev: Revision): HTMLElement | null {
+  if (!rev.held?.length) return null;
+  return el(
+    'div',
+    { class: 'held', 'data-held': rev.revision_id },
+    el('h4', { text: `Held for a person (${rev.held.length}): auto_apply did not apply this revision` }),
+    el(
+      'ul',
+      { class: 'lines' },
+      rev.held.map((h) => el('li', {}, el('strong', { text: `${h.kind}: ` }), h.text, ` — ${h.reasons.join('; ')}`)),
+    ),
+  );
+}
+
 function changeList(rev: Revision): HTMLElement {
-  const items: [string, string][] = [
+  const items = addedLines(rev);
+  if (items.length === 0) return el('p', { class: 'empty', text: 'No change left after the checks.' });
+  return el(
+    'ul',
+    { class: 'lines changes' },
+    items.map(([kind, text]) => el('li', {}, el('strong', { text: `${kind}: ` }), text)),
+  );
+}
+
+function addedLines(rev: Revision): [string, string][] {
+  return [
     ...rev.notes_added.map((t): [string, string] => ['Usage note', t]),
     ...rev.avoid_added.map((t): [string, string] => ['"Not for" line', t]),
     ...(rev.call_example
@@ -202,12 +268,6 @@ function changeList(rev: Revision): HTMLElement {
     ...rev.queries_added.map((t): [string, string] => ['Example request', t]),
     ...rev.queries_withdrawn.map((t): [string, string] => ['Withdrawn example request', t]),
   ];
-  if (items.length === 0) return el('p', { class: 'empty', text: 'No change left after the checks.' });
-  return el(
-    'ul',
-    { class: 'lines changes' },
-    items.map(([kind, text]) => el('li', {}, el('strong', { text: `${kind}: ` }), text)),
-  );
 }
 
 async function loadPreview(ctx: ViewContext, rev: Revision, slot: HTMLElement): Promise<void> {

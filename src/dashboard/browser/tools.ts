@@ -267,6 +267,61 @@ export async function renderUsage(ctx: ViewContext, panel: HTMLElement): Promise
   );
 }
 
+/**
+ * A draft the learned-line check flagged (docs/security.md "Trace drafts"): its reasons, the draft in
+ * an editor, and a Register button that stays disabled until the operator has changed the draft.
+ */
+function untrustedDraft(ctx: ViewContext, u: UnregisteredTool): HTMLElement[] {
+  const original = JSON.stringify(u.draft, null, 2);
+  const id = uid('draft');
+  const editor = el('textarea', { id, rows: 12, spellcheck: 'false', text: original });
+  const note = el('p', { class: 'meta', role: 'status', text: 'Edit the draft to register it.' });
+  const register = el('button', {
+    type: 'button',
+    class: 'primary',
+    text: 'Register edited draft',
+    disabled: true,
+    'aria-label': `Register ${u.name} with the edited draft`,
+    onclick: () =>
+      void act(register, async () => {
+        await api('PUT', agentPath(ctx.agent, 'tools'), { tools: [JSON.parse(editor.value)] });
+        await ctx.reload();
+        announce(`Registered ${u.name} with the edited draft.`);
+      }),
+  });
+  editor.addEventListener('input', () => {
+    let parsed = false;
+    try {
+      parsed = typeof JSON.parse(editor.value) === 'object';
+    } catch {
+      parsed = false;
+    }
+    const edited = editor.value.trim() !== original.trim();
+    register.disabled = !(edited && parsed);
+    note.textContent = !edited
+      ? 'Edit the draft to register it.'
+      : parsed
+        ? 'Edited: ready to register.'
+        : 'The draft is not valid JSON.';
+  });
+  return [
+    el(
+      'div',
+      { class: 'held', 'data-untrusted': u.name },
+      el('h4', { text: 'Untrusted: the check flagged this draft from a trace' }),
+      el(
+        'ul',
+        { class: 'lines' },
+        u.untrusted_reasons.map((r) => el('li', { text: r })),
+      ),
+    ),
+    el('label', { for: id, text: `Draft definition of ${u.name} (edit before registering)` }),
+    editor,
+    note,
+    el('div', { class: 'actions' }, register),
+  ];
+}
+
 function unregisteredCard(ctx: ViewContext, u: UnregisteredTool): HTMLElement {
   const register = el('button', {
     type: 'button',
@@ -301,8 +356,9 @@ function unregisteredCard(ctx: ViewContext, u: UnregisteredTool): HTMLElement {
         text: u.definition_source === 'metadata' ? 'from a trace' : 'inferred from the calls',
       }),
     ),
-    el('pre', { text: JSON.stringify(u.draft, null, 2) }),
-    el('div', { class: 'actions' }, register),
+    u.untrusted
+      ? untrustedDraft(ctx, u)
+      : [el('pre', { text: JSON.stringify(u.draft, null, 2) }), el('div', { class: 'actions' }, register)],
   );
 }
 
