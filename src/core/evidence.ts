@@ -20,6 +20,7 @@ import type { Evidence } from '../schemas.ts';
 import type { CallRecord, OutcomeRecord, TurnRecord } from './records.ts';
 import { argumentValues, scrubValues } from './scrub.ts';
 import { type Attribution, attributeRuns, calledTool } from './attribution.ts';
+import { aimedAtModel } from './safety.ts';
 import { groupRuns, runKeys, type Run, timeOf } from './serving.ts';
 
 export interface EvidenceInput {
@@ -41,6 +42,8 @@ export interface FoundEvidence {
   conversations: Map<string, string>;
   /** evidence id → run key: thresholds count runs, so a retried failure counts once. */
   runs: Map<string, string>;
+  /** evidence id → why its request or error, as sent, is aimed at the model: nothing may rest on it. */
+  hostile: Map<string, string>;
 }
 
 /** One tool's evidence, split by kind. */
@@ -67,18 +70,30 @@ export function findEvidenceWithOrigins(input: EvidenceInput): FoundEvidence {
     ...findMissedRequests(attributions, input.registered, masking),
     ...findConfusedRequests(attributions, input.registered, masking),
   ];
+  const keyOfCall = runKeys(input.calls, input.turns);
+  const callById = new Map(input.calls.map((c) => [c.call_id, c]));
+  const runByKey = new Map(runs.map((r) => [r.key, r]));
+  const runKeyOf = (e: Evidence): string => {
+    const call = e.kind === 'failed_call' && e.call_id !== null ? callById.get(e.call_id) : undefined;
+    return call ? (keyOfCall.get(call) ?? `call:${call.call_id}`) : e.evidence_id.split(':').slice(2).join(':');
+  };
+  // A request or error aimed at the model is marked (docs/security.md "Learned lines"): masking its
+  // values could leave a fragment that no longer reads as hostile, so what rests on it is refused.
+  const rawOf = (e: Evidence): string =>
+    (e.kind === 'failed_call' && e.call_id !== null
+      ? callById.get(e.call_id)?.error
+      : runByKey.get(runKeyOf(e))?.request) ?? '';
   const byId = new Map<string, Evidence>();
   for (const e of found) byId.set(e.evidence_id, e);
   const evidence = [...byId.values()].sort(
     (a, b) => timeOf(a.at) - timeOf(b.at) || a.evidence_id.localeCompare(b.evidence_id),
   );
-  const keyOfCall = runKeys(input.calls, input.turns);
-  const callById = new Map(input.calls.map((c) => [c.call_id, c]));
-  const runByKey = new Map(runs.map((r) => [r.key, r]));
-  const origins: FoundEvidence = { evidence, conversations: new Map(), runs: new Map() };
+  const origins: FoundEvidence = { evidence, conversations: new Map(), runs: new Map(), hostile: new Map() };
   for (const e of evidence) {
+    const hostile = aimedAtModel(rawOf(e));
+    if (hostile !== null) origins.hostile.set(e.evidence_id, hostile);
     const call = e.kind === 'failed_call' && e.call_id !== null ? callById.get(e.call_id) : undefined;
-    const runKey = call ? (keyOfCall.get(call) ?? `call:${call.call_id}`) : e.evidence_id.split(':').slice(2).join(':');
+    const runKey = runKeyOf(e);
     const run = runByKey.get(runKey);
     origins.runs.set(e.evidence_id, runKey);
     origins.conversations.set(e.evidence_id, run?.conversation_id ?? call?.conversation_id ?? runKey);

@@ -72,6 +72,8 @@ export interface ProposalContext {
 export interface EvidenceOrigins {
   runs: ReadonlyMap<string, string>;
   conversations: ReadonlyMap<string, string>;
+  /** Evidence whose request or error, as sent, is aimed at the model: no line may rest on it. */
+  hostile?: ReadonlyMap<string, string>;
 }
 
 /** The requests kept "Not for" lines rest on, as `requestKey`s. */
@@ -218,6 +220,16 @@ function refusalOf(
   if ('reason' in line) return line;
   const basis = citedEvidence(kind, cites, ctx);
   if ('reason' in basis) return basis;
+  // A request's or error's words carried into the line (an example, a "Not for" line, a quote in a
+  // note) may be what is left of text aimed at the model once its values were masked.
+  const carries = kind !== 'note' || text.includes('"');
+  const hostile = carries ? basis.find((e) => ctx.origins?.hostile?.has(e.evidence_id)) : undefined;
+  if (hostile) {
+    return {
+      reason: 'aimed_at_model',
+      detail: `rests on "${hostile.evidence_id}", whose text as sent is aimed at the model (${ctx.origins?.hostile?.get(hostile.evidence_id)})`,
+    };
+  }
   return (
     basisFailure(basis, line, ctx) ??
     (kind === 'note' ? quoteFailure(text, basis, ctx) : null) ??

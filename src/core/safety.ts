@@ -280,7 +280,9 @@ function tagIn(text: string): string | null {
 }
 
 /** Markup of any kind: the reason, or null when the line reads as plain text. */
-function markupIn(text: string): string | null {
+function markupIn(line: string): string | null {
+  // Placeholders are Whetstone's own, and must not hide a tag around them ("<img onerror=f(<value>)>").
+  const text = line.replace(/<(?:value|text|number)>/gi, 'x');
   const tags = tagIn(text);
   if (tags) return tags;
   // Spaces slipped into a tag ("< |im_start|>", "< / system >") do not make it text.
@@ -291,6 +293,8 @@ function markupIn(text: string): string | null {
   if (text.includes('](')) return 'a markdown link or image ("](")';
   if (/!\[/.test(text)) return 'a markdown image ("![")';
   if (/^\s*\[[^\]]+\]:\s*\S/.test(text)) return 'a markdown link definition';
+  // Anywhere in a line, once its URL was masked as a value: "[docs]: <value>".
+  if (/\[[^\]]+\]:\s*(?:<value>|[a-z][\w+.-]*:\/\/)/i.test(line)) return 'a markdown link definition';
   if (/```|~~~/.test(text)) return 'a code fence';
   if (/\*\*(?=\S)[^*]*\S\*\*/.test(text)) return 'emphasis (**…**)';
   const under = /(?:^|[^\w])__(?=[^_\s])(.*?[^_\s])__(?!\w)/.exec(text);
@@ -488,6 +492,7 @@ function suspicionsIn(line: string, raw: string, ctx: LineContext): string[] {
   const role = ROLE_ANYWHERE.exec(latin);
   if (role) out.push(`a role word before a colon ("${role[0].replace(/^[^\p{L}]/u, '')}")`);
   if (URL.test(line)) out.push('a URL or web address');
+  if (/\[[^\]]{1,40}\]:/.test(line)) out.push('a bracketed label before a colon, as markdown defines a link');
   if (EMAIL.test(line)) out.push('an e-mail address');
   if (ENTITY.test(line)) out.push('an HTML entity');
   const mixed = mixedWord(line);

@@ -217,7 +217,8 @@ describe('auto_apply is not a way in', () => {
     ];
     expect((await api('PUT', `/v1/agents/${agent}/tools`, { body: { tools } })).status).toBe(200);
     const error = {
-      get_order: 'order service moved, see https://status.example/orders',
+      // A URL in an error is masked as a value now; a line in another script still holds.
+      get_order: 'заказ не найден, повторите позже',
       track_order: 'order_id must start with ORD-',
     };
     const calls = (['get_order', 'track_order'] as const).flatMap((name) =>
@@ -246,16 +247,26 @@ describe('auto_apply is not a way in', () => {
     expect(
       review.body.revisions.map((r: { tool: string; status: string; held?: unknown }) => [r.tool, r.status, r.held]),
     ).toEqual([
-      ['get_order', 'proposed', [{ kind: 'note', text: held, reasons: ['a URL or web address'] }]],
+      [
+        'get_order',
+        'proposed',
+        [{ kind: 'note', text: held, reasons: ["words in Cyrillic script, which the tool's definition does not use"] }],
+      ],
       ['track_order', 'applied', undefined],
     ]);
     expect(review.body.skipped).toEqual([
-      { tool: 'get_order', reason: `held_for_a_person: note "${held}": a URL or web address` },
+      {
+        tool: 'get_order',
+        reason: `held_for_a_person: note "${held}": words in Cyrillic script, which the tool's definition does not use`,
+      },
     ]);
     // Stored proposed, with the lines that hold it, for the person who reads the inbox.
     const waiting = (await api('GET', `/v1/agents/${agent}/revisions?status=proposed`)).body.revisions;
     expect(waiting.map((r: { tool: string; held: unknown }) => [r.tool, r.held])).toEqual([
-      ['get_order', [{ kind: 'note', text: held, reasons: ['a URL or web address'] }]],
+      [
+        'get_order',
+        [{ kind: 'note', text: held, reasons: ["words in Cyrillic script, which the tool's definition does not use"] }],
+      ],
     ]);
     const view = (await api('GET', `/v1/agents/${agent}/tools/get_order`)).body.model_view.function.description;
     expect(view).toBe('Look up an order by its id.');

@@ -117,6 +117,8 @@ describe('injection through the log', () => {
       ['lookup_order', 'note'],
       ['lookup_order', 'request'],
       ['lookup_order', 'request'],
+      // Its words come from requests that, as sent, were aimed at the model.
+      ['refund_order', 'avoid'],
     ]);
     for (const rev of review.body.revisions) {
       expect(JSON.stringify([rev.notes_added, rev.queries_added, rev.avoid_added, rev.call_example])).not.toMatch(
