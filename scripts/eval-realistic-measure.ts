@@ -73,6 +73,8 @@ export interface RealisticQuality {
     precision: number;
     unmatched: number;
     wrong_by_tool: Record<string, number>;
+    /** The wrong examples (at most 200): the tool, the text, what truly served the runs it came from, and their kinds. */
+    wrong: { tool: string; text: string; served_by: string[]; runs: string[] }[];
   };
   not_for: { lines: number; right: number; precision: number; wrong: { tool: string; line: string }[] };
   contradictions: number;
@@ -174,6 +176,7 @@ export function measureRealistic(
   let right = 0;
   let unmatched = 0;
   const wrongByTool: Record<string, number> = {};
+  const wrongExamples: RealisticQuality['examples']['wrong'] = [];
   const exampleKeys = new Map<string, Set<string>>();
   for (const row of learned.rows) {
     const keys = new Set<string>();
@@ -183,7 +186,16 @@ export function measureRealistic(
       const runs = index.runsOf(e.text);
       if (runs.length === 0) unmatched++;
       if (runs.some((r) => r.served_by.includes(row.name))) right++;
-      else wrongByTool[row.name] = (wrongByTool[row.name] ?? 0) + 1;
+      else {
+        wrongByTool[row.name] = (wrongByTool[row.name] ?? 0) + 1;
+        if (wrongExamples.length < 200)
+          wrongExamples.push({
+            tool: row.name,
+            text: e.text,
+            served_by: [...new Set(runs.flatMap((r) => r.served_by))],
+            runs: [...new Set(runs.map((r) => r.kind))],
+          });
+      }
     }
     exampleKeys.set(row.name, keys);
   }
@@ -279,6 +291,7 @@ export function measureRealistic(
       precision: pct(right, learnedCount),
       unmatched,
       wrong_by_tool: Object.fromEntries(Object.entries(wrongByTool).sort((a, b) => b[1] - a[1])),
+      wrong: wrongExamples,
     },
     not_for: { lines, right: rightLines, precision: pct(rightLines, lines), wrong: wrongLines },
     contradictions,
@@ -384,7 +397,9 @@ export function findLeaks(values: readonly PersonalValue[], texts: readonly { wh
   const long = new Map<string, { v: PersonalValue; form: string; n: string }[]>();
   const short = new Map<string, { v: PersonalValue; form: string; n: string }[]>();
   const seen = new Set<string>();
-  for (const v of values) {
+  // Two generated customers can share a name: one value per text.
+  const unique = [...new Map(values.map((v) => [`${v.kind}\u0000${v.text}`, v])).values()];
+  for (const v of unique) {
     for (const form of [v.text, String(v.arg), ...v.forms]) {
       const n = normalised(form);
       if (n.length < 3 || seen.has(`${v.id}\u0000${n}`)) continue;
@@ -401,15 +416,17 @@ export function findLeaks(values: readonly PersonalValue[], texts: readonly { wh
     const n = normalised(text);
     const lower = text.toLowerCase();
     const found = new Set<string>();
+    // One finding per value and text: exact when one of its forms is there as written (case aside).
     const report = (e: { v: PersonalValue; form: string }): void => {
-      const id = `${e.v.id}\u0000${e.form}`;
-      if (found.has(id)) return;
-      found.add(id);
+      const key = `${e.v.kind}\u0000${e.v.text}`;
+      if (found.has(key)) return;
+      found.add(key);
+      const exact = [e.v.text, String(e.v.arg), ...e.v.forms].find((f) => lower.includes(f.toLowerCase()));
       out.push({
         value: e.v.text,
         kind: e.v.kind,
-        form: e.form,
-        match: lower.includes(e.form.toLowerCase()) ? 'exact' : 'normalised',
+        form: exact ?? e.form,
+        match: exact === undefined ? 'normalised' : 'exact',
         where,
         text: text.length > 160 ? `${text.slice(0, 157)}…` : text,
       });
