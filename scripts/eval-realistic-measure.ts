@@ -318,7 +318,7 @@ export function measureRealistic(
       values_leaked: leaked.size,
       findings: leaks.length,
       by_kind: count([...new Map(leaks.map((l) => [l.value, l])).values()], (l) => l.kind),
-      by_place: count(leaks, (l) => l.where.replace(/^[^:]*: /, '').replace(/\[\d+\]/g, '')),
+      by_place: count(leaks, placeOf),
       list: leaks,
     },
     traffic: {
@@ -331,6 +331,12 @@ export function measureRealistic(
       failed_calls: calls.filter((c) => !c.success).length,
     },
   };
+}
+
+/** Where a leak was found, without the tool, revision and index: `row notes`, `revision evidence`, `review refused`. */
+function placeOf(l: Leak): string {
+  const source = l.where.split(' ')[0] === 'tool' ? 'row' : (l.where.split(' ')[0] ?? '');
+  return `${source} ${l.where.replace(/^[^:]*: /, '').replace(/\[\d+\]/g, '')}`;
 }
 
 /** Every text something learned holds, with where it is (`tool T: notes[0]`, `revision R (T): evidence[3]`). */
@@ -381,8 +387,8 @@ export function learnedTexts(learned: Learned): { where: string; text: string }[
     );
   }
   learned.refused.forEach((x, i) => {
-    add(`review refusal ${i} (${x.tool ?? '?'}): text`, [x.text]);
-    add(`review refusal ${i} (${x.tool ?? '?'}): detail`, [x.detail]);
+    add(`review refusal ${i} (${x.tool ?? '?'}): refused`, [x.text]);
+    add(`review refusal ${i} (${x.tool ?? '?'}): refused detail`, [x.detail]);
   });
   return out;
 }
