@@ -30,7 +30,7 @@ const CONCURRENCY = Number(process.env.EVAL_ROUTE_CONCURRENCY ?? 8);
 const AGENT = 'eval-learn';
 /** Leaks printed on stdout and kept in the report JSON; `--labels` writes them all. */
 const MAX_LEAKS_PRINTED = 200;
-const MAX_LEAKS_KEPT = 1000;
+const MAX_LEAKS_KEPT = 200;
 
 export interface RealisticReport {
   generated_at: string;
