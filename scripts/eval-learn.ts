@@ -109,7 +109,12 @@ function recallOf(queries: readonly EvalQuery[], routed: readonly Routed[]): Rec
 }
 
 /** Measures held-out (or validation) recall through `/route`, turns without a conversation. */
-async function measure(w: BenchWorker, agent: string, queries: readonly EvalQuery[], label: string): Promise<Recall> {
+export async function measure(
+  w: BenchWorker,
+  agent: string,
+  queries: readonly EvalQuery[],
+  label: string,
+): Promise<Recall> {
   return recallOf(queries, await routeAll(w, agent, queries, label, () => undefined));
 }
 
@@ -157,7 +162,7 @@ function countReviews(
 }
 
 /** Reviews with `auto_apply` until a pass makes no model call (every tool with new calls was read). */
-async function reviewRound(w: BenchWorker, agent: string): Promise<ReviewSummary[]> {
+export async function reviewRound(w: BenchWorker, agent: string): Promise<ReviewSummary[]> {
   const passes: ReviewSummary[] = [];
   for (let pass = 1; pass <= MAX_PASSES; pass++) {
     const r = await review(w, agent, { max_tools: MAX_TOOLS_PER_PASS });
@@ -316,7 +321,7 @@ async function bm25Baselines(
 }
 
 /** Held-out wordings routed after each round for the learning curve (a seeded sample; the end measures all). */
-const CURVE_SAMPLE = 2000;
+export const CURVE_SAMPLE = 2000;
 
 /** Runs the whole simulation against a fresh Worker and returns the report. */
 export async function runLearn(opts: LearnOptions): Promise<LearnReport> {
@@ -424,7 +429,7 @@ function limitWordings(plan: Plan, n: number | null): Plan {
 }
 
 /** A seeded sample of `n` wordings (all when there are fewer). */
-function seededSample(queries: readonly EvalQuery[], n: number): EvalQuery[] {
+export function seededSample(queries: readonly EvalQuery[], n: number): EvalQuery[] {
   const random = mulberry32(0x5eed);
   const out = [...queries];
   for (let i = out.length - 1; i > 0; i--) {

@@ -206,6 +206,10 @@ async function main(): Promise<void> {
       agent: { type: 'string' },
       wordings: { type: 'string' },
       passes: { type: 'string' },
+      seed: { type: 'string' },
+      seeds: { type: 'string' },
+      labels: { type: 'string' },
+      curve: { type: 'boolean' },
     },
   });
   if (values.ceiling) {
@@ -220,6 +224,11 @@ async function main(): Promise<void> {
       writeFileSync(new URL('../bench/eval-ceiling.json', import.meta.url), `${JSON.stringify(out, null, 2)}\n`);
       process.stderr.write('wrote bench/eval-ceiling.json\n');
     }
+    return;
+  }
+  if (!values.cold && values.agent === 'realistic') {
+    const { realisticMain } = await import('./eval-realistic.ts');
+    await realisticMain(values);
     return;
   }
   if (!values.cold) {

@@ -1,0 +1,446 @@
+/**
+ * The measures of the realistic agent (scripts/eval-realistic-agent.ts), from its labels and what
+ * the Worker learned (rows and every revision the reviews answered). In process, pure; the rules
+ * under test are only read through what they produced, so these run against any learning rules.
+ *
+ * - example precision: a learned example is right when its tool truly served the run(s) its wording
+ *   came from (one of the tools of a multi-tool run counts);
+ * - Not-for precision: "Not for …; use B" on A is right when B truly served every request the line
+ *   cites and A did not;
+ * - contradictions: an example on A that A's kept Not-for lines send elsewhere, plus mirror-image
+ *   lines (A: "use B", B: "use A" on a shared request) — as scripts/eval-quality.ts counts them;
+ * - note precision and recall: a note is right when its tool has the planted mistake and the note
+ *   names the planted argument (the planted error is the only repeated error that names it);
+ *   recall over the tools with a planted mistake;
+ * - re-ask precision and recall of `isReAsk` (src/core/reask.ts) on the labelled pairs;
+ * - personal values leaked: any generated value, in any of its forms, found in anything learned.
+ *
+ * A learned text is matched to runs by its words with values out (digits, the generated values'
+ * words, `<value>`), exactly first, else by the ToolE wording it contains (or that contains it).
+ */
+import { isReAsk } from '../src/core/reask.ts';
+import { namedTool } from '../src/core/proposals.ts';
+import { type Labels, PLANTED_ARGUMENT, type RunLabel } from './eval-realistic-agent.ts';
+import { normalised, type PersonalValue, wordsOf } from './eval-realistic-data.ts';
+
+/** A tool row as `GET …/tools` answers it (the fields read here). */
+export interface LearnedRow {
+  name: string;
+  description: string | null;
+  examples: { text: string; source: string }[];
+  notes: string[];
+  avoid: string[];
+  call_example: string | null;
+}
+
+/** A revision as a review answers it (the fields read here). */
+export interface LearnedRevision {
+  revision_id: string;
+  tool: string;
+  status: string;
+  queries_added: string[];
+  queries_withdrawn: string[];
+  notes_added: string[];
+  avoid_added: string[];
+  call_example: string | null;
+  displaced: { request: string; tool: string }[];
+  queries_displaced: { text: string }[];
+  refused: { kind: string; text: string; reason: string; detail?: string }[];
+  evidence: { kind: string; text: string; served_by: string | null }[];
+}
+
+export interface Learned {
+  rows: LearnedRow[];
+  revisions: LearnedRevision[];
+  /** Refusals a review answered outside any revision. */
+  refused: { tool?: string; kind: string; text?: string; reason: string; detail?: string }[];
+}
+
+/** One leak: a value (in one of its forms) found in a learned text. */
+export interface Leak {
+  value: string;
+  kind: string;
+  form: string;
+  match: 'exact' | 'normalised';
+  where: string;
+  text: string;
+}
+
+export interface RealisticQuality {
+  examples: {
+    learned: number;
+    right: number;
+    precision: number;
+    unmatched: number;
+    wrong_by_tool: Record<string, number>;
+    /** The wrong examples (at most 200): the tool, the text, what truly served the runs it came from, and their kinds. */
+    wrong: { tool: string; text: string; served_by: string[]; runs: string[] }[];
+  };
+  not_for: { lines: number; right: number; precision: number; wrong: { tool: string; line: string }[] };
+  contradictions: number;
+  notes: {
+    notes: number;
+    right: number;
+    precision: number | null;
+    planted_tools: number;
+    planted_with_note: number;
+    recall: number;
+    wrong: { tool: string; note: string }[];
+  };
+  reask: {
+    pairs: number;
+    labelled_reasks: number;
+    predicted_reasks: number;
+    true_positives: number;
+    precision: number;
+    recall: number;
+    by_kind: Record<string, { pairs: number; said_reask: number }>;
+  };
+  leaks: {
+    values_used: number;
+    values_leaked: number;
+    findings: number;
+    by_kind: Record<string, number>;
+    by_place: Record<string, number>;
+    list: Leak[];
+  };
+  traffic: {
+    runs: number;
+    conversations: number;
+    by_kind: Record<string, number>;
+    served_none: number;
+    outcomes_false: number;
+    calls: number;
+    failed_calls: number;
+  };
+}
+
+/** Matches learned texts to the runs they came from, by their words with values out. */
+class RunIndex {
+  private readonly exact = new Map<string, RunLabel[]>();
+  private readonly byWording = new Map<string, RunLabel[]>();
+
+  constructor(
+    runs: readonly RunLabel[],
+    private readonly valueWords: ReadonlySet<string>,
+  ) {
+    for (const r of runs) {
+      const k = this.key(r.request);
+      this.exact.set(k, [...(this.exact.get(k) ?? []), r]);
+      for (const w of r.wordings) {
+        const wk = this.key(w.text);
+        this.byWording.set(wk, [...(this.byWording.get(wk) ?? []), r]);
+      }
+    }
+  }
+
+  key(text: string): string {
+    return wordsOf(text.replace(/<value>/g, ' '))
+      .filter((w) => !/\d/.test(w) && !this.valueWords.has(w))
+      .join(' ');
+  }
+
+  /** The runs a learned text came from: same words with values out, else the runs of a wording it holds. */
+  runsOf(text: string): RunLabel[] {
+    const k = this.key(text);
+    const hit = this.exact.get(k);
+    if (hit) return hit;
+    if (k.length < 8) return [];
+    const out: RunLabel[] = [];
+    for (const [wk, runs] of this.byWording) {
+      if (wk.length >= 8 && (` ${k} `.includes(` ${wk} `) || ` ${wk} `.includes(` ${k} `))) out.push(...runs);
+    }
+    return out;
+  }
+}
+
+const pct = (right: number, n: number): number => (n === 0 ? 1 : right / n);
+
+/** Every measure of one seed. */
+export function measureRealistic(
+  labels: Labels,
+  learned: Learned,
+  generated: readonly PersonalValue[],
+  /** False skips the re-ask test (a few ms a pair): the per-round figures do not need it. */
+  withReAsk = true,
+): RealisticQuality {
+  // The values the traffic used (a persona's values it never typed, passed or quoted are not counted).
+  const usedIds = new Set(labels.runs.flatMap((r) => r.values));
+  const values = generated.filter((v) => usedIds.has(v.id));
+  const valueWords = new Set(values.flatMap((v) => [v.text, String(v.arg), ...v.forms].flatMap(wordsOf)));
+  const index = new RunIndex(labels.runs, valueWords);
+  const names = new Set(learned.rows.map((r) => r.name));
+
+  // Examples.
+  let learnedCount = 0;
+  let right = 0;
+  let unmatched = 0;
+  const wrongByTool: Record<string, number> = {};
+  const wrongExamples: RealisticQuality['examples']['wrong'] = [];
+  const exampleKeys = new Map<string, Set<string>>();
+  for (const row of learned.rows) {
+    const keys = new Set<string>();
+    for (const e of row.examples.filter((x) => x.source === 'learned')) {
+      learnedCount++;
+      keys.add(index.key(e.text));
+      const runs = index.runsOf(e.text);
+      if (runs.length === 0) unmatched++;
+      if (runs.some((r) => r.served_by.includes(row.name))) right++;
+      else {
+        wrongByTool[row.name] = (wrongByTool[row.name] ?? 0) + 1;
+        if (wrongExamples.length < 200)
+          wrongExamples.push({
+            tool: row.name,
+            text: e.text,
+            served_by: [...new Set(runs.flatMap((r) => r.served_by))],
+            runs: [...new Set(runs.map((r) => r.kind))],
+          });
+      }
+    }
+    exampleKeys.set(row.name, keys);
+  }
+
+  // Not-for lines and contradictions.
+  let lines = 0;
+  let rightLines = 0;
+  let contradictions = 0;
+  const wrongLines: { tool: string; line: string }[] = [];
+  const sends = new Map<string, Set<string>>();
+  for (const row of learned.rows) {
+    const sentAway = new Set<string>();
+    for (const line of row.avoid) {
+      lines++;
+      const target = namedTool(line, names);
+      const rev = learned.revisions.find(
+        (r) => r.tool === row.name && r.status === 'applied' && r.avoid_added.includes(line),
+      );
+      const cited = (rev?.evidence ?? []).filter((e) => e.kind === 'confused_request' && e.served_by === target);
+      const ok =
+        cited.length > 0 &&
+        cited.every((e) =>
+          index.runsOf(e.text).some((r) => r.served_by.includes(target) && !r.served_by.includes(row.name)),
+        );
+      if (ok) rightLines++;
+      else wrongLines.push({ tool: row.name, line });
+      const keys = cited.map((e) => index.key(e.text));
+      for (const k of keys) sentAway.add(k);
+      const pair = `${row.name}\u0000${target}`;
+      sends.set(pair, new Set([...(sends.get(pair) ?? []), ...keys]));
+    }
+    for (const k of exampleKeys.get(row.name) ?? []) if (sentAway.has(k)) contradictions++;
+  }
+  for (const [pair, requests] of sends) {
+    const [a, b] = pair.split('\u0000');
+    if (a === undefined || b === undefined || a > b) continue;
+    const back = sends.get(`${b}\u0000${a}`);
+    if (back && [...requests].some((r) => back.has(r))) contradictions++;
+  }
+
+  // Usage notes.
+  const planted = new Set(labels.planted);
+  let notes = 0;
+  let rightNotes = 0;
+  const wrongNotes: { tool: string; note: string }[] = [];
+  const withNote = new Set<string>();
+  for (const row of learned.rows) {
+    for (const n of row.notes) {
+      notes++;
+      if (planted.has(row.name) && n.includes(PLANTED_ARGUMENT)) {
+        rightNotes++;
+        withNote.add(row.name);
+      } else wrongNotes.push({ tool: row.name, note: n });
+    }
+  }
+
+  // Re-asks.
+  const byRun = new Map(labels.runs.map((r) => [r.run, r]));
+  let tp = 0;
+  let predicted = 0;
+  let labelled = 0;
+  const byKind: Record<string, { pairs: number; said_reask: number }> = {};
+  for (const p of withReAsk ? labels.pairs : []) {
+    const first = byRun.get(p.first);
+    const next = byRun.get(p.next);
+    if (!first || !next) continue;
+    const args = [...first.calls, ...next.calls].flatMap((c) => Object.values(c.arguments));
+    const said = isReAsk(first.request, next.request, args);
+    const truth = p.label === 'reask';
+    if (said) predicted++;
+    if (truth) labelled++;
+    if (said && truth) tp++;
+    const k = byKind[p.kind] ?? { pairs: 0, said_reask: 0 };
+    byKind[p.kind] = k;
+    k.pairs++;
+    if (said) k.said_reask++;
+  }
+
+  // Leaks.
+  const leaks = findLeaks(values, learnedTexts(learned));
+  const leaked = new Set(leaks.map((l) => l.value));
+  const count = <T>(items: readonly T[], keyOf: (x: T) => string): Record<string, number> => {
+    const out: Record<string, number> = {};
+    for (const x of items) out[keyOf(x)] = (out[keyOf(x)] ?? 0) + 1;
+    return out;
+  };
+
+  const calls = labels.runs.flatMap((r) => r.calls);
+  return {
+    examples: {
+      learned: learnedCount,
+      right,
+      precision: pct(right, learnedCount),
+      unmatched,
+      wrong_by_tool: Object.fromEntries(Object.entries(wrongByTool).sort((a, b) => b[1] - a[1])),
+      wrong: wrongExamples,
+    },
+    not_for: { lines, right: rightLines, precision: pct(rightLines, lines), wrong: wrongLines },
+    contradictions,
+    notes: {
+      notes,
+      right: rightNotes,
+      precision: notes === 0 ? null : rightNotes / notes,
+      planted_tools: planted.size,
+      planted_with_note: withNote.size,
+      recall: pct(withNote.size, planted.size),
+      wrong: wrongNotes,
+    },
+    reask: {
+      pairs: labels.pairs.length,
+      labelled_reasks: labelled,
+      predicted_reasks: predicted,
+      true_positives: tp,
+      precision: pct(tp, predicted),
+      recall: pct(tp, labelled),
+      by_kind: byKind,
+    },
+    leaks: {
+      values_used: values.length,
+      values_leaked: leaked.size,
+      findings: leaks.length,
+      by_kind: count([...new Map(leaks.map((l) => [l.value, l])).values()], (l) => l.kind),
+      by_place: count(leaks, placeOf),
+      list: leaks,
+    },
+    traffic: {
+      runs: labels.runs.length,
+      conversations: new Set(labels.runs.map((r) => r.conversation)).size,
+      by_kind: count(labels.runs, (r) => r.kind),
+      served_none: labels.runs.filter((r) => r.served_by.length === 0).length,
+      outcomes_false: labels.runs.filter((r) => r.outcome === false).length,
+      calls: calls.length,
+      failed_calls: calls.filter((c) => !c.success).length,
+    },
+  };
+}
+
+/** Where a leak was found, without the tool, revision and index: `row notes`, `revision evidence`, `review refused`. */
+function placeOf(l: Leak): string {
+  const source = l.where.split(' ')[0] === 'tool' ? 'row' : (l.where.split(' ')[0] ?? '');
+  return `${source} ${l.where.replace(/^[^:]*: /, '').replace(/\[\d+\]/g, '')}`;
+}
+
+/** Every text something learned holds, with where it is (`tool T: notes[0]`, `revision R (T): evidence[3]`). */
+export function learnedTexts(learned: Learned): { where: string; text: string }[] {
+  const out: { where: string; text: string }[] = [];
+  const add = (where: string, texts: readonly (string | null | undefined)[]): void => {
+    texts.forEach((t, i) => {
+      if (t) out.push({ where: `${where}[${i}]`, text: t });
+    });
+  };
+  for (const row of learned.rows) {
+    const w = `tool ${row.name}: `;
+    add(
+      `${w}examples`,
+      row.examples.filter((e) => e.source !== 'synthetic').map((e) => e.text),
+    );
+    add(`${w}notes`, row.notes);
+    add(`${w}avoid`, row.avoid);
+    add(`${w}call_example`, [row.call_example]);
+    add(`${w}description`, [row.description]);
+  }
+  for (const r of learned.revisions) {
+    const w = `revision ${r.revision_id} (${r.tool}): `;
+    add(`${w}queries_added`, r.queries_added);
+    add(`${w}queries_withdrawn`, r.queries_withdrawn);
+    add(`${w}notes_added`, r.notes_added);
+    add(`${w}avoid_added`, r.avoid_added);
+    add(`${w}call_example`, [r.call_example]);
+    add(
+      `${w}displaced`,
+      r.displaced.map((d) => d.request),
+    );
+    add(
+      `${w}queries_displaced`,
+      r.queries_displaced.map((d) => d.text),
+    );
+    add(
+      `${w}refused`,
+      r.refused.map((x) => x.text),
+    );
+    add(
+      `${w}refused detail`,
+      r.refused.map((x) => x.detail),
+    );
+    add(
+      `${w}evidence`,
+      r.evidence.map((e) => e.text),
+    );
+  }
+  learned.refused.forEach((x, i) => {
+    add(`review refusal ${i} (${x.tool ?? '?'}): refused`, [x.text]);
+    add(`review refusal ${i} (${x.tool ?? '?'}): refused detail`, [x.detail]);
+  });
+  return out;
+}
+
+/**
+ * Finds every form of every value in the texts: exact (the form as written, case aside) or
+ * normalised (lower-case, whitespace and punctuation removed on both sides). A normalised form of
+ * six characters or more (four with a digit) is looked for anywhere in the normalised text;
+ * a shorter one (a first name) only as a whole word.
+ */
+export function findLeaks(values: readonly PersonalValue[], texts: readonly { where: string; text: string }[]): Leak[] {
+  const long = new Map<string, { v: PersonalValue; form: string; n: string }[]>();
+  const short = new Map<string, { v: PersonalValue; form: string; n: string }[]>();
+  const seen = new Set<string>();
+  // Two generated customers can share a name: one value per text.
+  const unique = [...new Map(values.map((v) => [`${v.kind}\u0000${v.text}`, v])).values()];
+  for (const v of unique) {
+    for (const form of [v.text, String(v.arg), ...v.forms]) {
+      const n = normalised(form);
+      if (n.length < 3 || seen.has(`${v.id}\u0000${n}`)) continue;
+      seen.add(`${v.id}\u0000${n}`);
+      const entry = { v, form, n };
+      const isLong = n.length >= 6 || (/\d/.test(n) && n.length >= 4);
+      const key = isLong ? n.slice(0, 4) : n;
+      const map = isLong ? long : short;
+      map.set(key, [...(map.get(key) ?? []), entry]);
+    }
+  }
+  const out: Leak[] = [];
+  for (const { where, text } of texts) {
+    const n = normalised(text);
+    const lower = text.toLowerCase();
+    const found = new Set<string>();
+    // One finding per value and text: exact when one of its forms is there as written (case aside).
+    const report = (e: { v: PersonalValue; form: string }): void => {
+      const key = `${e.v.kind}\u0000${e.v.text}`;
+      if (found.has(key)) return;
+      found.add(key);
+      const exact = [e.v.text, String(e.v.arg), ...e.v.forms].find((f) => lower.includes(f.toLowerCase()));
+      out.push({
+        value: e.v.text,
+        kind: e.v.kind,
+        form: exact ?? e.form,
+        match: exact === undefined ? 'normalised' : 'exact',
+        where,
+        text: text.length > 160 ? `${text.slice(0, 157)}…` : text,
+      });
+    };
+    for (let i = 0; i + 4 <= n.length; i++) {
+      for (const e of long.get(n.slice(i, i + 4)) ?? []) if (n.startsWith(e.n, i)) report(e);
+    }
+    for (const w of wordsOf(text)) for (const e of short.get(w) ?? []) report(e);
+  }
+  return out;
+}
