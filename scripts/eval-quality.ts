@@ -47,6 +47,44 @@ interface Row {
   avoid: string[];
 }
 
+/** At most this many words of a wording may be missing from its masked form (a value or two). */
+const MASKED_WORDS = 4;
+
+const words = (text: string): string[] =>
+  text
+    .replace(/<value>/g, ' ')
+    .toLowerCase()
+    .split(/[^\p{L}\p{N}]+/u)
+    .filter((w) => w !== '');
+
+/**
+ * The labels of a learned text. Most are a ToolE wording as it was typed; one whose personal values
+ * the privacy rule masked (or dropped, in an example) is the wording whose words it keeps, in order
+ * with at most MASKED_WORDS words more; every such wording's labels count.
+ */
+function labeller(gold: ReadonlyMap<string, ReadonlySet<string>>): (text: string) => ReadonlySet<string> | undefined {
+  const entries = [...gold].map(([wording, labels]) => ({ words: words(wording), labels }));
+  const memo = new Map<string, ReadonlySet<string> | undefined>();
+  return (text) => {
+    const exact = gold.get(key(text));
+    if (exact) return exact;
+    if (memo.has(text)) return memo.get(text);
+    const kept = words(text);
+    let out: Set<string> | undefined;
+    if (kept.length > 0) {
+      for (const e of entries) {
+        // A masked value is a few words ("New York", "1,250.00"): a wording with more beyond is another.
+        if (e.words.length < kept.length || e.words.length - kept.length > MASKED_WORDS) continue;
+        let i = 0;
+        for (const w of e.words) if (w === kept[i]) i++;
+        if (i === kept.length) out = new Set([...(out ?? []), ...e.labels]);
+      }
+    }
+    memo.set(text, out);
+    return out;
+  };
+}
+
 /** The precision figures of the agent's rows now, from the revisions applied so far. */
 export async function learnedPrecision(
   w: BenchWorker,
@@ -63,11 +101,12 @@ export async function learnedPrecision(
   let rightLines = 0;
   let contradictions = 0;
   const sends = new Map<string, Set<string>>();
+  const labelsOf = labeller(gold);
   for (const row of tools) {
     const learned = row.examples.filter((e) => e.source === 'learned');
     examples += learned.length;
     for (const e of learned) {
-      const labels = gold.get(key(e.text));
+      const labels = labelsOf(e.text);
       if (!labels) unlabelled++;
       else if (labels.has(row.name)) rightExamples++;
     }
@@ -79,7 +118,7 @@ export async function learnedPrecision(
       const requests = (rev?.evidence ?? [])
         .filter((e) => e.kind === 'confused_request' && e.served_by === target)
         .map((e) => key(e.text));
-      if (requests.length > 0 && requests.every((r) => gold.get(r)?.has(target))) rightLines++;
+      if (requests.length > 0 && requests.every((r) => labelsOf(r)?.has(target))) rightLines++;
       for (const r of requests) sentAway.add(r);
       const pair = `${row.name}\u0000${target}`;
       sends.set(pair, new Set([...(sends.get(pair) ?? []), ...requests]));
