@@ -226,7 +226,19 @@ class Displacement(TypedDict):
     tool: str
 
 
-class Revision(TypedDict):
+class HeldLine(TypedDict):
+    """A suspicious line that keeps its revision proposed for a person, even under auto_apply."""
+
+    kind: Literal["note", "request", "avoid", "call_example"]
+    text: str
+    reasons: List[str]
+
+
+class _RevisionOptional(TypedDict, total=False):
+    held: List[HeldLine]
+
+
+class Revision(_RevisionOptional):
     """A proposed change to one tool's entry, with its evidence; see docs/learning.md."""
 
     revision_id: str
@@ -347,6 +359,8 @@ class UnregisteredTool(TypedDict):
     last_seen_at: str
     definition_source: Literal["metadata", "inferred"]
     draft: ToolDraft
+    untrusted: bool
+    untrusted_reasons: List[str]
 
 
 class UnregisteredAnswer(TypedDict):
@@ -361,6 +375,7 @@ class Settings(TypedDict):
     min_failures: int
     min_misses: int
     min_confusions: int
+    min_conversations: int
     max_notes: int
     max_avoid: int
     max_queries: int
@@ -375,6 +390,8 @@ class Settings(TypedDict):
     review_schedule: str
     auto_apply: bool
     log_retention_days: int
+    max_registered_tools: int
+    model_calls_per_hour: int
 
 
 class SettingsPatch(TypedDict, total=False):
@@ -384,6 +401,7 @@ class SettingsPatch(TypedDict, total=False):
     min_failures: int
     min_misses: int
     min_confusions: int
+    min_conversations: int
     max_notes: int
     max_avoid: int
     max_queries: int
@@ -398,6 +416,8 @@ class SettingsPatch(TypedDict, total=False):
     review_schedule: str
     auto_apply: bool
     log_retention_days: int
+    max_registered_tools: int
+    model_calls_per_hour: int
 
 
 #: A message of an OpenAI or Anthropic conversation, as the SDKs send it.
