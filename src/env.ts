@@ -1,5 +1,5 @@
 /**
- * The one reader of `env` (STYLE §3): turns bindings and variables (docs/configuration.md) into adapters.
+ * The one reader of `env`: turns bindings and variables (docs/configuration.md) into adapters.
  * Adapters that keep per-isolate state (the exact index) are built once per isolate.
  */
 import type { AgentObject } from './agent-object.ts';

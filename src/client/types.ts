@@ -1,5 +1,5 @@
 /**
- * The client's types, inferred from the same zod schemas that validate the API (STYLE §5): `z.input`
+ * The client's types, inferred from the same zod schemas that validate the API: `z.input`
  * for what a method sends (defaults may be left out), `z.output` for what it answers. The imports
  * are type-only, so a bundle of the client carries neither zod nor the schemas.
  */
