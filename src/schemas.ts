@@ -448,7 +448,7 @@ const ApprovedBy = z.string().min(1).max(200);
 export const ApplyBody = z.object({ approved_by: ApprovedBy }).strict();
 export const DismissBody = z.object({ approved_by: ApprovedBy, reason: z.string().max(1000).optional() }).strict();
 
-// ── Usage flags, traces and unregistered tools (docs/api.md, §7;) ──────────────────────────
+// ── Usage flags, traces and unregistered tools (docs/api.md) ──────────────────────────
 // Trace messages are lenient on the extra fields real SDKs send (looseObject) and strict on what
 // Whetstone reads: roles, tool call ids and names, arguments, results and `is_error`.
 

@@ -1,4 +1,4 @@
-/** Agents, keys and settings (docs/api.md, §6). Keys and the agent list are the admin's. */
+/** Agents, keys and settings (docs/api.md). Keys and the agent list are the admin's. */
 import { createRoute, z } from '@hono/zod-openapi';
 import { authorize, mintKey } from '../auth.ts';
 import { notFound } from '../errors.ts';

@@ -1,5 +1,5 @@
 /**
- * Tool learning over HTTP (docs/api.md, §5): `POST …/reviews` (operator), the revisions it stored
+ * Tool learning over HTTP (docs/api.md): `POST …/reviews` (operator), the revisions it stored
  * (`GET …/revisions`, `GET …/revisions/:id`) and `POST …/outcomes`, the application's word on which
  * tool should have served a turn (`verified` evidence).
  */

@@ -1,4 +1,4 @@
-/** Apply, dismiss and undo (docs/api.md, §5): the operator's decisions on revisions. */
+/** Apply, dismiss and undo (docs/api.md): the operator's decisions on revisions. */
 import { createRoute } from '@hono/zod-openapi';
 import { ApplyBody, DismissBody, Revision } from '../schemas.ts';
 import { applyRevision, dismissRevision, undoTool } from '../services/apply.ts';

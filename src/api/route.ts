@@ -1,4 +1,4 @@
-/** `POST …/route` (docs/api.md–§4) and `POST …/calls` (the call log). */
+/** `POST …/route` (docs/api.md) and `POST …/calls` (the call log). */
 import { createRoute } from '@hono/zod-openapi';
 import { inFormat, type ToolFormat } from '../core/render.ts';
 import { PostCallsAnswer, PostCallsBody, RouteBody, RouteResult } from '../schemas.ts';

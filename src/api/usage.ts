@@ -1,4 +1,4 @@
-/** Usage flags, traces and unregistered tools (docs/api.md, §7). All three need an `agent` key. */
+/** Usage flags, traces and unregistered tools (docs/api.md). All three need an `agent` key. */
 import { createRoute } from '@hono/zod-openapi';
 import { notFound } from '../errors.ts';
 import { FlagsAnswer, TraceAnswer, TraceBody, UnregisteredAnswer } from '../schemas.ts';

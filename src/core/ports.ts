@@ -91,7 +91,7 @@ export interface ReviewInput {
   };
 }
 
-/** Per-agent offer counts (docs/learning.md, §7), kept in the agent's Durable Object. */
+/** Per-agent offer counts (docs/learning.md "Usage flags"), kept in the agent's Durable Object. */
 export interface OfferCounter {
   /** Adds one offered turn to each tool and one routed turn to the agent. */
   countOffers(agent: string, tools: readonly string[]): Promise<void>;

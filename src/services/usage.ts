@@ -1,5 +1,5 @@
 /**
- * Traces and unregistered tools (docs/api.md `POST …/traces`, §7): one trace becomes a turn and its
+ * Traces and unregistered tools (docs/api.md `POST …/traces`): one trace becomes a turn and its
  * calls in one atomic D1 batch; unregistered names come back with a draft ready for `PUT …/tools`.
  */
 import type { NewCall } from '../adapters/log.ts';
