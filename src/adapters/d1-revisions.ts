@@ -1,5 +1,5 @@
 /**
- * The D1 adapter for revisions, reviews and the cron cursor (docs/api.md Revision/Review, §5, §8).
+ * The D1 adapter for revisions, reviews and the cron cursor (docs/api.md Revision and Review).
  * A revision row keeps its status columns (status, applied_at, approved_by, approved_key, reason,
  * applied_version) as columns, so they can be updated under a status guard, and everything else of
  * the `Revision` schema as one JSON `body`. `before_row` is the row's learned state before apply
