@@ -158,11 +158,21 @@ export function findFailedCalls(
 /** Masking with the argument values of the text's own calls only. */
 const plainMasking: Masking = { text: (text, _tool, calls) => scrubValues(text, argumentValues(calls)) };
 
-/** The successful calls an example call was built from, as evidence a revision can list. */
-export function successfulCallEvidence(calls: readonly CallRecord[]): Evidence[] {
+/**
+ * The successful calls an example call was built from, as evidence a revision can list. Their
+ * requests are shown to the approver, so they are masked like any evidence (`mask`: the privacy
+ * rule for the review's log; argument values of the call are masked in any case).
+ */
+export function successfulCallEvidence(
+  calls: readonly CallRecord[],
+  mask?: (text: string, tool: string) => string,
+): Evidence[] {
+  const masking: Masking = mask
+    ? { text: (text, tool, own) => mask(scrubValues(text, argumentValues(own)), tool) }
+    : plainMasking;
   return calls
     .filter((c) => c.success)
-    .map((c) => callEvidence(c, 'successful_call', `succeeded:${c.call_id}`, c.request ?? '', plainMasking));
+    .map((c) => callEvidence(c, 'successful_call', `succeeded:${c.call_id}`, c.request ?? '', masking));
 }
 
 function callEvidence(call: CallRecord, kind: Evidence['kind'], id: string, text: string, masking: Masking): Evidence {

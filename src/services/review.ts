@@ -32,7 +32,7 @@ import {
 } from '../core/proposals.ts';
 import type { CallRecord, StoredTool } from '../core/records.ts';
 import { checkLineText } from '../core/safety.ts';
-import { argumentValues } from '../core/scrub.ts';
+import { argumentValues, scrubValues } from '../core/scrub.ts';
 import { mapPool } from '../core/pool.ts';
 import type { Services } from '../env.ts';
 import { ApiError, notFound } from '../errors.ts';
@@ -510,7 +510,11 @@ async function reviewTool(svc: Services, t: ToolReview): Promise<ToolResult> {
   const cited = new Set(check.cited);
   const evidence = [
     ...all.filter((e) => cited.has(e.evidence_id)),
-    ...(callExample ? successfulCallEvidence(successes) : []),
+    ...(callExample
+      ? successfulCallEvidence(successes, (text, tool) =>
+          t.masker ? t.masker.mask(scrubValues(text, t.values), tool, t.values) : scrubValues(text, t.values),
+        )
+      : []),
   ];
   const missed = evidence.filter((e) => e.kind === 'missed_request');
   const held = [...(check.held ?? []), ...example.held];

@@ -37,6 +37,8 @@ const TOOLS = [
 
 interface Call {
   tool: string;
+  /** The request the call carries itself (agents often send it with each call). */
+  request?: string;
   arguments?: Record<string, unknown>;
   success?: boolean;
   error?: string;
@@ -68,6 +70,7 @@ async function turn(agent: string, conversation: string, request: string, k: num
         arguments: c.arguments ?? {},
         success: c.success ?? true,
         ...(c.error ? { error: c.error } : {}),
+        ...(c.request ? { request: c.request } : {}),
         turn_id: turnId,
         conversation_id: conversation,
       })),
@@ -305,14 +308,15 @@ describe('the privacy rule', () => {
     const agent = agentId('privacy');
     expect((await api('PUT', `/v1/agents/${agent}/tools`, { body: { tools: [...TOOLS, PAY] } })).status).toBe(200);
     for (const [i, p] of PEOPLE.entries()) {
-      await turn(agent, `p${i}`, `settle the bill of ${p.written} for ${p.name} at ${p.address}, order ${p.order}`, 1, [
+      const request = `settle the bill of ${p.written} for ${p.name} at ${p.address}, order ${p.order}`;
+      await turn(agent, `p${i}`, request, 1, [
         {
           tool: 'pay_invoice',
           arguments: { invoice: p.order, amount: p.amount, card: p.card.replace(/\D/g, '') },
           success: false,
           error: `Card ${p.card} declined for ${p.name} <${p.email}>, call ${p.phone}`,
         },
-        { tool: 'pay_invoice', arguments: { invoice: p.order, amount: p.amount, card: 'on file' } },
+        { tool: 'pay_invoice', arguments: { invoice: p.order, amount: p.amount, card: 'on file' }, request },
       ]);
       await turn(agent, `p${i}`, `wire it from ${p.iban} instead`, 1, [
         { tool: 'send_email', arguments: { to: p.email, body: `Payment for ${p.order}` } },
@@ -322,7 +326,7 @@ describe('the privacy rule', () => {
     expect(res.status).toBe(200);
     const pay = (res.body.revisions as Revision[]).find((r) => r.tool === 'pay_invoice');
     expect(pay?.notes_added).toEqual([expect.stringMatching(/^Calls fail with "Card <value> declined for <value>/)]);
-    expect(pay?.queries_added).toEqual(['settle the bill of for at , order']);
+    expect(pay?.queries_added).toContain('settle the bill of for at , order');
     const row = await api('GET', `/v1/agents/${agent}/tools/pay_invoice`);
     const everything = JSON.stringify([res.body, row.body]);
     const flat = (t: string) => ` ${t.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, ' ')} `;
