@@ -28,7 +28,12 @@ async function call(method: string, path: string, body?: unknown): Promise<any> 
   return text ? JSON.parse(text) : null;
 }
 
-/** get_order failed twice with an error carrying markup, then succeeded: the review proposes a note quoting it. */
+/**
+ * get_order failed in two conversations, then succeeded in both, asked with markup in the
+ * requests: the review proposes a usage note and an example call, resting on those requests. An
+ * error carrying markup is refused as a note (markup is never learned), so markup reaches the page
+ * through the tool description, the requests the revision rests on, and an unregistered draft.
+ */
 async function seed(agent: string): Promise<void> {
   const parameters = { type: 'object', properties: { order_id: { type: 'string' } } };
   await call('PUT', `/v1/agents/${agent}/tools`, {
@@ -37,35 +42,42 @@ async function seed(agent: string): Promise<void> {
       { name: 'refund_order', description: `Refund an order. ${SVG}`, parameters },
     ],
   });
-  const error = `order_id must start with ORD- ${IMG}`;
+  const error = 'order_id must start with ORD-';
+  const asked = (k: string) => `where is my order ${IMG} (${k})`;
+  const calls = ['one', 'two'].flatMap((k, i) => [
+    {
+      id: `f${i}`,
+      tool: 'get_order',
+      arguments: { order_id: `${i}` },
+      success: false,
+      error,
+      request: asked(k),
+      conversation_id: k,
+    },
+    {
+      id: `s${i}`,
+      tool: 'get_order',
+      arguments: { order_id: `ORD-${i}` },
+      success: true,
+      request: asked(k),
+      conversation_id: k,
+    },
+  ]);
   await call('POST', `/v1/agents/${agent}/calls`, {
     calls: [
-      {
-        id: 'f1',
-        tool: 'get_order',
-        arguments: { order_id: '1' },
-        success: false,
-        error,
-        request: `where is order 1 ${SCRIPT}`,
-      },
-      {
-        id: 'f2',
-        tool: 'get_order',
-        arguments: { order_id: '2' },
-        success: false,
-        error,
-        request: `where is order 2 ${IMG}`,
-      },
-      { id: 's1', tool: 'get_order', arguments: { order_id: 'ORD-3' }, success: true, request: 'where is order 3' },
+      ...calls,
       { id: 'u1', tool: 'render_html', arguments: { [IMG]: 'x', [SCRIPT]: 1 }, success: false, error: SVG },
     ],
   });
   const review = await call('POST', `/v1/agents/${agent}/reviews`, {});
-  // The note quotes the error, markup and all: markup is not aimed at the model, so it passes the checks.
   expect(review.revisions.map((r: { tool: string; notes_added: string[] }) => [r.tool, r.notes_added])).toEqual([
-    ['get_order', [`Calls fail with "order_id must start with ORD- ${IMG}"; pass order_id with its prefix.`]],
+    ['get_order', [NOTE]],
   ]);
 }
+
+const NOTE = 'Calls fail with "order_id must start with ORD-"; pass order_id with its prefix.';
+/** The markup as the evidence shows it: its digit is masked as a value, its tags are text. */
+const SHOWN_IMG = '<img src=x onerror="window.__pwned = <value>">';
 
 const escapeRegex = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
@@ -106,11 +118,9 @@ describe('the dashboard fed markup', () => {
     await card.waitFor();
     await card.locator('details.evidence > summary').click();
     const shown = await card.innerText();
-    expect(shown).toContain(`Usage note: Calls fail with "order_id must start with ORD- ${IMG}"`);
-    expect(shown).toContain(`order_id must start with ORD- ${IMG}`);
-    expect(await card.locator('pre.diff ins').allTextContents()).toContain(
-      `+ - Calls fail with "order_id must start with ORD- ${IMG}"; pass order_id with its prefix.`,
-    );
+    expect(shown).toContain(`Usage note: ${NOTE}`);
+    expect(shown).toContain(`where is my order ${SHOWN_IMG}`);
+    expect(await card.locator('pre.diff ins').allTextContents()).toContain(`+ - ${NOTE}`);
     await noMarkupRan(page);
 
     await card.getByRole('button', { name: 'Apply revision to get_order' }).click();
@@ -121,9 +131,7 @@ describe('the dashboard fed markup', () => {
     for (const tool of ['get_order', 'refund_order'])
       await page.locator(`details.tool[data-tool="${tool}"] > summary`).click();
     expect(await page.locator('details.tool[data-tool="get_order"] pre.model-view').textContent()).toMatch(
-      new RegExp(
-        `^${escapeRegex(`Look up an order by its id. ${SCRIPT}\n\nLearned from use:\n- Calls fail with "order_id must start with ORD- ${IMG}"; pass order_id with its prefix.`)}`,
-      ),
+      new RegExp(`^${escapeRegex(`Look up an order by its id. ${SCRIPT}\n\nLearned from use:\n- ${NOTE}`)}`),
     );
     expect(await page.locator('details.tool[data-tool="refund_order"] pre.model-view').textContent()).toBe(
       `Refund an order. ${SVG}`,

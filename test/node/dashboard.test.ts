@@ -50,15 +50,21 @@ async function seed(agent: string): Promise<void> {
       { name: 'render_page', description: HOSTILE_DESCRIPTION, parameters: props(['html']) },
     ],
   });
-  const requests = ['where is my order 1234?', 'has order 5678 shipped yet?', 'status of order ORD-12345 please'];
+  // Two conversations' successes: an example call rests on calls of at least two (min_conversations).
+  const requests = [
+    'where is my order 1234?',
+    'has order 5678 shipped yet?',
+    'status of order ORD-12345 please',
+    'status of order ORD-67890 please',
+  ];
   const calls = [];
   for (const [i, request] of requests.entries()) {
     const routed = await call('POST', `/v1/agents/${agent}/route`, { request, conversation_id: `c${i}` });
-    const ok = i === 2;
+    const ok = i >= 2;
     calls.push({
       id: `call-${i}`,
       tool: 'get_order',
-      arguments: { order_id: ok ? 'ORD-12345' : String(1234 + i * 4444) },
+      arguments: { order_id: ok ? (i === 2 ? 'ORD-12345' : 'ORD-67890') : String(1234 + i * 4444) },
       success: ok,
       ...(ok ? {} : { error: 'order_id must start with the ORD- prefix' }),
       request,
@@ -139,7 +145,7 @@ describe('the dashboard in Chromium', () => {
 
     await card.locator('details.evidence > summary').click();
     expect(await card.locator('details.evidence > summary').textContent()).toBe(
-      'Evidence (3): 2 failed calls, 1 successful call',
+      'Evidence (4): 2 failed calls, 2 successful calls',
     );
     const errors = card.locator('details.evidence table').first().locator('td:nth-child(2)');
     expect(await errors.allTextContents()).toEqual([
@@ -155,7 +161,7 @@ describe('the dashboard in Chromium', () => {
     // The applied revision shows what routing did for its tool's requests before the apply and since
     // (by whole hours: the seeded request is after when it fell in the apply's hour, before if not).
     const [applied] = (await call('GET', `/v1/agents/${agent}/quality?days=30&tool=get_order`)).revisions;
-    expect(applied.before.served_turns + applied.after.served_turns).toBe(1);
+    expect(applied.before.served_turns + applied.after.served_turns).toBe(2);
     expect(await page.locator('article.revision[data-tool="get_order"] [data-before-after]').textContent()).toBe(
       `Routing offered get_order for the requests it finally served: ${hitsText(applied.before)} in the 30 days before the apply, ${hitsText(applied.after)} since.`,
     );
@@ -242,7 +248,7 @@ describe('the dashboard in Chromium', () => {
     // The undone revision's row in its tool's history: hits before the apply, and from apply to undo.
     const [undone] = (await call('GET', `/v1/agents/${agent}/quality?days=30`)).revisions;
     expect(undone.undone_at).not.toBeNull();
-    expect(undone.before.served_turns + undone.after.served_turns).toBe(1);
+    expect(undone.before.served_turns + undone.after.served_turns).toBe(2);
     await page.locator('details.tool[data-tool="get_order"] > summary').click();
     const row = page.locator(
       `details.tool[data-tool="get_order"] table.history tr[data-revision="${undone.revision_id}"]`,
