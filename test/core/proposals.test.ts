@@ -345,3 +345,62 @@ describe('parseProposalReply / checkReply', () => {
     ]);
   });
 });
+
+describe('notes quote only what several conversations share', () => {
+  // Two conversations share one error; a third failure, in one conversation, says more.
+  const failed = [
+    ev('failed:q1', 'failed_call', 'quota of <value> exceeded'),
+    ev('failed:q2', 'failed_call', 'quota of <value> exceeded'),
+    ev('failed:q3', 'failed_call', 'quota of <value> exceeded for the Brightwater account, plan Gold'),
+  ];
+  const origins = {
+    runs: new Map([
+      ['failed:q1', 'turn:a'],
+      ['failed:q2', 'turn:b'],
+      ['failed:q3', 'turn:c'],
+    ]),
+    conversations: new Map([
+      ['failed:q1', 'conversation-a'],
+      ['failed:q2', 'conversation-b'],
+      ['failed:q3', 'conversation-c'],
+    ]),
+  };
+  const ctx = context({ evidence: failed, origins });
+  const cites = ['failed:q1', 'failed:q2', 'failed:q3'];
+
+  it("refuses a note quoting one caller's error verbatim, keeps one quoting what both errors share", () => {
+    const reply: ProposalReply = {
+      notes: [
+        { text: 'Calls fail with "quota of <value> exceeded for the Brightwater account, plan Gold".', cites },
+        { text: 'Calls fail with "quota of <value> exceeded"; wait for the quota to reset.', cites },
+      ],
+      requests: [],
+      avoid: [],
+    };
+    const check = checkProposal(reply, ctx);
+    expect(check.notes_added).toEqual(['Calls fail with "quota of <value> exceeded"; wait for the quota to reset.']);
+    expect(check.refused.map((r) => [r.reason, r.detail])).toEqual([
+      [
+        'quotes_one_caller',
+        'quotes "quota of <value> exceeded for the Brightwater account, plan Gold", which the errors of 1 conversations share; needs at least 2',
+      ],
+    ]);
+  });
+
+  it('counts runs from distinct conversations: two failures of one conversation rest on too little', () => {
+    const one = {
+      ...origins,
+      conversations: new Map([
+        ['failed:q1', 'c'],
+        ['failed:q2', 'c'],
+      ]),
+    };
+    const note = { text: 'Calls fail with "quota of <value> exceeded".', cites: ['failed:q1', 'failed:q2'] };
+    const check = checkProposal(
+      { notes: [note], requests: [], avoid: [] },
+      context({ evidence: failed, origins: one }),
+    );
+    expect(check.notes_added).toEqual([]);
+    expect(check.refused[0]?.detail).toBe('cites 1 conversations; needs at least 2 (min_conversations)');
+  });
+});
