@@ -156,7 +156,7 @@ export function splitQueries(queries: readonly EvalQuery[]): Split {
   return { training: training.sort(byIndex), heldOut: heldOut.sort(byIndex) };
 }
 
-/** The first wording of each tool in file order (the issue-2 acceptance set), one per tool. */
+/** The first wording of each tool in file order (the cold-routing target set), one per tool. */
 export function firstWordings(queries: readonly EvalQuery[]): EvalQuery[] {
   const seen = new Map<string, EvalQuery>();
   for (const q of queries) if (!seen.has(q.tool)) seen.set(q.tool, q);

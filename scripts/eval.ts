@@ -29,7 +29,7 @@ import { type EvalQuery, type EvalTool, firstWordings, loadToolE, splitQueries }
 
 /** How many tools a routed turn offers (docs/configuration.md `top_k` default): recall@5 is the figure that matters. */
 const TOP_K = 5;
-/** Issue-2 acceptance: the first wording of each tool ranks it in the top 5 for at least this share. */
+/** The cold-routing target (docs/evaluation.md): the first wording of each tool ranks it in the top 5 for at least this share. */
 const FIRST_WORDING_TARGET = 0.4;
 
 /** A ranker answers the best names for a request, best first. */
