@@ -79,9 +79,14 @@ export function readsAsFollowUp(next: string): boolean {
  * `next` does not read as a follow-up. `values` are the argument values of both runs' calls.
  */
 export function isReAsk(first: string, next: string, values: readonly unknown[]): boolean {
+  // Cheapest first, same answer: masking argument values only removes words, so a pair that shares
+  // none before it shares none after, and a follow-up is no re-ask whatever the words.
+  if (!sharesTaskWord(first, next, []) || readsAsFollowUp(next)) return false;
+  return values.length === 0 || sharesTaskWord(first, next, values);
+}
+
+function sharesTaskWord(first: string, next: string, values: readonly unknown[]): boolean {
   const before = taskWords(first, values);
-  let shared = false;
-  for (const w of taskWords(next, values)) if (before.has(w)) shared = true;
-  if (!shared) return false;
-  return !readsAsFollowUp(next);
+  for (const w of taskWords(next, values)) if (before.has(w)) return true;
+  return false;
 }
