@@ -41,14 +41,12 @@ export const MASK_MAX_CHARS = 4096;
 const MASK_LOOKAHEAD = 256;
 
 /**
- * What the log has seen, for the rare-token and name rules. Build it with `buildPrivacyIndex`;
+ * What the log has seen, for the rare-token rule. Build it with `buildPrivacyIndex`;
  * read it only through this module.
  */
 export interface PrivacyIndex {
   /** Uncommon words (folded: lower-case, no accents) → distinct conversations they were seen in. */
   readonly conversations: ReadonlyMap<string, number>;
-  /** Uncommon words seen capitalised inside a sentence somewhere in the log. */
-  readonly names: ReadonlySet<string>;
 }
 
 /** Everything the rule needs about one text's context. */
@@ -90,12 +88,11 @@ const OPENERS = /[\s"'“‘«([{*-]/;
 const ADJACENT_PLACEHOLDERS = new RegExp(`${VALUE_PLACEHOLDER}(?:[\\s,/+&()\\-–—]*${VALUE_PLACEHOLDER})+`, 'g');
 
 /**
- * Counts, for every uncommon word of the log, the distinct conversations it appears in, and notes
- * the words seen as names — in one pass over the texts (each read up to INDEX_MAX_CHARS).
+ * Counts, for every uncommon word of the log, the distinct conversations it appears in, in one
+ * pass over the texts (each read up to INDEX_MAX_CHARS).
  */
 export function buildPrivacyIndex(texts: Iterable<{ text: string; conversation: string }>): PrivacyIndex {
   const seen = new Map<string, Set<string>>();
-  const names = new Set<string>();
   for (const { text, conversation } of texts) {
     const head = text.slice(0, INDEX_MAX_CHARS);
     for (const m of head.matchAll(WORD)) {
@@ -104,12 +101,11 @@ export function buildPrivacyIndex(texts: Iterable<{ text: string; conversation: 
       const conversations = seen.get(word) ?? new Set<string>();
       seen.set(word, conversations);
       if (conversations.size < INDEX_MAX_COUNT) conversations.add(conversation);
-      if (isNameShaped(m[0], head, m.index) && !isCommonWordNotCompound(word)) names.add(word);
     }
   }
   const counts = new Map<string, number>();
   for (const [word, conversations] of seen) counts.set(word, conversations.size);
-  return { conversations: counts, names };
+  return { conversations: counts };
 }
 
 /**
@@ -337,7 +333,7 @@ function wordSpans(
     while (t < taken.length && (taken[t]?.end ?? 0) <= start) t++;
     const cover = taken[t];
     if (cover && cover.start < end) continue;
-    words.push({ start, end, raw: m[0], why: wordReason(m[0], text, start, scope, argumentWords) });
+    words.push({ start, end, raw: m[0], why: wordReason(m[0], scope, argumentWords) });
   }
   markNameRuns(words, text, scope.vocabulary);
   extendNames(words, text, scope.vocabulary);
@@ -413,24 +409,13 @@ function opensCapitalisedRun(word: WordSpan, next: WordSpan, text: string, vocab
 }
 
 /** Why one word is a value, or null when it is not one. */
-function wordReason(
-  raw: string,
-  text: string,
-  at: number,
-  scope: PrivacyScope,
-  argumentWords: ReadonlySet<string>,
-): PersonalReason | null {
+function wordReason(raw: string, scope: PrivacyScope, argumentWords: ReadonlySet<string>): PersonalReason | null {
   const word = folded(raw);
   if (word.length < 2 || inVocabulary(word, scope.vocabulary)) return null;
   if (argumentWords.has(word)) return 'argument_value';
   if (isCommon(word)) return null;
   const count = scope.index.conversations.get(word) ?? 0;
   return count < scope.minConversations ? 'rare_token' : null;
-}
-
-/** Capitalised, not "I", and not the first word of its sentence (rule 4). */
-function isNameShaped(raw: string, text: string, at: number): boolean {
-  return isTitleCase(raw) && !startsSentence(text, at);
 }
 
 /** "Ana", "McDonald", "O'Brien's" — not "ANA", "I" or "I'm". */
