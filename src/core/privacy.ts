@@ -19,6 +19,12 @@
  *    list of customers repeats full names across conversations, so rarity alone would let them
  *    through. A single capitalised word is a value only by rule 3: a house term used in several
  *    conversations ("the Titan desk should take this claim") is exactly what learning is for.
+ * 5. it fills a slot: a word of no plain English (one that only reads as two words joined, like
+ *    "Fintan", counts) whose neighbours ("for _." / "in _,") the log also has around at least
+ *    SLOT_MIN_FILLERS distinct such words, in most of the places the word is seen. "for Fintan",
+ *    "for Maria", "for Ana": the words around are the request, the word in the middle the customer,
+ *    however many conversations typed it. A house term keeps its own neighbours ("the Titan desk")
+ *    and stays learnable. Reported as `rare_token`: what the log says of the word, not its look.
  * Words of the tool's own definition (name, description, parameter names, enum values) are never
  * values, by any rule: they are what every user of the tool shares.
  *
@@ -47,6 +53,11 @@ const MASK_LOOKAHEAD = 256;
 export interface PrivacyIndex {
   /** Uncommon words (folded: lower-case, no accents) → distinct conversations they were seen in. */
   readonly conversations: ReadonlyMap<string, number>;
+  /**
+   * Uncommon words that fill a slot (rule 5): in most of the places the log has them, other
+   * requests say the same words around them with another uncommon word in their place.
+   */
+  readonly slotFillers: ReadonlySet<string>;
 }
 
 /** Everything the rule needs about one text's context. */
@@ -93,19 +104,64 @@ const ADJACENT_PLACEHOLDERS = new RegExp(`${VALUE_PLACEHOLDER}(?:[\\s,/+&()\\-�
  */
 export function buildPrivacyIndex(texts: Iterable<{ text: string; conversation: string }>): PrivacyIndex {
   const seen = new Map<string, Set<string>>();
+  /** Slot (the words around) → distinct uncommon words seen in it (saturating). */
+  const fillers = new Map<string, Set<string>>();
+  /** Uncommon word → the slots it was seen in, each counted once per text. */
+  const placesOf = new Map<string, string[]>();
   for (const { text, conversation } of texts) {
     const head = text.slice(0, INDEX_MAX_CHARS);
-    for (const m of head.matchAll(WORD)) {
+    const tokens = [...head.matchAll(WORD)];
+    for (let i = 0; i < tokens.length; i++) {
+      const m = tokens[i];
+      if (!m) continue;
       const word = folded(m[0]);
-      if (word.length < 2 || isCommon(word)) continue;
-      const conversations = seen.get(word) ?? new Set<string>();
-      seen.set(word, conversations);
-      if (conversations.size < INDEX_MAX_COUNT) conversations.add(conversation);
+      if (word.length < 2 || isPlainCommon(word)) continue;
+      if (!isCommon(word)) {
+        const conversations = seen.get(word) ?? new Set<string>();
+        seen.set(word, conversations);
+        if (conversations.size < INDEX_MAX_COUNT) conversations.add(conversation);
+      }
+      const slot = slotAround(head, tokens, i);
+      if (slot === null) continue;
+      const inSlot = fillers.get(slot) ?? new Set<string>();
+      fillers.set(slot, inSlot);
+      if (inSlot.size < INDEX_MAX_COUNT) inSlot.add(word);
+      const places = placesOf.get(word) ?? [];
+      placesOf.set(word, places);
+      if (places.length < INDEX_MAX_COUNT) places.push(slot);
     }
   }
   const counts = new Map<string, number>();
   for (const [word, conversations] of seen) counts.set(word, conversations.size);
-  return { conversations: counts };
+  const slotFillers = new Set<string>();
+  for (const [word, places] of placesOf) {
+    const inSlots = places.filter((slot) => (fillers.get(slot)?.size ?? 0) >= SLOT_MIN_FILLERS).length;
+    if (inSlots * 2 > places.length) slotFillers.add(word);
+  }
+  return { conversations: counts, slotFillers };
+}
+
+/** A slot holds at least this many distinct uncommon words before its fillers are values. */
+export const SLOT_MIN_FILLERS = 3;
+
+/**
+ * The words around token `i`: the common word before it (joined by spaces only) and what follows
+ * (the next word, or the punctuation or end). Null when no common word stands right before: a slot
+ * is said with ordinary words ("for _", "in _"), not after another value.
+ */
+function slotAround(text: string, tokens: RegExpExecArray[] | RegExpMatchArray[], i: number): string | null {
+  const m = tokens[i];
+  const prev = tokens[i - 1];
+  if (!m || m.index === undefined || !prev || prev.index === undefined) return null;
+  if (!/^ +$/.test(text.slice(prev.index + prev[0].length, m.index))) return null;
+  const before = folded(prev[0]);
+  if (!isCommon(before)) return null;
+  const end = m.index + m[0].length;
+  const next = tokens[i + 1];
+  let after: string;
+  if (next && next.index !== undefined && /^ +$/.test(text.slice(end, next.index))) after = folded(next[0]);
+  else after = text.slice(end).trimStart().charAt(0) || '$';
+  return `${before} _ ${after}`;
 }
 
 /**
@@ -413,6 +469,8 @@ function wordReason(raw: string, scope: PrivacyScope, argumentWords: ReadonlySet
   const word = folded(raw);
   if (word.length < 2 || inVocabulary(word, scope.vocabulary)) return null;
   if (argumentWords.has(word)) return 'argument_value';
+  // Before the common-word test: a name can read as two words joined ("Fintan": fin + tan).
+  if (scope.index.slotFillers.has(word)) return 'rare_token';
   if (isCommon(word)) return null;
   const count = scope.index.conversations.get(word) ?? 0;
   return count < scope.minConversations ? 'rare_token' : null;
@@ -463,6 +521,18 @@ function folded(raw: string): string {
 /** Memo of `isCommonWord` (a review asks about the same words thousands of times); bounded. */
 const commonMemo = new Map<string, boolean>();
 const COMMON_MEMO_MAX = 50_000;
+
+/** A word of the list itself, not read as two joined (memoised like `isCommon`). */
+const plainMemo = new Map<string, boolean>();
+
+function isPlainCommon(word: string): boolean {
+  const known = plainMemo.get(word);
+  if (known !== undefined) return known;
+  if (plainMemo.size >= COMMON_MEMO_MAX) plainMemo.clear();
+  const common = isCommonWordNotCompound(word);
+  plainMemo.set(word, common);
+  return common;
+}
 
 function isCommon(word: string): boolean {
   const known = commonMemo.get(word);

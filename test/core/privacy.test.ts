@@ -140,6 +140,29 @@ describe('maskPersonal: rare tokens and names', () => {
     expect(findPersonal('the Zorblax desk should take this claim', scopeOf(index))).toBeNull();
   });
 
+  it('a word other requests say with another word in its place is a value, however many conversations typed it', () => {
+    const names = ['Fintan', 'Marisol', 'Oriana'];
+    const texts: [string, string][] = [];
+    for (const [n, name] of names.entries()) {
+      for (let c = 0; c < 3; c++) texts.push([`please book the room for ${name}`, `${name}-${c}`]);
+    }
+    for (let c = 0; c < 9; c++) texts.push([`send it to the Titan desk today`, `t${c}`]);
+    const index = indexOf(...texts);
+    expect(index.slotFillers.has('fintan')).toBe(true);
+    expect(maskPersonal('please book the room for Fintan', scopeOf(index))).toBe('please book the room for <value>');
+    expect(findPersonal('Fintan asked again', scopeOf(index))?.why).toBe('rare_token');
+    expect(index.slotFillers.has('titan')).toBe(false);
+    expect(findPersonal('send it to the Titan desk today', scopeOf(index))).toBeNull();
+  });
+
+  it('two uncommon words in one slot are not yet a slot of values', () => {
+    const texts: [string, string][] = [];
+    for (const name of ['Fintan', 'Marisol'])
+      for (let c = 0; c < 3; c++) texts.push([`room for ${name}`, `${name}${c}`]);
+    const index = indexOf(...texts);
+    expect(findPersonal('room for Fintan', scopeOf(index))).toBeNull();
+  });
+
   it('a single capitalised word is a value only while fewer than min_conversations conversations used it', () => {
     const many = Array.from({ length: 5 }, (_, i) => [`booked for Mr Kowalski ${i}`, `c${i}`] as [string, string]);
     const index = indexOf(...many);
