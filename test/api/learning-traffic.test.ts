@@ -109,6 +109,34 @@ describe('learning under real traffic', () => {
     expect(of(revisions, 'cancel_order')?.queries_added).toEqual(['drop purchase please']);
   });
 
+  it('a first name typed, not passed, by several conversations is never learned; a house term used as often is', async () => {
+    const agent = await setup();
+    const names = ['Fintan', 'Marisol', 'Oriana'];
+    let n = 0;
+    for (const name of names) {
+      for (const c of [0, 1, 2]) {
+        const order = `${70 + n++}1-XK`;
+        await turn(agent, `${name}-${c}`, `drop purchase ${order} for ${name} please`, 1, [
+          { tool: 'lookup_order', arguments: { order_id: order } },
+          { tool: 'cancel_order', arguments: { order_id: order } },
+        ]);
+      }
+    }
+    for (const c of [0, 1, 2, 3]) {
+      const order = `${90 + c}2-QT`;
+      await turn(agent, `titan-${c}`, `drop purchase ${order} through the Titan desk`, 1, [
+        { tool: 'lookup_order', arguments: { order_id: order } },
+        { tool: 'cancel_order', arguments: { order_id: order } },
+      ]);
+    }
+    const revisions = await review(agent);
+    const everything = JSON.stringify(revisions);
+    for (const name of names) expect(everything).not.toContain(name);
+    expect(of(revisions, 'cancel_order')?.queries_added).toEqual(
+      expect.arrayContaining(['drop purchase for please', 'drop purchase through the Titan desk']),
+    );
+  });
+
   it('a request that names the habit tool is served by it: "email" after a lookup is what was asked', async () => {
     const agent = await setup();
     for (const i of [0, 1, 2]) {
