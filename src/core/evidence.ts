@@ -22,6 +22,7 @@ import { argumentValues, scrubValues } from './scrub.ts';
 import { type Attribution, attributeRuns, calledTool } from './attribution.ts';
 import { aimedAtModel } from './safety.ts';
 import { groupRuns, runKeys, type Run, timeOf } from './serving.ts';
+import { canonicalJson } from './tooldef.ts';
 
 export interface EvidenceInput {
   turns: readonly TurnRecord[];
@@ -148,11 +149,34 @@ export function findFailedCalls(
   registered: ReadonlySet<string>,
   masking: Masking = plainMasking,
 ): Evidence[] {
+  const transient = transientFailures(calls);
   return calls
-    .filter((c) => !c.success && registered.has(c.tool))
+    .filter((c) => !c.success && registered.has(c.tool) && !transient.has(c.call_id))
     .map((c) =>
       callEvidence(c, 'failed_call', `failed:${c.call_id}`, c.error ?? 'failed without an error message', masking),
     );
+}
+
+/**
+ * Failed calls that were transient: a later call of the same tool in the same conversation, with
+ * the same arguments, succeeded. Nothing the caller sent was wrong (the same call worked when
+ * retried), so such a failure says nothing about how to call the tool and teaches no note; a note
+ * rests on failures fixed by changing the arguments, or never fixed.
+ */
+export function transientFailures(calls: readonly CallRecord[]): Set<string> {
+  const keyOf = (c: CallRecord): string | null =>
+    c.conversation_id === null ? null : `${c.conversation_id}\u0000${c.tool}\u0000${canonicalJson(c.arguments)}`;
+  const lastSuccess = new Map<string, number>();
+  for (const c of calls) {
+    const key = c.success ? keyOf(c) : null;
+    if (key !== null) lastSuccess.set(key, Math.max(lastSuccess.get(key) ?? Number.NEGATIVE_INFINITY, c.seq));
+  }
+  const out = new Set<string>();
+  for (const c of calls) {
+    const key = c.success ? null : keyOf(c);
+    if (key !== null && (lastSuccess.get(key) ?? Number.NEGATIVE_INFINITY) > c.seq) out.add(c.call_id);
+  }
+  return out;
 }
 
 /** Masking with the argument values of the text's own calls only. */

@@ -253,6 +253,21 @@ describe('learning under real traffic', () => {
     expect(of(await review(agent), 'lookup_claim')?.notes_added).toHaveLength(1);
   });
 
+  it('a failure the same call got past when retried with the same arguments is transient and teaches no note', async () => {
+    const agent = await setup();
+    const error = 'Could not reach the claims service: carrier timeout';
+    for (const n of [1, 2, 3]) {
+      const args = { claim_ref: `CW-70000${n}` };
+      await turn(agent, `t${n}`, `show claim CW-70000${n}`, 3, [
+        { tool: 'lookup_claim', arguments: args, success: false, error },
+        { tool: 'lookup_claim', arguments: { ...args } },
+      ]);
+    }
+    const revisions = await review(agent);
+    expect(of(revisions, 'lookup_claim')?.notes_added ?? []).toEqual([]);
+    expect(of(revisions, 'lookup_claim')?.evidence.filter((e) => e.kind === 'failed_call') ?? []).toEqual([]);
+  });
+
   it("the agent's verdict: ok false with no served_by means nothing served, so the run's tool learns no example", async () => {
     const agent = await setup();
     for (const [i, wording] of [

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { evidenceByTool, findEvidence, successfulCallEvidence } from '../../src/core/evidence.ts';
+import { evidenceByTool, findEvidence, findFailedCalls, successfulCallEvidence } from '../../src/core/evidence.ts';
 import type { CallRecord, OutcomeRecord, TurnRecord } from '../../src/core/records.ts';
 import { groupRuns, onTheWay, servingTool } from '../../src/core/serving.ts';
 
@@ -331,5 +331,38 @@ describe('evidence ids', () => {
     expect(byTool.get('refer_llu')?.failed.map((e) => e.evidence_id)).toEqual(['failed:c2']);
     expect(byTool.get('refer_llu')?.missed.map((e) => e.evidence_id)).toEqual(['missed:not_offered:turn:t1']);
     expect(byTool.get('start_recovery')?.confused.map((e) => e.evidence_id)).toEqual(['confused:ranked_first:turn:t1']);
+  });
+});
+
+describe('transient failures teach no note', () => {
+  const failing = (id: string, args: Record<string, unknown>, conversation = 'conv-1') =>
+    call(id, 'lookup_claim', {
+      arguments: args,
+      success: false,
+      error: 'Could not reach claims at eu-1: carrier timeout',
+      conversation_id: conversation,
+    });
+  const working = (id: string, args: Record<string, unknown>, conversation = 'conv-1') =>
+    call(id, 'lookup_claim', { arguments: args, conversation_id: conversation });
+
+  it('drops a failure the same call, retried with the same arguments, got past', () => {
+    const calls = [failing('f1', { claim: 'C-1', region: 'eu' }), working('ok1', { region: 'eu', claim: 'C-1' })];
+    expect(findFailedCalls(calls, REGISTERED).map((e) => e.call_id)).toEqual([]);
+  });
+
+  it('keeps a failure fixed by changing the arguments, one never fixed, and one retried in another conversation', () => {
+    const calls = [
+      failing('f1', { claim: 'C-1' }),
+      working('ok1', { claim: 'C-1', region: 'eu' }),
+      failing('f2', { claim: 'C-2' }, 'conv-2'),
+      failing('f3', { claim: 'C-3' }, 'conv-3'),
+      working('ok3', { claim: 'C-3' }, 'conv-4'),
+    ];
+    expect(findFailedCalls(calls, REGISTERED).map((e) => e.call_id)).toEqual(['f1', 'f2', 'f3']);
+  });
+
+  it('keeps a failure when the same call only succeeded before it', () => {
+    const calls = [working('ok1', { claim: 'C-1' }), failing('f1', { claim: 'C-1' })];
+    expect(findFailedCalls(calls, REGISTERED).map((e) => e.call_id)).toEqual(['f1']);
   });
 });
