@@ -50,10 +50,20 @@ mcpApi.openAPIRegistry.registerPath({
     ...Object.fromEntries(
       [401, 403, 404, 413, 429].map((s) => [
         s,
-        { description: 'error', content: { 'application/json': { schema: ErrorBody } } },
+        {
+          description:
+            s === 401
+              ? 'no or a bad token (with WWW-Authenticate: Bearer)'
+              : s === 403
+                ? 'a foreign browser Origin, or a key without the right'
+                : 'error',
+          content: { 'application/json': { schema: ErrorBody } },
+        },
       ]),
     ),
-    400: { description: 'a bad agent id (the Error shape) or a body that is not JSON-RPC (a JSON-RPC error)' },
+    400: {
+      description: 'a bad agent id (the Error shape), a body that is not JSON-RPC or an empty batch (a JSON-RPC error)',
+    },
     406: { description: 'Accept does not list application/json and text/event-stream (a JSON-RPC error)' },
     415: { description: 'the body is not application/json (a JSON-RPC error)' },
   },
