@@ -12,7 +12,7 @@ import { HTTPException } from 'hono/http-exception';
 import { activityApi } from './api/activity.ts';
 import { qualityApi } from './api/quality.ts';
 import { agentsApi } from './api/agents.ts';
-import { mcpApi } from './api/mcp.ts';
+import { mcpApi, mcpHttpGuard } from './api/mcp.ts';
 import type { AppEnv } from './api/common.ts';
 import { validationHook } from './api/common.ts';
 import { jsonDepthLimit } from './api/json-depth.ts';
@@ -53,6 +53,8 @@ const IMPORT_PATH = /^\/v1\/agents\/[^/]+\/import$/;
 
 // Limits before work: who is asking is known (from a header) before any body byte is read; failed
 // authentications count against the client address (src/api/rate-limit.ts).
+// The MCP endpoint checks Origin and answers CORS preflights before anyone is authenticated.
+app.use('/v1/agents/:agent/mcp', mcpHttpGuard());
 app.use('/v1/*', authenticateLimited());
 
 // docs/api.md "Limits": per key and per agent (RATE_LIMIT_PER_MINUTE, RATE_LIMIT_AGENT_PER_MINUTE).

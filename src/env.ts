@@ -51,6 +51,8 @@ export interface Bindings extends Pick<WranglerEnv, 'DB' | 'AGENTS'> {
   /** Milliseconds one model HTTP attempt may take (default 30,000). */
   LLM_TIMEOUT_MS?: string;
   ADMIN_TOKEN?: string;
+  /** Comma-separated browser origins, besides the deployment's own, that may use the MCP endpoint. */
+  MCP_ALLOWED_ORIGINS?: string;
   /** Requests per minute per agent key; absent = 1,200, 0 = off. */
   RATE_LIMIT_PER_MINUTE?: string;
   /** Requests per minute of all the keys of one agent; absent = 6,000, 0 = off. */

@@ -18,6 +18,9 @@ import { AgentId, CallIn, ErrorBody, RouteBody } from '../schemas.ts';
 import { recordCalls } from '../services/calls.ts';
 import { route } from '../services/routing.ts';
 import { AgentParams, agentFor, bearer, createApi, nowIso } from './common.ts';
+import type { MiddlewareHandler } from 'hono';
+import type { AppEnv } from './common.ts';
+import { MCP_CORS_ALLOW_HEADERS, corsHeaders, isEmptyBatch, originAllowed, parseOrigins } from '../core/mcp-http.ts';
 
 export const mcpApi = createApi();
 
@@ -47,10 +50,20 @@ mcpApi.openAPIRegistry.registerPath({
     ...Object.fromEntries(
       [401, 403, 404, 413, 429].map((s) => [
         s,
-        { description: 'error', content: { 'application/json': { schema: ErrorBody } } },
+        {
+          description:
+            s === 401
+              ? 'no or a bad token (with WWW-Authenticate: Bearer)'
+              : s === 403
+                ? 'a foreign browser Origin, or a key without the right'
+                : 'error',
+          content: { 'application/json': { schema: ErrorBody } },
+        },
       ]),
     ),
-    400: { description: 'a bad agent id (the Error shape) or a body that is not JSON-RPC (a JSON-RPC error)' },
+    400: {
+      description: 'a bad agent id (the Error shape), a body that is not JSON-RPC or an empty batch (a JSON-RPC error)',
+    },
     406: { description: 'Accept does not list application/json and text/event-stream (a JSON-RPC error)' },
     415: { description: 'the body is not application/json (a JSON-RPC error)' },
   },
@@ -63,6 +76,12 @@ mcpApi.post('/v1/agents/:agent/mcp', async (c) => {
   const agent = agentFor(c, parsed.data, 'agent');
   const svc = c.get('svc');
   if (!(await svc.store.getAgent(agent))) throw notFound(`agent ${agent}`);
+  // A batch with no message is an Invalid Request (JSON-RPC), not a notification to accept.
+  if (isEmptyBatch(await c.req.raw.clone().text()))
+    return c.json(
+      { jsonrpc: '2.0', id: null, error: { code: -32600, message: 'Invalid Request: the batch is empty' } },
+      400,
+    );
   const server = createMcpServer(svc, agent, (p) => c.executionCtx.waitUntil(p));
   const transport = new WebStandardStreamableHTTPServerTransport({
     sessionIdGenerator: undefined,
@@ -71,6 +90,39 @@ mcpApi.post('/v1/agents/:agent/mcp', async (c) => {
   await server.connect(transport);
   return transport.handleRequest(c.req.raw);
 });
+
+/**
+ * The HTTP guard of the MCP endpoint, before authentication: a browser `Origin` other than this
+ * deployment's own or one listed in `MCP_ALLOWED_ORIGINS` is refused with 403 (a page reached by
+ * DNS rebinding must not talk to the server); a CORS preflight from an allowed origin is answered
+ * 204 without a token (browsers send none on a preflight); answers to an allowed origin carry CORS
+ * headers; a 401 names the scheme in `WWW-Authenticate`.
+ */
+export function mcpHttpGuard(): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    const origin = c.req.header('origin');
+    if (!originAllowed(origin, c.req.url, parseOrigins(c.env.MCP_ALLOWED_ORIGINS)))
+      throw new ApiError('forbidden', `the origin ${origin} may not use this MCP endpoint`);
+    if (c.req.method === 'OPTIONS') {
+      return new Response(null, {
+        status: 204,
+        headers: {
+          ...corsHeaders(origin),
+          'access-control-allow-methods': 'POST',
+          'access-control-allow-headers': MCP_CORS_ALLOW_HEADERS,
+          'access-control-max-age': '600',
+        },
+      });
+    }
+    await next();
+    const extra: Record<string, string> = { ...corsHeaders(origin) };
+    if (c.res.status === 401) extra['www-authenticate'] = 'Bearer realm="whetstone"';
+    if (Object.keys(extra).length === 0) return;
+    const res = new Response(c.res.body, c.res);
+    for (const [k, v] of Object.entries(extra)) res.headers.set(k, v);
+    c.res = res;
+  };
+}
 
 const SEARCH_DESCRIPTION =
   'Find the tools that fit a user request. Returns the best tools as OpenAI function definitions ' +
@@ -106,6 +158,9 @@ export function createMcpServer(svc: Services, agent: string, waitUntil: (p: Pro
       return jsonResult(await recordCalls(svc, agent, [call], nowIso()));
     },
   );
+  // McpServer announces `tools.listChanged`; a stateless endpoint has no stream to send that
+  // notification on, so the capability is withdrawn rather than promised.
+  (server.server as unknown as { _capabilities: { tools?: Record<string, unknown> } })._capabilities.tools = {};
   return server;
 }
 

@@ -199,6 +199,68 @@ describe('MCP endpoint /v1/agents/:agent/mcp', () => {
   });
 });
 
+describe('MCP endpoint HTTP conformance', () => {
+  const accept = 'application/json, text/event-stream';
+
+  it('refuses a foreign Origin with 403 before anything else, and serves its own origin with CORS headers', async () => {
+    const agent = await setup();
+    const list = { jsonrpc: '2.0', id: 1, method: 'tools/list' };
+    const foreign = await api('POST', `/v1/agents/${agent}/mcp`, {
+      body: list,
+      headers: { accept, origin: 'https://evil.example' },
+    });
+    expect(foreign.status).toBe(403);
+    expect(foreign.body.error.code).toBe('forbidden');
+    const own = await api('POST', `/v1/agents/${agent}/mcp`, {
+      body: list,
+      headers: { accept, origin: 'http://whetstone.test' },
+    });
+    expect(own.status).toBe(200);
+    expect(own.headers.get('access-control-allow-origin')).toBe('http://whetstone.test');
+    expect(own.body.result.tools.map((t: { name: string }) => t.name)).toContain('search_tools');
+  });
+
+  it('answers a CORS preflight without a token, and a 401 names the Bearer scheme', async () => {
+    const agent = await setup();
+    const pre = await api('OPTIONS', `/v1/agents/${agent}/mcp`, {
+      token: null,
+      headers: {
+        origin: 'http://whetstone.test',
+        'access-control-request-method': 'POST',
+        'access-control-request-headers': 'authorization, content-type, mcp-protocol-version',
+      },
+    });
+    expect(pre.status).toBe(204);
+    expect(pre.headers.get('access-control-allow-origin')).toBe('http://whetstone.test');
+    expect(pre.headers.get('access-control-allow-methods')).toBe('POST');
+    expect(pre.headers.get('access-control-allow-headers')).toContain('authorization');
+    const anon = await api('POST', `/v1/agents/${agent}/mcp`, {
+      token: null,
+      body: { jsonrpc: '2.0', id: 1, method: 'ping' },
+      headers: { accept },
+    });
+    expect(anon.status).toBe(401);
+    expect(anon.headers.get('www-authenticate')).toBe('Bearer realm="whetstone"');
+  });
+
+  it('answers an empty batch with a JSON-RPC Invalid Request', async () => {
+    const agent = await setup();
+    const res = await api('POST', `/v1/agents/${agent}/mcp`, { body: [], headers: { accept } });
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual({
+      jsonrpc: '2.0',
+      id: null,
+      error: { code: -32600, message: 'Invalid Request: the batch is empty' },
+    });
+  });
+
+  it('does not announce a tools/list_changed notification it can never send', async () => {
+    const client = await connect(await setup());
+    expect(client.getServerCapabilities()?.tools).toEqual({});
+    await client.close();
+  });
+});
+
 describe('MCP endpoint in the OpenAPI document', () => {
   it('is listed with its security and path parameter', async () => {
     const doc = (await api('GET', '/openapi.json', { token: null })).body;
