@@ -15,6 +15,7 @@ from .types import (
     Call,
     FlagsAnswer,
     Format,
+    LineEdit,
     Message,
     ModelToolsAnswer,
     PinsAnswer,
@@ -237,9 +238,12 @@ class Whetstone:
         """`GET …/revisions/:id`: one revision with its evidence and ranks."""
         return self._http.send("GET", self._revision(revision_id), idempotent=True)
 
-    def apply(self, revision_id: str, *, approved_by: str) -> Revision:
-        """`POST …/revisions/:id/apply` (operator); 409 when it is no longer proposed."""
-        body = {"approved_by": approved_by}
+    def apply(self, revision_id: str, *, approved_by: str, edit: Optional[LineEdit] = None) -> Revision:
+        """`POST …/revisions/:id/apply` (operator), optionally with edited lines; 400 names a refused
+        line and its check; 409 when it is no longer proposed."""
+        body: Dict[str, Any] = {"approved_by": approved_by}
+        if edit is not None:
+            body["edit"] = edit
         return self._http.send("POST", self._revision(revision_id) + "/apply", body=body, idempotent=False)
 
     def dismiss(self, revision_id: str, *, approved_by: str, reason: Optional[str] = None) -> Revision:
