@@ -473,6 +473,33 @@ export const LineEdit = z
   .openapi('LineEdit');
 export const ApplyBody = z.object({ approved_by: ApprovedBy, edit: LineEdit.optional() }).strict();
 export const UndoBody = z.object({ approved_by: ApprovedBy }).strict();
+/** Apply or dismiss several revisions: each decided on its own (a repeated id is refused). */
+export const BulkBody = z
+  .object({
+    action: z.enum(['apply', 'dismiss']),
+    approved_by: ApprovedBy,
+    revision_ids: z
+      .array(z.string().min(1).max(200))
+      .min(1)
+      .max(100)
+      .refine((ids) => new Set(ids).size === ids.length, 'revision_ids repeats an id'),
+    reason: z.string().max(1000).optional(),
+  })
+  .strict();
+export const BulkAnswer = z
+  .object({
+    results: z.array(
+      z.object({
+        revision_id: z.string(),
+        ok: z.boolean(),
+        status: RevisionStatus.optional(),
+        error: z.object({ code: z.string(), message: z.string() }).optional(),
+      }),
+    ),
+    decided: z.number().int(),
+    failed: z.number().int(),
+  })
+  .openapi('BulkAnswer');
 export const DismissBody = z.object({ approved_by: ApprovedBy, reason: z.string().max(1000).optional() }).strict();
 
 // ── Usage flags, traces and unregistered tools (docs/api.md) ──────────────────────────

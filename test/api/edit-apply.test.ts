@@ -237,3 +237,56 @@ describe('edit, then apply', () => {
     expect(res.status).toBe(400);
   });
 });
+
+describe('bulk decisions', () => {
+  it('applies several revisions each on its own, and says why the others were not', async () => {
+    const { agent, id } = await setup();
+    const second = revision({ tool: 'refer_llu', notes_added: ['Refer only losses over the large loss limit.'] });
+    const gone = revision({ tool: 'send_email', notes_added: ['Send to one recipient at a time.'] });
+    await svc.revisions.insertRevisions(agent, [second, gone], null);
+    await api('POST', `/v1/agents/${agent}/revisions/${gone.revision_id}/dismiss`, { body: { approved_by: 'dana' } });
+    const res = await api('POST', `/v1/agents/${agent}/revisions/bulk`, {
+      body: {
+        action: 'apply',
+        approved_by: 'dana',
+        revision_ids: [id, 'rev-missing', gone.revision_id, second.revision_id],
+      },
+    });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ decided: 2, failed: 2 });
+    expect(res.body.results).toEqual([
+      { revision_id: id, ok: true, status: 'applied' },
+      { revision_id: 'rev-missing', ok: false, error: { code: 'not_found', message: expect.any(String) } },
+      {
+        revision_id: gone.revision_id,
+        ok: false,
+        error: { code: 'conflict', message: expect.stringContaining('dismissed') },
+      },
+      { revision_id: second.revision_id, ok: true, status: 'applied' },
+    ]);
+    const llu = (await api('GET', `/v1/agents/${agent}/tools/refer_llu`)).body;
+    expect(llu.notes).toEqual(['Refer only losses over the large loss limit.']);
+  });
+
+  it('dismisses several with one reason, and refuses a repeated id or an agent key', async () => {
+    const { agent, id } = await setup();
+    const other = revision({ tool: 'refer_llu', notes_added: ['Refer only losses over the large loss limit.'] });
+    await svc.revisions.insertRevisions(agent, [other], null);
+    const repeated = await api('POST', `/v1/agents/${agent}/revisions/bulk`, {
+      body: { action: 'dismiss', approved_by: 'dana', revision_ids: [id, id] },
+    });
+    expect(repeated.status).toBe(400);
+    const key = (await api('POST', `/v1/agents/${agent}/keys`, { body: { role: 'agent' } })).body.key;
+    const byAgentKey = await api('POST', `/v1/agents/${agent}/revisions/bulk`, {
+      token: key,
+      body: { action: 'dismiss', approved_by: 'dana', revision_ids: [id] },
+    });
+    expect(byAgentKey.status).toBe(403);
+    const res = await api('POST', `/v1/agents/${agent}/revisions/bulk`, {
+      body: { action: 'dismiss', approved_by: 'dana', reason: 'not now', revision_ids: [id, other.revision_id] },
+    });
+    expect(res.body).toMatchObject({ decided: 2, failed: 0 });
+    const listed = (await api('GET', `/v1/agents/${agent}/revisions?status=dismissed`)).body.revisions;
+    expect(listed.map((r: { dismiss_reason: string }) => r.dismiss_reason)).toEqual(['not now', 'not now']);
+  });
+});

@@ -12,6 +12,7 @@ from typing import Any, Dict, List, Mapping, Optional, Sequence
 from ._transport import Transport, quote
 from .types import (
     Activity,
+    BulkAnswer,
     Call,
     FlagsAnswer,
     Format,
@@ -245,6 +246,15 @@ class Whetstone:
         if edit is not None:
             body["edit"] = edit
         return self._http.send("POST", self._revision(revision_id) + "/apply", body=body, idempotent=False)
+
+    def decide_many(
+        self, action: str, revision_ids: List[str], *, approved_by: str, reason: Optional[str] = None
+    ) -> BulkAnswer:
+        """`POST …/revisions/bulk` (operator): apply or dismiss each revision on its own."""
+        body: Dict[str, Any] = {"action": action, "approved_by": approved_by, "revision_ids": revision_ids}
+        if reason is not None:
+            body["reason"] = reason
+        return self._http.send("POST", self._path + "/revisions/bulk", body=body, idempotent=False)
 
     def dismiss(self, revision_id: str, *, approved_by: str, reason: Optional[str] = None) -> Revision:
         """`POST …/revisions/:id/dismiss` (operator): closes a proposed revision."""

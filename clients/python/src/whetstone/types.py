@@ -284,6 +284,29 @@ class Revision(_RevisionOptional):
     undone_by: Optional[str]
 
 
+class BulkError(TypedDict):
+    code: str
+    message: str
+
+
+class _BulkItemOptional(TypedDict, total=False):
+    status: RevisionStatus
+    error: BulkError
+
+
+class BulkItem(_BulkItemOptional):
+    """One revision of a bulk decision: decided (`status`) or not (`error`)."""
+
+    revision_id: str
+    ok: bool
+
+
+class BulkAnswer(TypedDict):
+    results: List[BulkItem]
+    decided: int
+    failed: int
+
+
 class RevisionsAnswer(TypedDict):
     revisions: List[Revision]
     next_cursor: Optional[str]
