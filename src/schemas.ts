@@ -380,6 +380,16 @@ export const RankChange = z.object({
 export const Displacement = z.object({ request: z.string(), tool: z.string() });
 export type Displacement = z.infer<typeof Displacement>;
 
+/** The lines of a revision an approver may edit before applying. */
+export const RevisionLines = z
+  .object({
+    notes_added: z.array(z.string()),
+    queries_added: z.array(z.string()),
+    avoid_added: z.array(z.string()),
+    call_example: z.string().nullable(),
+  })
+  .openapi('RevisionLines');
+
 export const RevisionStatus = z.enum(['proposed', 'applied', 'dismissed', 'undone']);
 export const Revision = z
   .object({
@@ -407,6 +417,10 @@ export const Revision = z
     undone_by: z.string().nullable(),
     /** Lines a person must read before this revision is applied; absent when none (`auto_apply` skips it). */
     held: z.array(HeldLine).optional(),
+    /** Present when an approver edited the lines before applying: the lines as proposed (the fields above are what was applied). */
+    proposed: RevisionLines.optional(),
+    /** Who edited the lines before applying; absent when they were applied as proposed. */
+    edited_by: z.string().optional(),
   })
   .openapi('Revision');
 export type Revision = z.infer<typeof Revision>;
@@ -445,7 +459,47 @@ export const ReviewBody = z
   .strict();
 
 const ApprovedBy = z.string().min(1).max(200);
-export const ApplyBody = z.object({ approved_by: ApprovedBy }).strict();
+/** A line as an approver may write it: the checks then hold it to a line's length (longer is refused here). */
+const EditedLine = z.string().max(2000);
+/** An edit of the lines before applying: each field absent stays as proposed. */
+export const LineEdit = z
+  .object({
+    notes_added: z.array(EditedLine).max(50).optional(),
+    queries_added: z.array(EditedLine).max(50).optional(),
+    avoid_added: z.array(EditedLine).max(50).optional(),
+    call_example: EditedLine.nullable().optional(),
+  })
+  .strict()
+  .openapi('LineEdit');
+export const ApplyBody = z.object({ approved_by: ApprovedBy, edit: LineEdit.optional() }).strict();
+export const UndoBody = z.object({ approved_by: ApprovedBy }).strict();
+/** Apply or dismiss several revisions: each decided on its own (a repeated id is refused). */
+export const BulkBody = z
+  .object({
+    action: z.enum(['apply', 'dismiss']),
+    approved_by: ApprovedBy,
+    revision_ids: z
+      .array(z.string().min(1).max(200))
+      .min(1)
+      .max(100)
+      .refine((ids) => new Set(ids).size === ids.length, 'revision_ids repeats an id'),
+    reason: z.string().max(1000).optional(),
+  })
+  .strict();
+export const BulkAnswer = z
+  .object({
+    results: z.array(
+      z.object({
+        revision_id: z.string(),
+        ok: z.boolean(),
+        status: RevisionStatus.optional(),
+        error: z.object({ code: z.string(), message: z.string() }).optional(),
+      }),
+    ),
+    decided: z.number().int(),
+    failed: z.number().int(),
+  })
+  .openapi('BulkAnswer');
 export const DismissBody = z.object({ approved_by: ApprovedBy, reason: z.string().max(1000).optional() }).strict();
 
 // ── Usage flags, traces and unregistered tools (docs/api.md) ──────────────────────────

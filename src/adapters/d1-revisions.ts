@@ -349,6 +349,8 @@ export function bodyOf(r: RevisionBody): RevisionBody {
     ranks: r.ranks,
     base_version: r.base_version,
     ...(r.held?.length ? { held: r.held } : {}),
+    ...(r.proposed ? { proposed: r.proposed } : {}),
+    ...(r.edited_by !== undefined ? { edited_by: r.edited_by } : {}),
   };
 }
 
@@ -380,6 +382,8 @@ export function toRevisionRecord(row: RevisionRow): RevisionRecord {
     undone_at: row.undone_at,
     undone_by: row.undone_by,
     ...(body.held?.length ? { held: body.held } : {}),
+    ...(body.proposed ? { proposed: body.proposed } : {}),
+    ...(body.edited_by !== undefined ? { edited_by: body.edited_by } : {}),
   };
   return {
     revision,

@@ -24,6 +24,7 @@ const TABLE: [string, RegExp, Need][] = [
   ['PUT', /^\/config$/, 'operator'],
   ['POST', /^\/reviews$/, 'operator'],
   ['POST', new RegExp(`^/revisions/${SEG}/(apply|dismiss)$`), 'operator'],
+  ['POST', /^\/revisions\/bulk$/, 'operator'],
   ['POST', /^\/keys$/, 'admin'],
   ['DELETE', new RegExp(`^/keys/${SEG}$`), 'admin'],
   ['GET', /^\/export$/, 'admin'],

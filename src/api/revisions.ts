@@ -1,18 +1,35 @@
 /** Apply, dismiss and undo (docs/api.md): the operator's decisions on revisions. */
 import { createRoute } from '@hono/zod-openapi';
-import { ApplyBody, DismissBody, Revision } from '../schemas.ts';
-import { applyRevision, dismissRevision, undoTool } from '../services/apply.ts';
-import { IdParams, ToolParams, actorOf, agentFor, bearer, createApi, jsonBody, nowIso, responses } from './common.ts';
+import { bulkAnswer, bulkItem } from '../core/bulk.ts';
+import { ApiError } from '../errors.ts';
+import { ApplyBody, BulkAnswer, BulkBody, DismissBody, Revision, UndoBody } from '../schemas.ts';
+import { applyContext, applyRevision, dismissRevision, undoTool } from '../services/apply.ts';
+import { checkRevisionEdit } from '../services/edit.ts';
+import {
+  AgentParams,
+  IdParams,
+  ToolParams,
+  actorOf,
+  agentFor,
+  bearer,
+  createApi,
+  jsonBody,
+  nowIso,
+  responses,
+} from './common.ts';
 
 export const revisionsApi = createApi();
 
 const decisionErrors = [400, 401, 403, 404, 409];
 
+type DropTwo<T extends unknown[]> = T extends [unknown, unknown, ...infer R] ? R : never;
+
 revisionsApi.openapi(
   createRoute({
     method: 'post',
     path: '/v1/agents/{agent}/revisions/{id}/apply',
-    summary: 'Apply a proposed revision (409 when it is not proposed, or the row moved under it)',
+    summary:
+      'Apply a proposed revision, optionally with its lines edited (400 naming the line and check an edit fails; 409 when it is not proposed, or the row moved under it)',
     security: bearer,
     request: { params: IdParams, ...jsonBody(ApplyBody) },
     responses: responses(Revision, 'the revision, now applied', decisionErrors),
@@ -20,12 +37,23 @@ revisionsApi.openapi(
   async (c) => {
     const { agent, id } = c.req.valid('param');
     agentFor(c, agent, 'operator');
+    const body = c.req.valid('json');
+    const svc = c.get('svc');
+    const edit = body.edit
+      ? {
+          lines: body.edit,
+          edited_by: body.approved_by,
+          check: (...args: DropTwo<Parameters<typeof checkRevisionEdit>>) => checkRevisionEdit(svc, agent, ...args),
+        }
+      : null;
     const rev = await applyRevision(
-      c.get('svc'),
+      svc,
       agent,
       id,
-      { approved_by: c.req.valid('json').approved_by, actor: actorOf(c) },
+      { approved_by: body.approved_by, actor: actorOf(c) },
       nowIso(),
+      applyContext(),
+      edit,
     );
     return c.json(rev, 200);
   },
@@ -59,7 +87,7 @@ revisionsApi.openapi(
     path: '/v1/agents/{agent}/tools/{tool}/undo',
     summary: 'Take back the newest applied revision of a tool (409 when the row was edited since)',
     security: bearer,
-    request: { params: ToolParams, ...jsonBody(ApplyBody) },
+    request: { params: ToolParams, ...jsonBody(UndoBody) },
     responses: responses(Revision, 'the revision, now undone', decisionErrors),
   }),
   async (c) => {
@@ -75,3 +103,42 @@ revisionsApi.openapi(
     return c.json(rev, 200);
   },
 );
+
+revisionsApi.openapi(
+  createRoute({
+    method: 'post',
+    path: '/v1/agents/{agent}/revisions/bulk',
+    summary:
+      'Apply or dismiss several proposed revisions, each on its own; the answer says which were decided and why the others were not',
+    security: bearer,
+    request: { params: AgentParams, ...jsonBody(BulkBody) },
+    responses: responses(BulkAnswer, 'one result per revision, in the order asked', [400, 401, 403, 404]),
+  }),
+  async (c) => {
+    const { agent } = c.req.valid('param');
+    agentFor(c, agent, 'operator');
+    const body = c.req.valid('json');
+    const svc = c.get('svc');
+    const who = { approved_by: body.approved_by, actor: actorOf(c) };
+    const ctx = applyContext();
+    const items = [];
+    // One at a time: the applies share one context, and each decision is its own guarded write.
+    for (const id of body.revision_ids) {
+      try {
+        const rev =
+          body.action === 'apply'
+            ? await applyRevision(svc, agent, id, who, nowIso(), ctx)
+            : await dismissRevision(svc, agent, id, { ...who, reason: body.reason ?? null });
+        items.push(bulkItem(id, { status: rev.status }, errorOf));
+      } catch (error) {
+        if (!(error instanceof ApiError)) throw error;
+        items.push(bulkItem(id, { error }, errorOf));
+      }
+    }
+    return c.json(bulkAnswer(items), 200);
+  },
+);
+
+function errorOf(err: unknown): { code: string; message: string } {
+  return err instanceof ApiError ? { code: err.code, message: err.message } : { code: 'internal', message: 'failed' };
+}

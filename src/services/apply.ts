@@ -17,9 +17,10 @@ import {
 import type { LogSlice } from '../adapters/log.ts';
 import type { StoredTool } from '../core/records.ts';
 import { buildRoutingIndex, embeddingText, type RoutingDoc, type RoutingIndex } from '../core/routing.ts';
+import { isEmpty, linesOf, type EditResult, type LineEdit, type RevisionLines } from '../core/edits.ts';
 import type { Services } from '../env.ts';
 import { ApiError, notFound } from '../errors.ts';
-import type { Displacement, Revision } from '../schemas.ts';
+import type { Displacement, Revision, Settings } from '../schemas.ts';
 import { routingDocs, settingsOf } from './routing.ts';
 import { embedTools } from './tool-vectors.ts';
 
@@ -69,17 +70,20 @@ export async function applyRevision(
   who: Approval,
   now: string,
   ctx: ApplyContext = applyContext(),
+  edit: ApplyEdit | null = null,
 ): Promise<Revision> {
-  const rev = await requireStatus(svc, agent, revisionId, 'proposed');
+  const proposed = await requireStatus(svc, agent, revisionId, 'proposed');
   const agentRow = await svc.store.getAgent(agent);
   if (!agentRow) throw notFound(`agent ${agent}`);
   const settings = settingsOf(agentRow.settings);
   const [row, tools] = await Promise.all([
-    svc.store.getTool(agent, rev.tool),
+    svc.store.getTool(agent, proposed.tool),
     toolsOf(svc, agent, agentRow.tools_gen, ctx),
   ]);
-  if (!row) throw new ApiError('conflict', `tool ${rev.tool} is no longer registered`);
+  if (!row) throw new ApiError('conflict', `tool ${proposed.tool} is no longer registered`);
   const registered = new Set(tools.keys());
+  const edited = edit ? await editedLines(edit, proposed, row, tools, settings) : null;
+  const rev: Revision = edited ? { ...proposed, ...edited } : proposed;
   let plan = planApply(learnedState(row), rev, settings, registered);
   let next = await withState(svc, row, plan.state, now);
   const recheck = plan.queries_added.length > 0 ? await recheckOf(svc, agent, ctx, row.name) : null;
@@ -115,6 +119,9 @@ export async function applyRevision(
       displaced,
       queries_displaced: plan.queries_displaced,
       refused: [...rev.refused, ...plan.refused],
+      ...(edited && edit
+        ? { ...edited, proposed: linesOf(proposed), edited_by: edit.edited_by, queries_added: plan.queries_added }
+        : {}),
     },
   });
   if (!update) throw notFound(`revision ${revisionId}`);
@@ -125,6 +132,45 @@ export async function applyRevision(
   ]);
   written(ctx, next);
   return reread(svc, agent, revisionId);
+}
+
+/** An approver's edit of the lines to apply, and the check it must pass (src/services/edit.ts). */
+export interface ApplyEdit {
+  lines: LineEdit;
+  edited_by: string;
+  check(
+    rev: Revision,
+    lines: LineEdit,
+    row: StoredTool,
+    tools: ReadonlyMap<string, StoredTool>,
+    settings: Settings,
+  ): Promise<EditResult>;
+}
+
+/**
+ * The lines an edit applies, or null when it keeps the proposal word for word. A refused line is a
+ * 400 naming the line and the check; an edit keeping no line is a 400 too (dismiss it instead).
+ * Both come before any write.
+ */
+async function editedLines(
+  edit: ApplyEdit,
+  rev: Revision,
+  row: StoredTool,
+  tools: ReadonlyMap<string, StoredTool>,
+  settings: Settings,
+): Promise<RevisionLines | null> {
+  const result = await edit.check(rev, edit.lines, row, tools, settings);
+  if (!result.ok) {
+    const r = result.refusal;
+    throw new ApiError(
+      'invalid_request',
+      `${r.field}[${r.index}] "${r.text}" fails the ${r.check} check: ${r.detail}; nothing was written`,
+      [r],
+    );
+  }
+  if (isEmpty(result.lines))
+    throw new ApiError('invalid_request', 'the edit keeps no line; dismiss the revision instead');
+  return result.changed ? result.lines : null;
 }
 
 /**

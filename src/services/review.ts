@@ -288,7 +288,7 @@ async function withinModelBudget(
  * added lines the row still keeps (docs/learning.md "Cross-checks"): per tool, the requests it
  * sends elsewhere, and the requests other tools' kept lines send to it.
  */
-async function keptLines(
+export async function keptLines(
   svc: Services,
   agent: string,
   tools: ReadonlyMap<string, StoredTool>,
@@ -564,7 +564,7 @@ function exampleCall(
 }
 
 /** The tool's own words, which a learned line's language and scripts are compared with. */
-function definitionOf(tool: StoredTool): string {
+export function definitionOf(tool: StoredTool): string {
   return `${tool.name} ${tool.description ?? tool.docstring}`;
 }
 
@@ -586,7 +586,7 @@ function proposalContext(t: ToolReview, evidence: readonly Evidence[]): Proposal
 }
 
 /** A stored tool as the privacy rule reads its definition: its own words are never values. */
-function definedTool(t: StoredTool): DefinedTool {
+export function definedTool(t: StoredTool): DefinedTool {
   return { name: t.name, description: [t.docstring, t.description ?? ''].join('\n'), parameters: t.parameters };
 }
 

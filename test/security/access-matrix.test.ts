@@ -205,6 +205,18 @@ const ROUTES: Record<string, RouteCase> = {
       expect(await approvedKey(r.body.revision_id)).toBe(actor);
     },
   },
+  'post /v1/agents/{agent}/revisions/bulk': {
+    need: 'operator',
+    ok: 200,
+    prepare: async (a, n) => ({
+      path: `${base(a)}/revisions/bulk`,
+      body: { action: 'dismiss', approved_by: 'ana', revision_ids: [await proposed(a, n)] },
+    }),
+    after: async (_a, r) => {
+      expect(r.body).toMatchObject({ decided: 1, failed: 0 });
+      expect(await approvedKey(r.body.results[0].revision_id)).toBe(actor);
+    },
+  },
   'post /v1/agents/{agent}/revisions/{id}/dismiss': {
     need: 'operator',
     ok: 200,

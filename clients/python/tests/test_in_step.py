@@ -38,6 +38,7 @@ CLIENT_OPERATIONS: Dict[str, Tuple[str, Tuple[Any, ...], Dict[str, Any]]] = {
     "listRevisions": ("revisions", (), {}),
     "getRevision": ("revision", ("rev",), {}),
     "applyRevision": ("apply", ("rev",), {"approved_by": "a"}),
+    "createRevisionsBulk": ("decide_many", ("apply", ["rev"]), {"approved_by": "a"}),
     "dismissRevision": ("dismiss", ("rev",), {"approved_by": "a"}),
     "undoTool": ("undo", ("t",), {"approved_by": "a"}),
     "listFlags": ("flags", (), {}),

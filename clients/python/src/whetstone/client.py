@@ -12,9 +12,11 @@ from typing import Any, Dict, List, Mapping, Optional, Sequence
 from ._transport import Transport, quote
 from .types import (
     Activity,
+    BulkAnswer,
     Call,
     FlagsAnswer,
     Format,
+    LineEdit,
     Message,
     ModelToolsAnswer,
     PinsAnswer,
@@ -237,10 +239,22 @@ class Whetstone:
         """`GET …/revisions/:id`: one revision with its evidence and ranks."""
         return self._http.send("GET", self._revision(revision_id), idempotent=True)
 
-    def apply(self, revision_id: str, *, approved_by: str) -> Revision:
-        """`POST …/revisions/:id/apply` (operator); 409 when it is no longer proposed."""
-        body = {"approved_by": approved_by}
+    def apply(self, revision_id: str, *, approved_by: str, edit: Optional[LineEdit] = None) -> Revision:
+        """`POST …/revisions/:id/apply` (operator), optionally with edited lines; 400 names a refused
+        line and its check; 409 when it is no longer proposed."""
+        body: Dict[str, Any] = {"approved_by": approved_by}
+        if edit is not None:
+            body["edit"] = edit
         return self._http.send("POST", self._revision(revision_id) + "/apply", body=body, idempotent=False)
+
+    def decide_many(
+        self, action: str, revision_ids: List[str], *, approved_by: str, reason: Optional[str] = None
+    ) -> BulkAnswer:
+        """`POST …/revisions/bulk` (operator): apply or dismiss each revision on its own."""
+        body: Dict[str, Any] = {"action": action, "approved_by": approved_by, "revision_ids": revision_ids}
+        if reason is not None:
+            body["reason"] = reason
+        return self._http.send("POST", self._path + "/revisions/bulk", body=body, idempotent=False)
 
     def dismiss(self, revision_id: str, *, approved_by: str, reason: Optional[str] = None) -> Revision:
         """`POST …/revisions/:id/dismiss` (operator): closes a proposed revision."""

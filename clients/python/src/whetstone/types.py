@@ -234,8 +234,28 @@ class HeldLine(TypedDict):
     reasons: List[str]
 
 
+class RevisionLines(TypedDict):
+    """The lines of a revision an approver may edit before applying."""
+
+    notes_added: List[str]
+    queries_added: List[str]
+    avoid_added: List[str]
+    call_example: Optional[str]
+
+
+class LineEdit(TypedDict, total=False):
+    """An edit of a revision's lines: each field absent stays as proposed."""
+
+    notes_added: List[str]
+    queries_added: List[str]
+    avoid_added: List[str]
+    call_example: Optional[str]
+
+
 class _RevisionOptional(TypedDict, total=False):
     held: List[HeldLine]
+    proposed: RevisionLines
+    edited_by: str
 
 
 class Revision(_RevisionOptional):
@@ -262,6 +282,29 @@ class Revision(_RevisionOptional):
     dismiss_reason: Optional[str]
     undone_at: Optional[str]
     undone_by: Optional[str]
+
+
+class BulkError(TypedDict):
+    code: str
+    message: str
+
+
+class _BulkItemOptional(TypedDict, total=False):
+    status: RevisionStatus
+    error: BulkError
+
+
+class BulkItem(_BulkItemOptional):
+    """One revision of a bulk decision: decided (`status`) or not (`error`)."""
+
+    revision_id: str
+    ok: bool
+
+
+class BulkAnswer(TypedDict):
+    results: List[BulkItem]
+    decided: int
+    failed: int
 
 
 class RevisionsAnswer(TypedDict):
