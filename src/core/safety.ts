@@ -41,6 +41,14 @@ export interface LineCheck {
  */
 const HIDDEN = /\p{Cf}|\p{Variation_Selector}|\u034F|[\u115F\u1160\u17B4\u17B5\u2800\u3164\uFFA0]/gu;
 
+/** Where a text holds characters that render as nothing or reorder what is shown (code points, by UTF-16 index). */
+export function hiddenCharacters(text: string): { index: number; code: string }[] {
+  return [...text.matchAll(HIDDEN)].map((m) => ({
+    index: m.index,
+    code: `U+${(m[0].codePointAt(0) ?? 0).toString(16).toUpperCase().padStart(4, '0')}`,
+  }));
+}
+
 /**
  * The line as it is checked and stored: NFKC, hidden characters removed. The ellipsis a shortened
  * line ends with is kept (NFKC would make it three dots).
@@ -269,7 +277,7 @@ const TAG_NAMES = new Set(
 );
 
 /** An HTML, XML or chat-format tag: the reason, or null. `<value>`-like placeholders are not tags. */
-function tagIn(text: string): string | null {
+export function tagIn(text: string): string | null {
   if (/<\/\s*[a-z][\w:.-]*\s*>/i.test(text)) return 'a closing tag';
   if (/<[!?|]/.test(text)) return 'markup ("<!", "<?" or "<|")';
   const tag = /<([a-z][\w:.-]*)(\s+[^<>]*?)?(\/)?>/i.exec(text);
@@ -350,8 +358,12 @@ const SQUEEZED_INSTRUCTIONS = new RegExp(
   ].join('|'),
 );
 
-/** The first role marker or instruction in a line, checked on each folded reading. */
-function aimedIn(line: string): string | null {
+/**
+ * The first role marker or instruction to the model in a text, checked on each folded reading
+ * (look-alike letters, spaced-out words, text stored backwards, other languages); null when none.
+ * Unlike `checkLineText` it says nothing of markup: a tool's own description may use markdown.
+ */
+export function aimedIn(line: string): string | null {
   const latin = latinKey(line);
   // Text behind a right-to-left override is shown forwards and stored backwards; the override is
   // gone once the line is normalised (a stored line is checked again), so every line is read backwards too.
@@ -363,10 +375,13 @@ function aimedIn(line: string): string | null {
     const found = aimedInReading(key);
     if (found) return key === latin ? found : `${found}, stored backwards`;
   }
-  const plain = plainKey(line);
-  for (const re of OTHER_LANGUAGES) {
-    const m = re.exec(plain);
-    if (m) return `instruction to the model ("${m[0]}")`;
+  // Accents off for the Latin and Cyrillic phrasings; composed for Japanese and Korean, whose kana
+  // and syllables fall apart into marks and jamo when decomposed.
+  for (const reading of [plainKey(line), line.normalize('NFKC').toLowerCase()]) {
+    for (const re of OTHER_LANGUAGES) {
+      const m = re.exec(reading);
+      if (m) return `instruction to the model ("${m[0]}")`;
+    }
   }
   return null;
 }
