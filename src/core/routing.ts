@@ -7,7 +7,7 @@
 import type { VectorMatch } from './ports.ts';
 import type { RoutedTool } from '../schemas.ts';
 import { buildLexicalIndex, compareIds, type LexicalIndex } from './lexical.ts';
-import { splitIdentifier } from './text.ts';
+import { normalize, splitIdentifier } from './text.ts';
 
 /** One tool as routing sees it: its name, its embedding text and that text's vector. */
 export interface RoutingDoc {
@@ -28,6 +28,23 @@ export interface RoutingIndex {
   readonly matrix: Float32Array;
   readonly positions: ReadonlyMap<string, number>;
   readonly lexical: LexicalIndex;
+  /** Name phrases (normalised words of a tool name) → the positions of the tools they name. */
+  readonly namePhrases: ReadonlyMap<string, readonly number[]>;
+  /** The most words in any name phrase: how long a run of request words is looked up. */
+  readonly longestName: number;
+}
+
+/**
+ * The phrases by which a request names a tool: the words split from its identifier
+ * (`get_weather`, `getWeather` → "get weather") and the identifier written as one word
+ * ("getweather"). Only names of two words or more: a one-word name ("search") is an ordinary word,
+ * and a request using it does not thereby name the tool.
+ */
+export function namePhrases(name: string): string[] {
+  const split = normalize(splitIdentifier(name));
+  if (split.split(' ').length < 2) return [];
+  const whole = normalize(name).replace(/ /g, '');
+  return whole === split ? [split] : [split, whole];
 }
 
 /**
@@ -60,7 +77,25 @@ export function buildRoutingIndex(docs: readonly RoutingDoc[]): RoutingIndex {
     positions.set(doc.name, i);
   });
   const lexical = buildLexicalIndex(docs.map((d) => ({ id: d.name, text: d.text })));
-  return { names: docs.map((d) => d.name), dimensions, matrix, positions, lexical };
+  const phrases = new Map<string, number[]>();
+  let longestName = 0;
+  docs.forEach((doc, i) => {
+    for (const phrase of namePhrases(doc.name)) {
+      longestName = Math.max(longestName, phrase.split(' ').length);
+      const list = phrases.get(phrase);
+      if (list === undefined) phrases.set(phrase, [i]);
+      else if (!list.includes(i)) list.push(i);
+    }
+  });
+  return {
+    names: docs.map((d) => d.name),
+    dimensions,
+    matrix,
+    positions,
+    lexical,
+    namePhrases: phrases,
+    longestName,
+  };
 }
 
 /** Exact cosine (dot product of normalised vectors) of the query against every tool, by position. */
@@ -219,17 +254,69 @@ export function rankTools(
   const fromMatches = vectorMatches === undefined ? null : scoresFromMatches(index, vectorMatches);
   const scores = fromMatches?.scores ?? vectorScores(index, query.vector);
   for (const [p, s] of lexical) scores[p] = (scores[p] ?? 0) + s * lexicalScale;
-  if (fromMatches === null) return selectTop(index.names, scores, 'all', Math.floor(k));
+  if (fromMatches === null)
+    return withNamed(index, scores, query.text, selectTop(index.names, scores, 'all', Math.floor(k)));
   // With a vector index answer the candidates are its matches and the lexical hits. When they are
   // fewer than k (an index not yet caught up, or down) the other tools follow them, by name, so k
   // tools still come back: nothing is known of them but that they scored no higher.
   const named = new Set([...fromMatches.candidates, ...lexical.keys()]);
   const top = selectTop(index.names, scores, named, Math.floor(k));
-  if (top.length >= Math.min(Math.floor(k), n)) return top;
+  if (top.length >= Math.min(Math.floor(k), n)) return withNamed(index, scores, query.text, top);
   const rest: number[] = [];
   for (let p = 0; p < n; p++) if (!named.has(p)) rest.push(p);
   const more = selectTop(index.names, scores, rest, Math.floor(k) - top.length);
-  return [...top, ...more.map((t, i) => ({ ...t, rank: top.length + i + 1 }))];
+  return withNamed(index, scores, query.text, [...top, ...more.map((t, i) => ({ ...t, rank: top.length + i + 1 }))]);
+}
+
+/** Positions of the tools a request names: any run of its words equal to a name phrase. */
+export function namedPositions(index: RoutingIndex, text: string): number[] {
+  if (index.longestName === 0) return [];
+  const words = normalize(text)
+    .split(' ')
+    .filter((w) => w !== '');
+  const found = new Set<number>();
+  for (let i = 0; i < words.length; i++) {
+    for (let len = 1; len <= index.longestName && i + len <= words.length; len++) {
+      for (const p of index.namePhrases.get(words.slice(i, i + len).join(' ')) ?? []) found.add(p);
+    }
+  }
+  return [...found];
+}
+
+/**
+ * A request that names a tool gets it among its `k`: a named tool the scores left out takes the
+ * place of the lowest-ranked tool that was not named (named tools themselves by score, at most k).
+ * Nothing moves when every named tool is already there, so requests naming no tool rank as before.
+ */
+function withNamed(index: RoutingIndex, scores: Float64Array, text: string, top: RoutedTool[]): RoutedTool[] {
+  const named = namedPositions(index, text);
+  if (named.length === 0 || top.length === 0) return top;
+  const inTop = new Set(top.map((t) => t.name));
+  const missing = named
+    .filter((p) => !inTop.has(index.names[p] ?? ''))
+    .map((p) => ({ name: index.names[p] ?? '', score: scores[p] ?? 0 }))
+    .sort((a, b) => (ranksBefore(a, b) ? -1 : 1));
+  if (missing.length === 0) return top;
+  const namedNames = new Set(named.map((p) => index.names[p] ?? ''));
+  const kept = [...top];
+  const added: Scored[] = [];
+  for (const m of missing) {
+    let drop = -1;
+    for (let i = kept.length - 1; i >= 0; i--) {
+      if (!namedNames.has(kept[i]?.name ?? '')) {
+        drop = i;
+        break;
+      }
+    }
+    if (drop < 0) break;
+    kept.splice(drop, 1);
+    added.push(m);
+  }
+  return [...kept.map((t) => ({ name: t.name, score: t.score })), ...added].map((t, i) => ({
+    name: t.name,
+    rank: i + 1,
+    score: t.score,
+  }));
 }
 
 /** The argument names of a JSON-Schema object: the keys of its top-level `properties`. */

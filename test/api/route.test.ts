@@ -59,6 +59,30 @@ describe('POST /v1/agents/:agent/route', () => {
     expect(JSON.parse(String(turn.offered))).toEqual(res.body.tools);
   });
 
+  it('offers a tool the request names, by its identifier or the words split from it', async () => {
+    const agent = await setup();
+    const request = 'email the forecast of Paris to Ann, and use set_reminder for it';
+    const byScore = await api('POST', `/v1/agents/${agent}/route`, {
+      body: { request: 'email the forecast of Paris to Ann', k: 1 },
+    });
+    expect(byScore.body.tools.map((t: { name: string }) => t.name)).not.toContain('set_reminder');
+    for (const text of [
+      request,
+      'email the forecast of Paris to Ann, then set reminder',
+      'email the forecast, then SetReminder',
+    ]) {
+      const res = await api('POST', `/v1/agents/${agent}/route`, { body: { request: text, k: 1 } });
+      expect(res.status).toBe(200);
+      expect(res.body.tools.map((t: { name: string }) => t.name)).toEqual(['set_reminder']);
+      expect(res.body.tools[0].rank).toBe(1);
+    }
+    const two = await api('POST', `/v1/agents/${agent}/route`, {
+      body: { request: 'email the forecast of Paris, then SetReminder', k: 2 },
+    });
+    expect(two.body.tools.map((t: { name: string }) => t.name)).toContain('set_reminder');
+    expect(two.body.tools).toHaveLength(2);
+  });
+
   it('honours k and top_k', async () => {
     const agent = await setup({ top_k: 2 });
     expect(

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { hashEmbed } from '../../src/adapters/hash-embedder.ts';
 import { buildLexicalIndex } from '../../src/core/lexical.ts';
-import { buildRoutingIndex, embeddingText, rankTools, type RoutingDoc } from '../../src/core/routing.ts';
+import { buildRoutingIndex, embeddingText, namePhrases, rankTools, type RoutingDoc } from '../../src/core/routing.ts';
 
 const TOOLS = [
   { name: 'get_weather', description: 'Current weather and the forecast for a city.' },
@@ -56,6 +56,14 @@ describe('embeddingText', () => {
     expect(embeddingText({ ...tool, parameters: { properties: ['not', 'an', 'object'] }, examples: [] })).toBe(
       'get Weather\nWeather for a city.',
     );
+  });
+});
+
+describe('namePhrases', () => {
+  it('names a tool by its split words and its identifier as one word, never by one ordinary word', () => {
+    expect(namePhrases('get_weather')).toEqual(['get weather', 'getweather']);
+    expect(namePhrases('PDFReader')).toEqual(['pdf reader', 'pdfreader']);
+    expect(namePhrases('search')).toEqual([]);
   });
 });
 
