@@ -396,9 +396,30 @@ export function learnedTexts(learned: Learned): { where: string; text: string }[
 /**
  * Finds every form of every value in the texts: exact (the form as written, case aside) or
  * normalised (lower-case, whitespace and punctuation removed on both sides). A normalised form of
- * six characters or more (four with a digit) is looked for anywhere in the normalised text;
- * a shorter one (a first name) only as a whole word.
+ * six characters or more (four with a digit) is looked for in the normalised text where it starts
+ * and ends on a boundary of the text as written (a space, punctuation, or a change between letters
+ * and digits): "4471 XK" is the order 4471-XK, "brand that" is not the name Brandt. A shorter one
+ * (a first name) only as a whole word.
  */
+/** The normalised text, with the offsets in it where a run of the text as written starts and ends. */
+function withBoundaries(text: string): { n: string; starts: Set<number>; ends: Set<number> } {
+  const starts = new Set<number>();
+  const ends = new Set<number>();
+  let n = '';
+  let last: 'letter' | 'digit' | undefined;
+  for (const ch of text.toLowerCase()) {
+    const kind = /\p{N}/u.test(ch) ? 'digit' : /\p{L}/u.test(ch) ? 'letter' : undefined;
+    if (kind !== last) {
+      if (last !== undefined) ends.add(n.length);
+      if (kind !== undefined) starts.add(n.length);
+    }
+    if (kind !== undefined) n += ch;
+    last = kind;
+  }
+  if (last !== undefined) ends.add(n.length);
+  return { n, starts, ends };
+}
+
 export function findLeaks(values: readonly PersonalValue[], texts: readonly { where: string; text: string }[]): Leak[] {
   const long = new Map<string, { v: PersonalValue; form: string; n: string }[]>();
   const short = new Map<string, { v: PersonalValue; form: string; n: string }[]>();
@@ -419,7 +440,7 @@ export function findLeaks(values: readonly PersonalValue[], texts: readonly { wh
   }
   const out: Leak[] = [];
   for (const { where, text } of texts) {
-    const n = normalised(text);
+    const { n, starts, ends } = withBoundaries(text);
     const lower = text.toLowerCase();
     const found = new Set<string>();
     // One finding per value and text: exact when one of its forms is there as written (case aside).
@@ -438,7 +459,8 @@ export function findLeaks(values: readonly PersonalValue[], texts: readonly { wh
       });
     };
     for (let i = 0; i + 4 <= n.length; i++) {
-      for (const e of long.get(n.slice(i, i + 4)) ?? []) if (n.startsWith(e.n, i)) report(e);
+      if (!starts.has(i)) continue;
+      for (const e of long.get(n.slice(i, i + 4)) ?? []) if (n.startsWith(e.n, i) && ends.has(i + e.n.length)) report(e);
     }
     for (const w of wordsOf(text)) for (const e of short.get(w) ?? []) report(e);
   }

@@ -34,6 +34,14 @@ describe('the leak finder', () => {
     expect(findLeaks(values, [{ where: 'x', text: 'check Ana in' }]).map((l) => l.form)).toEqual(['Ana']);
     expect(findLeaks(values, [{ where: 'x', text: 'refund 1,250 dollars' }]).map((l) => l.form)).toEqual(['1250']);
   });
+
+  it('matches a long form across spaces only where it starts and ends on a boundary of the text', () => {
+    const brandt = [value(3, 'name', 'Brandt', 'Brandt'), value(4, 'order', '4471-XK', '4471-XK')];
+    expect(findLeaks(brandt, [{ where: 'x', text: 'the brand that sells it' }])).toEqual([]);
+    expect(findLeaks(brandt, [{ where: 'x', text: 'order 4471 XK' }]).map((l) => l.value)).toEqual(['4471-XK']);
+    expect(findLeaks(brandt, [{ where: 'x', text: 'order 14471XK' }]).map((l) => l.value)).toEqual([]);
+    expect(findLeaks(brandt, [{ where: 'x', text: 'ask Mr Brandt' }]).map((l) => l.value)).toEqual(['Brandt']);
+  });
 });
 
 describe('the realistic agent', () => {
