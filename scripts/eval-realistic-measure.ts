@@ -460,7 +460,8 @@ export function findLeaks(values: readonly PersonalValue[], texts: readonly { wh
     };
     for (let i = 0; i + 4 <= n.length; i++) {
       if (!starts.has(i)) continue;
-      for (const e of long.get(n.slice(i, i + 4)) ?? []) if (n.startsWith(e.n, i) && ends.has(i + e.n.length)) report(e);
+      for (const e of long.get(n.slice(i, i + 4)) ?? [])
+        if (n.startsWith(e.n, i) && ends.has(i + e.n.length)) report(e);
     }
     for (const w of wordsOf(text)) for (const e of short.get(w) ?? []) report(e);
   }
