@@ -37,8 +37,9 @@ function textsOf(result: unknown): { field: string; text: string }[] {
   const walk = (value: unknown, field: string, depth: number): void => {
     if (depth > 8) return;
     if (typeof value === 'string') out.push({ field, text: value });
-    else if (Array.isArray(value)) value.forEach((v, i) => walk(v, `${field}[${i}]`, depth + 1));
-    else if (value !== null && typeof value === 'object') {
+    else if (Array.isArray(value)) {
+      for (const [i, v] of value.entries()) walk(v, `${field}[${i}]`, depth + 1);
+    } else if (value !== null && typeof value === 'object') {
       for (const [key, v] of Object.entries(value)) {
         // Binary parts (images, audio) carry base64, not words.
         if (key === 'data' || key === 'blob' || key === 'mimeType' || key === 'type') continue;
