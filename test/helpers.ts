@@ -26,7 +26,9 @@ export async function api<T = any>(
     body = JSON.stringify(opts.body);
     headers['content-type'] = 'application/json';
   }
-  const res = await exports.default.fetch(new Request(`http://whetstone.test${path}`, { method, headers, body }));
+  // A path, or a whole URL where the scheme or host matters (the MCP endpoint's origin rules).
+  const url = /^https?:/.test(path) ? path : `http://whetstone.test${path}`;
+  const res = await exports.default.fetch(new Request(url, { method, headers, body }));
   // Decoded from bytes: workerd warns when .text() reads a type it does not count as text (NDJSON).
   const text = new TextDecoder().decode(await res.arrayBuffer());
   let parsed: unknown = text;

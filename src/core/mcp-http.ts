@@ -38,6 +38,13 @@ function normaliseOrigin(value: string): string | undefined {
  * Whether a request with this `Origin` header may reach the endpoint: no header (not a browser) or
  * the endpoint's own origin or one of the allowed ones. `null` (an opaque origin) and anything else
  * is refused.
+ *
+ * The own origin is read from the request's `Host`, which a page reached by DNS rebinding sets to
+ * its own name: `evil.example` resolving to 127.0.0.1 sends `Host: evil.example` and
+ * `Origin: http://evil.example`, equal to each other. Such a page reaches a server on the user's
+ * machine, which speaks plain HTTP; a deployment on Cloudflare is reached by its own name only.
+ * So a plain-HTTP own origin counts only under a loopback name (`localhost`, `127.0.0.1`, `[::1]`);
+ * any other must be listed.
  */
 export function originAllowed(
   origin: string | null | undefined,
@@ -47,9 +54,12 @@ export function originAllowed(
   if (origin === undefined || origin === null) return true;
   const normalised = normaliseOrigin(origin);
   if (!normalised) return false;
-  if (normalised === new URL(requestUrl).origin.toLowerCase()) return true;
+  const own = new URL(requestUrl);
+  if (normalised === own.origin.toLowerCase() && (own.protocol === 'https:' || LOOPBACK.has(own.hostname))) return true;
   return allowed.includes(normalised);
 }
+
+const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]']);
 
 /** The CORS headers for an allowed origin (none for a request that sent no `Origin`). */
 export function corsHeaders(origin: string | null | undefined): Record<string, string> {

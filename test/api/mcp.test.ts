@@ -211,27 +211,39 @@ describe('MCP endpoint HTTP conformance', () => {
     });
     expect(foreign.status).toBe(403);
     expect(foreign.body.error.code).toBe('forbidden');
-    const own = await api('POST', `/v1/agents/${agent}/mcp`, {
+    const own = await api('POST', `https://whetstone.test/v1/agents/${agent}/mcp`, {
       body: list,
-      headers: { accept, origin: 'http://whetstone.test' },
+      headers: { accept, origin: 'https://whetstone.test' },
     });
     expect(own.status).toBe(200);
-    expect(own.headers.get('access-control-allow-origin')).toBe('http://whetstone.test');
+    expect(own.headers.get('access-control-allow-origin')).toBe('https://whetstone.test');
     expect(own.body.result.tools.map((t: { name: string }) => t.name)).toContain('search_tools');
+    // DNS rebinding: a page named evil.example resolving to this machine sends its own name as Host
+    // and Origin, equal to each other, over plain HTTP.
+    const rebound = await api('POST', `http://evil.example:8787/v1/agents/${agent}/mcp`, {
+      body: list,
+      headers: { accept, origin: 'http://evil.example:8787' },
+    });
+    expect(rebound.status).toBe(403);
+    const local = await api('POST', `http://127.0.0.1:8787/v1/agents/${agent}/mcp`, {
+      body: list,
+      headers: { accept, origin: 'http://127.0.0.1:8787' },
+    });
+    expect(local.status).toBe(200);
   });
 
   it('answers a CORS preflight without a token, and a 401 names the Bearer scheme', async () => {
     const agent = await setup();
-    const pre = await api('OPTIONS', `/v1/agents/${agent}/mcp`, {
+    const pre = await api('OPTIONS', `https://whetstone.test/v1/agents/${agent}/mcp`, {
       token: null,
       headers: {
-        origin: 'http://whetstone.test',
+        origin: 'https://whetstone.test',
         'access-control-request-method': 'POST',
         'access-control-request-headers': 'authorization, content-type, mcp-protocol-version',
       },
     });
     expect(pre.status).toBe(204);
-    expect(pre.headers.get('access-control-allow-origin')).toBe('http://whetstone.test');
+    expect(pre.headers.get('access-control-allow-origin')).toBe('https://whetstone.test');
     expect(pre.headers.get('access-control-allow-methods')).toBe('POST');
     expect(pre.headers.get('access-control-allow-headers')).toContain('authorization');
     const anon = await api('POST', `/v1/agents/${agent}/mcp`, {

@@ -17,6 +17,15 @@ describe('MCP endpoint origin rules', () => {
     expect(originAllowed('https://whetstone.example.com:8443', url, [])).toBe(false);
   });
 
+  it('refuses a plain-HTTP own origin under a name that is not loopback: a DNS-rebinding page', () => {
+    expect(originAllowed('http://evil.example.com', 'http://evil.example.com/v1/agents/a/mcp', [])).toBe(false);
+    expect(originAllowed('http://evil.example.com:8787', 'http://evil.example.com:8787/mcp', [])).toBe(false);
+    expect(originAllowed('http://127.0.0.1:8787', 'http://127.0.0.1:8787/v1/agents/a/mcp', [])).toBe(true);
+    expect(originAllowed('http://localhost:8787', 'http://localhost:8787/v1/agents/a/mcp', [])).toBe(true);
+    expect(originAllowed('http://[::1]:8787', 'http://[::1]:8787/v1/agents/a/mcp', [])).toBe(true);
+    expect(originAllowed('http://intranet.local', 'http://intranet.local/mcp', ['http://intranet.local'])).toBe(true);
+  });
+
   it('lets the listed origins through and drops entries that are not origins', () => {
     const allowed = parseOrigins(' https://app.example/ , ftp://x.example, not a url,,http://localhost:6274');
     expect(allowed).toEqual(['https://app.example', 'http://localhost:6274']);
