@@ -1,6 +1,7 @@
 /**
  * Bearer tokens (docs/api.md): the ADMIN_TOKEN has every right; agent keys (`wsk_<key_id>_<secret>`)
- * reach one agent with role `agent` or `operator`. Keys are stored as salted SHA-256 and compared
+ * reach one agent with a role: `agent` (route, report, read), `operator` (everything for the agent),
+ * `approver` (read, and apply, dismiss or undo revisions) or `read_only` (read). Keys are stored as salted SHA-256 and compared
  * in constant time; a key is never logged. Another agent's rows answer 404, so ids are not probed.
  */
 import type { D1Store } from './adapters/d1-store.ts';
@@ -29,12 +30,33 @@ export async function authenticate(
   return { kind: 'key', id: key.key_id, agent: key.agent, role: key.role };
 }
 
-/** docs/api.md rights: the admin everything; a key only its agent, and `agent` keys only agent routes. */
-export function authorize(p: Principal, agent: string | null, need: 'agent' | 'operator' | 'admin'): void {
+/**
+ * What a route needs: `read` (a read of the agent, or a preview that writes nothing), `agent` (the
+ * agent's own traffic: routing, reports, MCP), `decide` (apply, dismiss, undo a revision),
+ * `operator` (register tools, pins, settings, reviews), `admin`.
+ */
+export type Need = 'read' | 'agent' | 'decide' | 'operator' | 'admin';
+
+/** The needs each key role meets: an approver decides but never registers or configures; a read-only key for dashboards only reads. */
+const MEETS: Record<KeyRole, ReadonlySet<Need>> = {
+  agent: new Set(['read', 'agent']),
+  operator: new Set(['read', 'agent', 'decide', 'operator']),
+  approver: new Set(['read', 'decide']),
+  read_only: new Set(['read']),
+};
+
+const REFUSAL: Record<Exclude<Need, 'read' | 'admin'>, string> = {
+  agent: 'this route needs an agent or operator key',
+  decide: 'this route needs an operator or approver key',
+  operator: 'this route needs an operator key',
+};
+
+/** docs/api.md rights: the admin everything; a key only its agent, and only what its role meets. */
+export function authorize(p: Principal, agent: string | null, need: Need): void {
   if (p.kind === 'admin') return;
   if (need === 'admin') throw new ApiError('forbidden', 'this route needs the admin token');
   if (agent === null || p.agent !== agent) throw notFound(`agent ${agent ?? ''}`);
-  if (need === 'operator' && p.role !== 'operator') throw new ApiError('forbidden', 'this route needs an operator key');
+  if (need !== 'read' && !MEETS[p.role].has(need)) throw new ApiError('forbidden', REFUSAL[need]);
 }
 
 /** A new key: the clear text is returned once; only salt and hash are stored. */

@@ -228,7 +228,7 @@ export const PostCallsAnswer = z.object({ accepted: z.number().int(), duplicates
 
 export const OutcomeBody = z.object({ turn_id: Id, ok: z.boolean(), served_by: ToolName.nullish() }).strict();
 
-export const KeyRole = z.enum(['agent', 'operator']);
+export const KeyRole = z.enum(['agent', 'operator', 'approver', 'read_only']);
 export type KeyRole = z.infer<typeof KeyRole>;
 export const CreateKeyBody = z.object({ role: KeyRole }).strict();
 export const CreatedKey = z.object({ key_id: z.string(), key: z.string(), role: KeyRole });

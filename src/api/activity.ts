@@ -51,7 +51,7 @@ activityApi.openapi(
   }),
   async (c) => {
     const { agent, tool } = c.req.valid('param');
-    agentFor(c, agent, 'agent');
+    agentFor(c, agent, 'read');
     const query = c.req.valid('query');
     const bucket: BucketSize = query.bucket;
     const span = query.span ?? DEFAULT_SPAN[bucket];

@@ -137,7 +137,7 @@ agentsApi.openapi(
     responses: responses(Settings, 'settings with defaults filled in'),
   }),
   async (c) => {
-    const agent = agentFor(c, c.req.valid('param').agent, 'agent');
+    const agent = agentFor(c, c.req.valid('param').agent, 'read');
     const row = await c.get('svc').store.getAgent(agent);
     if (!row) throw notFound(`agent ${agent}`);
     return c.json(settingsOf(row.settings), 200);

@@ -4,7 +4,7 @@
  */
 import { OpenAPIHono, z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
-import { authorize, type Principal } from '../auth.ts';
+import { authorize, type Need, type Principal } from '../auth.ts';
 import type { Bindings, Services } from '../env.ts';
 import { ApiError } from '../errors.ts';
 import { type CursorKey, decodeCursor } from '../core/pagination.ts';
@@ -65,7 +65,7 @@ export function jsonBody<T extends z.ZodType>(schema: T) {
 }
 
 /** Authorises the principal for `:agent` with the route's need; returns the agent id. */
-export function agentFor(c: AppContext, agent: string, need: 'agent' | 'operator'): string {
+export function agentFor(c: AppContext, agent: string, need: Exclude<Need, 'admin'>): string {
   authorize(c.get('principal'), agent, need);
   return agent;
 }

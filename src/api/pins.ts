@@ -66,7 +66,7 @@ pinsApi.openapi(
     responses: responses(z.object({ pins: z.array(Pin) }), 'pinned tools by name'),
   }),
   async (c) => {
-    const agent = agentFor(c, c.req.valid('param').agent, 'agent');
+    const agent = agentFor(c, c.req.valid('param').agent, 'read');
     await requireAgent(c, agent);
     return c.json({ pins: await listPins(c, agent) }, 200);
   },
@@ -129,7 +129,7 @@ pinsApi.openapi(
     responses: responses(PinSuggestion, 'suggested pins, most served first'),
   }),
   async (c) => {
-    const agent = agentFor(c, c.req.valid('param').agent, 'agent');
+    const agent = agentFor(c, c.req.valid('param').agent, 'read');
     const { share, days } = c.req.valid('query');
     await requireAgent(c, agent);
     const svc = c.get('svc');

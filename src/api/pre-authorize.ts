@@ -6,25 +6,23 @@
  * and `test/security/access-matrix.test.ts` holds both to the same answers.
  */
 import type { MiddlewareHandler } from 'hono';
-import { authorize } from '../auth.ts';
+import { authorize, type Need } from '../auth.ts';
 import type { AppEnv } from './common.ts';
-
-type Need = 'agent' | 'operator' | 'admin';
 
 const SEG = '[^/]+';
 /** [method, path under /v1/agents/{agent}, need]; the path is matched whole. */
 const TABLE: [string, RegExp, Need][] = [
   ['POST', /^\/(route|calls|traces|outcomes|mcp)$/, 'agent'],
-  ['POST', new RegExp(`^/tools/${SEG}/preview$`), 'agent'],
+  ['POST', new RegExp(`^/tools/${SEG}/preview$`), 'read'],
   ['PUT', /^\/tools$/, 'operator'],
   ['DELETE', new RegExp(`^/tools/${SEG}$`), 'operator'],
   ['PUT', new RegExp(`^/tools/${SEG}/pin$`), 'operator'],
   ['DELETE', new RegExp(`^/tools/${SEG}/pin$`), 'operator'],
-  ['POST', new RegExp(`^/tools/${SEG}/undo$`), 'operator'],
+  ['POST', new RegExp(`^/tools/${SEG}/undo$`), 'decide'],
   ['PUT', /^\/config$/, 'operator'],
   ['POST', /^\/reviews$/, 'operator'],
-  ['POST', new RegExp(`^/revisions/${SEG}/(apply|dismiss)$`), 'operator'],
-  ['POST', /^\/revisions\/bulk$/, 'operator'],
+  ['POST', new RegExp(`^/revisions/${SEG}/(apply|dismiss)$`), 'decide'],
+  ['POST', /^\/revisions\/bulk$/, 'decide'],
   ['POST', /^\/keys$/, 'admin'],
   ['DELETE', new RegExp(`^/keys/${SEG}$`), 'admin'],
   ['GET', /^\/export$/, 'admin'],
@@ -42,8 +40,8 @@ export function needOf(method: string, path: string): { agent: string | null; ne
   const agent = decodeSegment(m[1]);
   const rest = m[2] ?? '';
   for (const [verb, pattern, need] of TABLE) if (verb === method && pattern.test(rest)) return { agent, need };
-  // Every other read of an agent is an `agent` read (the tools, revisions, flags, quality…).
-  return method === 'GET' && rest !== '' ? { agent, need: 'agent' } : null;
+  // Every other read of an agent is a `read` (the tools, revisions, flags, quality…).
+  return method === 'GET' && rest !== '' ? { agent, need: 'read' } : null;
 }
 
 /** A path segment as the router reads it; an undecodable one stays as it is (and names no agent). */

@@ -37,7 +37,7 @@ previewApi.openapi(
   }),
   async (c) => {
     const { agent, tool } = c.req.valid('param');
-    agentFor(c, agent, 'agent');
+    agentFor(c, agent, 'read');
     const store = c.get('svc').store;
     const [row, agentRow] = await Promise.all([store.getTool(agent, tool), store.getAgent(agent)]);
     if (!row || !agentRow) throw notFound(`tool ${tool}`);

@@ -69,7 +69,7 @@ qualityApi.openapi(
     responses: responses(Quality, 'zero-filled days, oldest first'),
   }),
   async (c) => {
-    const agent = agentFor(c, c.req.valid('param').agent, 'agent');
+    const agent = agentFor(c, c.req.valid('param').agent, 'read');
     const { days, tool } = c.req.valid('query');
     const svc = c.get('svc');
     if (!(await svc.store.getAgent(agent))) throw notFound(`agent ${agent}`);

@@ -70,7 +70,7 @@ reviewsApi.openapi(
     ),
   }),
   async (c) => {
-    const agent = agentFor(c, c.req.valid('param').agent, 'agent');
+    const agent = agentFor(c, c.req.valid('param').agent, 'read');
     const svc = c.get('svc');
     if (!(await svc.store.getAgent(agent))) throw notFound(`agent ${agent}`);
     const { tool, status, limit, cursor } = c.req.valid('query');
@@ -91,7 +91,7 @@ reviewsApi.openapi(
   }),
   async (c) => {
     const { agent, id } = c.req.valid('param');
-    agentFor(c, agent, 'agent');
+    agentFor(c, agent, 'read');
     const revision = await c.get('svc').revisions.getRevision(agent, id);
     if (!revision) throw notFound(`revision ${id}`);
     return c.json(revision, 200);

@@ -36,7 +36,7 @@ revisionsApi.openapi(
   }),
   async (c) => {
     const { agent, id } = c.req.valid('param');
-    agentFor(c, agent, 'operator');
+    agentFor(c, agent, 'decide');
     const body = c.req.valid('json');
     const svc = c.get('svc');
     const edit = body.edit
@@ -70,7 +70,7 @@ revisionsApi.openapi(
   }),
   async (c) => {
     const { agent, id } = c.req.valid('param');
-    agentFor(c, agent, 'operator');
+    agentFor(c, agent, 'decide');
     const body = c.req.valid('json');
     const rev = await dismissRevision(c.get('svc'), agent, id, {
       approved_by: body.approved_by,
@@ -92,7 +92,7 @@ revisionsApi.openapi(
   }),
   async (c) => {
     const { agent, tool } = c.req.valid('param');
-    agentFor(c, agent, 'operator');
+    agentFor(c, agent, 'decide');
     const rev = await undoTool(
       c.get('svc'),
       agent,
@@ -116,7 +116,7 @@ revisionsApi.openapi(
   }),
   async (c) => {
     const { agent } = c.req.valid('param');
-    agentFor(c, agent, 'operator');
+    agentFor(c, agent, 'decide');
     const body = c.req.valid('json');
     const svc = c.get('svc');
     const who = { approved_by: body.approved_by, actor: actorOf(c) };

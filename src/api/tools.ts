@@ -82,7 +82,7 @@ toolsApi.openapi(
     ),
   }),
   async (c) => {
-    const agent = agentFor(c, c.req.valid('param').agent, 'agent');
+    const agent = agentFor(c, c.req.valid('param').agent, 'read');
     const query = c.req.valid('query');
     const show = await showLearned(c, agent);
     const tools = await c.get('svc').store.listTools(agent);
@@ -111,7 +111,7 @@ toolsApi.openapi(
   }),
   async (c) => {
     const { agent, tool } = c.req.valid('param');
-    agentFor(c, agent, 'agent');
+    agentFor(c, agent, 'read');
     const show = await showLearned(c, agent);
     return c.json(toToolRow(await getRow(c, agent, tool), show), 200);
   },
@@ -147,7 +147,7 @@ toolsApi.openapi(
   }),
   async (c) => {
     const { agent, tool } = c.req.valid('param');
-    agentFor(c, agent, 'agent');
+    agentFor(c, agent, 'read');
     const versions = await c.get('svc').store.listVersions(agent, tool);
     if (versions.length === 0) throw notFound(`tool ${tool}`);
     return c.json({ versions }, 200);
@@ -165,7 +165,7 @@ toolsApi.openapi(
   }),
   async (c) => {
     const { agent, tool } = c.req.valid('param');
-    agentFor(c, agent, 'agent');
+    agentFor(c, agent, 'read');
     return c.json({ examples: (await getRow(c, agent, tool)).examples }, 200);
   },
 );

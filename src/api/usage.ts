@@ -31,7 +31,7 @@ usageApi.openapi(
     responses: responses(FlagsAnswer, 'the usage flags, by tool name'),
   }),
   async (c) => {
-    const agent = agentFor(c, c.req.valid('param').agent, 'agent');
+    const agent = agentFor(c, c.req.valid('param').agent, 'read');
     const svc = c.get('svc');
     const row = await svc.store.getAgent(agent);
     if (!row) throw notFound(`agent ${agent}`);
@@ -71,7 +71,7 @@ usageApi.openapi(
     ),
   }),
   async (c) => {
-    const agent = agentFor(c, c.req.valid('param').agent, 'agent');
+    const agent = agentFor(c, c.req.valid('param').agent, 'read');
     const { limit, cursor } = c.req.valid('query');
     const page = pageByOffset(await unregisteredTools(c.get('svc'), agent), limit ?? MAX_PAGE, cursorOf(cursor));
     return c.json({ tools: page.items, next_cursor: page.next_cursor }, 200);

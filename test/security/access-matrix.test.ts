@@ -2,8 +2,10 @@
  * The access matrix (docs/api.md): every route of /openapi.json × every kind of caller →
  * the documented status and exact error body, no byte of another agent's data in any answer, and
  * nothing written by a refused request. Rights: `agent` keys route, report and read; `operator`
- * keys do everything for their one agent; keys and the agent list are the admin's; another agent's
- * key gets 404 (403 on admin-only routes, whose answer says nothing about the agent).
+ * keys do everything for their one agent; `approver` keys read and apply, dismiss or undo revisions
+ * but never register tools, pin, configure or review; `read_only` keys only read (a preview writes
+ * nothing, so it is a read); keys and the agent list are the admin's; another agent's key gets 404
+ * (403 on admin-only routes, whose answer says nothing about the agent).
  */
 import { env } from 'cloudflare:workers';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -11,7 +13,7 @@ import { app } from '../../src/app.ts';
 import { ADMIN, agentId, api, eventually, tool, logDb } from '../helpers.ts';
 import { agentState, insertRevision, noteRevision, seedAgent, send, type Answer, type Seeded } from './fixtures.ts';
 
-type Need = 'agent' | 'operator' | 'admin';
+type Need = 'read' | 'agent' | 'decide' | 'operator' | 'admin';
 
 interface Prepared {
   path: string;
@@ -70,9 +72,9 @@ const ROUTES: Record<string, RouteCase> = {
     ok: 200,
     prepare: async (a) => ({ path: `${base(a)}/tools`, body: { tools: [tool('refund_order', 'Refund an order.')] } }),
   },
-  'get /v1/agents/{agent}/tools': { need: 'agent', ok: 200, prepare: async (a) => ({ path: `${base(a)}/tools` }) },
+  'get /v1/agents/{agent}/tools': { need: 'read', ok: 200, prepare: async (a) => ({ path: `${base(a)}/tools` }) },
   'get /v1/agents/{agent}/tools/{tool}': {
-    need: 'agent',
+    need: 'read',
     ok: 200,
     prepare: async (a) => ({ path: `${base(a)}/tools/lookup_order` }),
   },
@@ -88,18 +90,18 @@ const ROUTES: Record<string, RouteCase> = {
     after: async (a, _r, p) => expect((await api('GET', p.path)).status).toBe(404),
   },
   'get /v1/agents/{agent}/tools/{tool}/versions': {
-    need: 'agent',
+    need: 'read',
     ok: 200,
     prepare: async (a) => ({ path: `${base(a)}/tools/lookup_order/versions` }),
   },
   'get /v1/agents/{agent}/tools/{tool}/examples': {
-    need: 'agent',
+    need: 'read',
     ok: 200,
     prepare: async (a) => ({ path: `${base(a)}/tools/lookup_order/examples` }),
   },
-  'get /v1/agents/{agent}/pins': { need: 'agent', ok: 200, prepare: async (a) => ({ path: `${base(a)}/pins` }) },
+  'get /v1/agents/{agent}/pins': { need: 'read', ok: 200, prepare: async (a) => ({ path: `${base(a)}/pins` }) },
   'get /v1/agents/{agent}/pins/suggested': {
-    need: 'agent',
+    need: 'read',
     ok: 200,
     prepare: async (a) => ({ path: `${base(a)}/pins/suggested` }),
   },
@@ -117,12 +119,12 @@ const ROUTES: Record<string, RouteCase> = {
     },
   },
   'get /v1/agents/{agent}/tools/{tool}/activity': {
-    need: 'agent',
+    need: 'read',
     ok: 200,
     prepare: async (a) => ({ path: `${base(a)}/tools/lookup_order/activity` }),
   },
   'post /v1/agents/{agent}/tools/{tool}/preview': {
-    need: 'agent',
+    need: 'read',
     ok: 200,
     prepare: async (a) => ({
       path: `${base(a)}/tools/lookup_order/preview`,
@@ -164,13 +166,13 @@ const ROUTES: Record<string, RouteCase> = {
     ok: 204,
     prepare: async (a) => ({ path: `${base(a)}/outcomes`, body: { turn_id: a.turnId, ok: true } }),
   },
-  'get /v1/agents/{agent}/flags': { need: 'agent', ok: 200, prepare: async (a) => ({ path: `${base(a)}/flags` }) },
+  'get /v1/agents/{agent}/flags': { need: 'read', ok: 200, prepare: async (a) => ({ path: `${base(a)}/flags` }) },
   'get /v1/agents/{agent}/unregistered': {
-    need: 'agent',
+    need: 'read',
     ok: 200,
     prepare: async (a) => ({ path: `${base(a)}/unregistered` }),
   },
-  'get /v1/agents/{agent}/config': { need: 'agent', ok: 200, prepare: async (a) => ({ path: `${base(a)}/config` }) },
+  'get /v1/agents/{agent}/config': { need: 'read', ok: 200, prepare: async (a) => ({ path: `${base(a)}/config` }) },
   'put /v1/agents/{agent}/config': {
     need: 'operator',
     ok: 200,
@@ -182,19 +184,19 @@ const ROUTES: Record<string, RouteCase> = {
     prepare: async (a) => ({ path: `${base(a)}/reviews`, body: { dry_run: true } }),
   },
   'get /v1/agents/{agent}/revisions': {
-    need: 'agent',
+    need: 'read',
     ok: 200,
     prepare: async (a) => ({ path: `${base(a)}/revisions` }),
   },
   'get /v1/agents/{agent}/revisions/{id}': {
-    need: 'agent',
+    need: 'read',
     ok: 200,
     prepare: async (a) => ({
       path: `${base(a)}/revisions/${(await api('GET', `${base(a)}/revisions`)).body.revisions.at(-1).revision_id}`,
     }),
   },
   'post /v1/agents/{agent}/revisions/{id}/apply': {
-    need: 'operator',
+    need: 'decide',
     ok: 200,
     prepare: async (a, n) => ({
       path: `${base(a)}/revisions/${await proposed(a, n)}/apply`,
@@ -206,7 +208,7 @@ const ROUTES: Record<string, RouteCase> = {
     },
   },
   'post /v1/agents/{agent}/revisions/bulk': {
-    need: 'operator',
+    need: 'decide',
     ok: 200,
     prepare: async (a, n) => ({
       path: `${base(a)}/revisions/bulk`,
@@ -218,7 +220,7 @@ const ROUTES: Record<string, RouteCase> = {
     },
   },
   'post /v1/agents/{agent}/revisions/{id}/dismiss': {
-    need: 'operator',
+    need: 'decide',
     ok: 200,
     prepare: async (a, n) => ({
       path: `${base(a)}/revisions/${await proposed(a, n)}/dismiss`,
@@ -230,7 +232,7 @@ const ROUTES: Record<string, RouteCase> = {
     },
   },
   'post /v1/agents/{agent}/tools/{tool}/undo': {
-    need: 'operator',
+    need: 'decide',
     ok: 200,
     prepare: async (a, n) => ({
       path: `${base(a)}/tools/${await appliedTool(a, n)}/undo`,
@@ -302,7 +304,7 @@ const ROUTES: Record<string, RouteCase> = {
     after: async (_a, _r, p) => expect((await api('GET', `${p.path}/tools`)).status).toBe(404),
   },
   'get /v1/agents/{agent}/quality': {
-    need: 'agent',
+    need: 'read',
     ok: 200,
     prepare: async (a) => ({ path: `${base(a)}/quality?days=7` }),
   },
@@ -316,6 +318,8 @@ type CallerName =
   | "another agent's agent key"
   | 'agent key'
   | 'operator key'
+  | 'approver key'
+  | 'read-only key'
   | 'admin';
 interface Caller {
   name: CallerName;
@@ -328,6 +332,36 @@ interface Caller {
 
 const unauthorized = (message: string) => () => ({ status: 401, code: 'unauthorized', message });
 const needAdmin = { status: 403, code: 'forbidden', message: 'this route needs the admin token' };
+const forbidden = (message: string) => ({ status: 403, code: 'forbidden', message });
+/** The refusal of a key of this agent for each need it does not meet (absent: allowed). */
+const KEY_REFUSALS: Record<
+  'agent' | 'operator' | 'approver' | 'read_only',
+  Partial<Record<Need, ReturnType<typeof forbidden>>>
+> = {
+  agent: {
+    decide: forbidden('this route needs an operator or approver key'),
+    operator: forbidden('this route needs an operator key'),
+    admin: needAdmin,
+  },
+  operator: { admin: needAdmin },
+  approver: {
+    agent: forbidden('this route needs an agent or operator key'),
+    operator: forbidden('this route needs an operator key'),
+    admin: needAdmin,
+  },
+  read_only: {
+    agent: forbidden('this route needs an agent or operator key'),
+    decide: forbidden('this route needs an operator or approver key'),
+    operator: forbidden('this route needs an operator key'),
+    admin: needAdmin,
+  },
+};
+const ownKey = (name: CallerName, role: keyof typeof KEY_REFUSALS): Caller => ({
+  name,
+  token: (a) => a.keys[role].key,
+  own: (a) => a,
+  refusal: (need) => KEY_REFUSALS[role][need] ?? null,
+});
 
 const CALLERS: Caller[] = [
   { name: 'no token', token: () => null, own: () => null, refusal: unauthorized('send Authorization: Bearer <token>') },
@@ -352,28 +386,19 @@ const CALLERS: Caller[] = [
         need === 'admin' ? needAdmin : { status: 404, code: 'not_found', message: `agent ${a.agent} not found` },
     }),
   ),
-  {
-    name: 'agent key',
-    token: (a) => a.keys.agent.key,
-    own: (a) => a,
-    refusal: (need) =>
-      need === 'admin'
-        ? needAdmin
-        : need === 'operator'
-          ? { status: 403, code: 'forbidden', message: 'this route needs an operator key' }
-          : null,
-  },
-  {
-    name: 'operator key',
-    token: (a) => a.keys.operator.key,
-    own: (a) => a,
-    refusal: (need) => (need === 'admin' ? needAdmin : null),
-  },
+  ownKey('agent key', 'agent'),
+  ownKey('operator key', 'operator'),
+  ownKey('approver key', 'approver'),
+  ownKey('read-only key', 'read_only'),
   { name: 'admin', token: () => ADMIN, own: () => 'all', refusal: () => null },
 ];
 
 function actorOf(caller: CallerName, a: Seeded): string {
-  return caller === 'admin' ? 'admin' : caller === 'operator key' ? a.keys.operator.key_id : a.keys.agent.key_id;
+  if (caller === 'admin') return 'admin';
+  if (caller === 'operator key') return a.keys.operator.key_id;
+  if (caller === 'approver key') return a.keys.approver.key_id;
+  if (caller === 'read-only key') return a.keys.read_only.key_id;
+  return a.keys.agent.key_id;
 }
 
 let A: Seeded;
@@ -438,9 +463,9 @@ describe('the access matrix', () => {
       }
     }
     expect(seen).toHaveLength(documented.length * CALLERS.length);
-    // Every route × every caller, one request at a time: about 25 s alone, and a loaded CI machine
+    // Every route × every caller, one request at a time: about 30 s alone, and a loaded CI machine
     // may take several times that; the bound only catches a hang.
-  }, 300_000);
+  }, 600_000);
 
   it('gives no other origin a way to read an answer: no CORS headers, and a preflight is refused', async () => {
     const origin = { origin: 'https://elsewhere.example' };

@@ -116,14 +116,16 @@ export interface Seeded {
   keys: {
     agent: { key: string; key_id: string };
     operator: { key: string; key_id: string };
+    approver: { key: string; key_id: string };
+    read_only: { key: string; key_id: string };
     revoked: { key: string; key_id: string };
   };
 }
 
 /**
  * An agent whose tools, requests, conversation ids, call errors, argument values, unregistered
- * names, trace tool definitions, revisions and settings all carry `marker`, with an agent key, an
- * operator key and a revoked operator key.
+ * names, trace tool definitions, revisions and settings all carry `marker`, with a key of each role
+ * (agent, operator, approver, read-only) and a revoked operator key.
  */
 export async function seedAgent(prefix: string): Promise<Seeded> {
   const agent = agentId(prefix);
@@ -191,7 +193,13 @@ export async function seedAgent(prefix: string): Promise<Seeded> {
   ).toBe(204);
   await insertRevision(agent, noteRevision('lookup_order', `Pass order_id with its ORD- prefix (${marker}).`));
   const key = async (role: string) => (await api('POST', `/v1/agents/${agent}/keys`, { body: { role } })).body;
-  const keys = { agent: await key('agent'), operator: await key('operator'), revoked: await key('operator') };
+  const keys = {
+    agent: await key('agent'),
+    operator: await key('operator'),
+    approver: await key('approver'),
+    read_only: await key('read_only'),
+    revoked: await key('operator'),
+  };
   expect((await api('DELETE', `/v1/agents/${agent}/keys/${keys.revoked.key_id}`)).status).toBe(204);
   return { agent, marker, turnId, keys };
 }

@@ -240,7 +240,7 @@ class Whetstone:
         return self._http.send("GET", self._revision(revision_id), idempotent=True)
 
     def apply(self, revision_id: str, *, approved_by: str, edit: Optional[LineEdit] = None) -> Revision:
-        """`POST …/revisions/:id/apply` (operator), optionally with edited lines; 400 names a refused
+        """`POST …/revisions/:id/apply` (operator or approver), optionally with edited lines; 400 names a refused
         line and its check; 409 when it is no longer proposed."""
         body: Dict[str, Any] = {"approved_by": approved_by}
         if edit is not None:
@@ -250,21 +250,21 @@ class Whetstone:
     def decide_many(
         self, action: str, revision_ids: List[str], *, approved_by: str, reason: Optional[str] = None
     ) -> BulkAnswer:
-        """`POST …/revisions/bulk` (operator): apply or dismiss each revision on its own."""
+        """`POST …/revisions/bulk` (operator or approver): apply or dismiss each revision on its own."""
         body: Dict[str, Any] = {"action": action, "approved_by": approved_by, "revision_ids": revision_ids}
         if reason is not None:
             body["reason"] = reason
         return self._http.send("POST", self._path + "/revisions/bulk", body=body, idempotent=False)
 
     def dismiss(self, revision_id: str, *, approved_by: str, reason: Optional[str] = None) -> Revision:
-        """`POST …/revisions/:id/dismiss` (operator): closes a proposed revision."""
+        """`POST …/revisions/:id/dismiss` (operator or approver): closes a proposed revision."""
         body: Dict[str, Any] = {"approved_by": approved_by}
         if reason is not None:
             body["reason"] = reason
         return self._http.send("POST", self._revision(revision_id) + "/dismiss", body=body, idempotent=False)
 
     def undo(self, tool: str, *, approved_by: str) -> Revision:
-        """`POST …/tools/:tool/undo` (operator): takes back the tool's newest applied revision.
+        """`POST …/tools/:tool/undo` (operator or approver): takes back the tool's newest applied revision.
         Sent twice it would step back twice, so it is never sent again on its own."""
         body = {"approved_by": approved_by}
         return self._http.send("POST", self._tool(tool) + "/undo", body=body, idempotent=False)
