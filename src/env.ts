@@ -2,7 +2,7 @@
  * The one reader of `env`: turns bindings and variables (docs/configuration.md) into adapters.
  * Adapters that keep per-isolate state (the exact index) are built once per isolate.
  */
-import type { AgentObject } from './agent-object.ts';
+import type { AgentNamespace } from './adapters/agent-object-rpc.ts';
 import { createActivity } from './adapters/activity.ts';
 import { createD1AgentTransfer } from './adapters/d1-agent-transfer.ts';
 import { createLog } from './adapters/log.ts';
@@ -93,7 +93,7 @@ export interface Services {
   vectorIndex: VectorIndex | null;
   model: ChatModel;
   offers: OfferCounter;
-  agents: DurableObjectNamespace<AgentObject>;
+  agents: AgentNamespace;
   /** The request limits of the RATE_LIMIT_* variables; null when all are off. */
   rateLimiter: RateLimiter | null;
   /** Each agent's model calls an hour (its `model_calls_per_hour` setting). */
