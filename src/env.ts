@@ -10,7 +10,9 @@ import { createD1Quality } from './adapters/d1-quality.ts';
 import { createReviewLog } from './adapters/review-log.ts';
 import { createD1Revisions } from './adapters/d1-revisions.ts';
 import { createD1Store } from './adapters/d1-store.ts';
+import { createD1Pins } from './adapters/d1-pins.ts';
 import { createLegacyLog } from './adapters/legacy-log.ts';
+import { createLogRetention } from './adapters/log-retention.ts';
 import { createDurableLog, type LogOf } from './adapters/log-db.ts';
 import { createUsage } from './adapters/usage.ts';
 import { createDurableOfferCounter } from './adapters/offer-counter.ts';
@@ -26,8 +28,10 @@ import type {
   Embedder,
   ModelBudget,
   OfferCounter,
+  PinStore,
   RateLimiter,
   RateLimits,
+  RetentionStore,
   VectorIndex,
 } from './core/ports.ts';
 import { parsePerMinute } from './core/rate-limit.ts';
@@ -88,6 +92,10 @@ export interface Services {
   agentTransfer: ReturnType<typeof createD1AgentTransfer>;
   /** A log kept in D1 by an earlier version, moved into the agents' objects. */
   legacyLog: ReturnType<typeof createLegacyLog>;
+  /** Pinned tools (docs/tool-delivery.md). */
+  pins: PinStore;
+  /** What log retention reads and removes (docs/configuration.md `log_retention_days`). */
+  retention: RetentionStore;
   embedder: Embedder;
   /** null: the exact in-process ranking of src/core/routing.ts is the index. */
   vectorIndex: VectorIndex | null;
@@ -132,6 +140,8 @@ export function services(env: Bindings): Services {
     activity: createActivity(logOf),
     agentTransfer: createD1AgentTransfer(env.DB, logOf),
     legacyLog: createLegacyLog(env.DB, logOf),
+    pins: createD1Pins(env.DB),
+    retention: createLogRetention(env.DB, logOf),
     embedder: pickEmbedder(env),
     vectorIndex: env.VECTORIZE ? createVectorizeIndex(env.VECTORIZE) : null,
     model: pickModel(env),
