@@ -21,7 +21,7 @@ import {
   type RoutingIndex,
 } from '../src/core/routing.ts';
 import { DEFAULT_SETTINGS } from '../src/schemas.ts';
-import { measureRecall, type Recall } from './eval.ts';
+import { measureRecall, type Recall } from './eval-common.ts';
 import { planTraffic, type Plan } from './eval-traffic.ts';
 
 /** Wordings per tool measured: the headline protocol's, the default `max_queries`, twice it, all. */

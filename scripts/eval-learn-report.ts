@@ -1,8 +1,7 @@
 /**
  * The learning evaluation's results (bench/eval-learn.json) and the table printed on stdout.
  */
-import type { Recall } from './eval.ts';
-import type { CurvePoint, Precision } from './eval-quality.ts';
+import type { CurvePoint, Precision, Recall } from './eval-common.ts';
 
 /** What one round of traffic and reviews did (counts from the reviews' answers). */
 export interface RoundFigures {

@@ -28,10 +28,10 @@ import {
 import { formatLearnReport, type LearnReport, type RoundFigures } from './eval-learn-report.ts';
 import { type Plan, planTraffic, roundOf } from './eval-traffic.ts';
 import { type AgentKind, agentStep, draw, hasMistake, PLANTED_ARGUMENT } from './eval-agent.ts';
-import { goldOf, learnedPrecision, learningCurveSvg, type CurvePoint } from './eval-quality.ts';
+import { goldOf, learnedPrecision, learningCurveSvg } from './eval-quality.ts';
 import { loadToolE, mulberry32 } from './eval-data.ts';
 import { createHashEmbedder } from '../src/adapters/hash-embedder.ts';
-import { buildColdIndex, measureRecall, miniSearchRanker, type Recall } from './eval.ts';
+import { buildColdIndex, type CurvePoint, measureRecall, miniSearchRanker, type Recall } from './eval-common.ts';
 
 /**
  * Held-out recall@5 after learning that we aim for (best published ToolE figure ≈ 0.87): 0.85 with

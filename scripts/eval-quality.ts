@@ -13,6 +13,7 @@ import type { BenchWorker } from './bench/worker.ts';
 import type { EvalQuery } from './eval-data.ts';
 import { hasMistake, PLANTED_ARGUMENT } from './eval-agent.ts';
 import { api, type RevisionSummary } from './eval-http.ts';
+import type { CurvePoint, Precision } from './eval-common.ts';
 import type { LearnReport } from './eval-learn-report.ts';
 import { namedTool } from '../src/core/proposals.ts';
 
@@ -23,21 +24,6 @@ export function goldOf(queries: readonly EvalQuery[]): Map<string, Set<string>> 
   const out = new Map<string, Set<string>>();
   for (const q of queries) out.set(key(q.text), (out.get(key(q.text)) ?? new Set()).add(q.tool));
   return out;
-}
-
-export interface Precision {
-  /** Share of learned examples labelled with their tool (1 when there are none). */
-  examples: number;
-  /** Share of kept "Not for" lines whose every request is labelled with the named tool (1 when none). */
-  not_for: number;
-  contradictions: number;
-  /** Share of tools with a planted mistake whose notes name the failing argument. */
-  note_recall: number;
-  learned_examples: number;
-  not_for_lines: number;
-  planted_tools: number;
-  /** Learned examples whose wording is not a ToolE wording (counted as wrong). */
-  unlabelled_examples: number;
 }
 
 interface Row {
@@ -143,14 +129,6 @@ export async function learnedPrecision(
     planted_tools: planted.length,
     unlabelled_examples: unlabelled,
   };
-}
-
-/** One point of the learning curve: held-out R@5 (a sample) and precision after a round. */
-export interface CurvePoint {
-  round: number;
-  at5: number;
-  examples: number;
-  not_for: number;
 }
 
 /** The learning curve as a small self-contained SVG: R@5, example and Not-for precision per round. */

@@ -18,7 +18,7 @@ import { GENERATED_TOOLS, TOOLE_PROPERTIES, ValueBook } from './eval-realistic-d
 import { type Learned, type LearnedRevision, type LearnedRow, measureRealistic } from './eval-realistic-measure.ts';
 import type { RealisticQuality } from './eval-realistic-measure.ts';
 import { planTraffic } from './eval-traffic.ts';
-import type { Recall } from './eval.ts';
+import type { Recall } from './eval-common.ts';
 
 /** The protocol: distinct training wordings per ToolE tool, passes over them (as the fallible agent's headline). */
 export const WORDINGS = 10;

@@ -17,90 +17,25 @@
  * Progress goes to stderr, the table to stdout, the figures to bench/eval-cold.json.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
-import MiniSearch from 'minisearch';
 import { DEFAULT_FEATURES, createHashEmbedder } from '../src/adapters/hash-embedder.ts';
 import type { Embedder } from '../src/core/ports.ts';
 import { DEFAULT_BM25 } from '../src/core/lexical.ts';
-import { tokenize } from '../src/core/text.ts';
-import { DEFAULT_FUSION, buildRoutingIndex, embeddingText, rankTools, type RoutingIndex } from '../src/core/routing.ts';
+import { DEFAULT_FUSION, rankTools, type RoutingIndex } from '../src/core/routing.ts';
+import { formatCeiling, formatSweep, runCeiling, sweepCeiling } from './eval-ceiling.ts';
+import { buildColdIndex, miniSearchRanker, measureRecall, type Ranker, type Recall, TOP_K } from './eval-common.ts';
 import { type EvalQuery, type EvalTool, firstWordings, loadToolE, splitQueries } from './eval-data.ts';
+import { learnMain } from './eval-learn.ts';
+import { realisticMain } from './eval-realistic.ts';
 
-/** How many tools a routed turn offers (docs/configuration.md `top_k` default): recall@5 is the figure that matters. */
-const TOP_K = 5;
 /** The cold-routing target (docs/evaluation.md): the first wording of each tool ranks it in the top 5 for at least this share. */
 const FIRST_WORDING_TARGET = 0.4;
-
-/** A ranker answers the best names for a request, best first. */
-export type Ranker = (text: string) => readonly string[];
-
-export interface Recall {
-  queries: number;
-  at1: number;
-  at5: number;
-}
-
-/** Counts recall@1 and recall@5 of one ranker over labelled requests, with a progress line on stderr. */
-export function measureRecall(label: string, queries: readonly EvalQuery[], rank: Ranker): Recall {
-  let at1 = 0;
-  let at5 = 0;
-  queries.forEach((q, i) => {
-    const top = rank(q.text);
-    if (top[0] === q.tool) at1++;
-    if (top.slice(0, TOP_K).includes(q.tool)) at5++;
-    if ((i + 1) % 2000 === 0 || i + 1 === queries.length)
-      process.stderr.write(`\r${label}: ${i + 1}/${queries.length}   `);
-  });
-  process.stderr.write('\n');
-  const n = Math.max(1, queries.length);
-  return { queries: queries.length, at1: at1 / n, at5: at5 / n };
-}
-
-/** The embedding text of a ToolE tool registered cold: its description as the docstring, nothing else. */
-export function coldEmbeddingText(tool: EvalTool): string {
-  return embeddingText({
-    name: tool.name,
-    description: null,
-    docstring: tool.description,
-    parameters: {},
-    examples: [],
-  });
-}
-
-/** Embeds every tool and builds the routing index, as `/route` would after `PUT …/tools`. */
-export async function buildColdIndex(tools: readonly EvalTool[], embedder: Embedder): Promise<RoutingIndex> {
-  const texts = tools.map(coldEmbeddingText);
-  const vectors = await embedder.embed(texts);
-  return buildRoutingIndex(
-    tools.map((t, i) => ({
-      name: t.name,
-      text: texts[i] ?? '',
-      vector: vectors[i] ?? new Float32Array(embedder.dimensions),
-    })),
-  );
-}
 
 /** Query vectors by text, embedded once up front (the embedder is deterministic). */
 async function embedQueries(queries: readonly EvalQuery[], embedder: Embedder): Promise<Map<string, Float32Array>> {
   const texts = [...new Set(queries.map((q) => q.text))];
   const vectors = await embedder.embed(texts);
   return new Map(texts.map((t, i) => [t, vectors[i] ?? new Float32Array(embedder.dimensions)]));
-}
-
-/**
- * MiniSearch as an outside BM25 baseline: out of the box (its own tokenizer, no stemming, BM25+),
- * and with our tokenizer, which checks our BM25 arithmetic against an independent implementation.
- */
-export function miniSearchRanker(tools: readonly EvalTool[], ourTokenizer: boolean): Ranker {
-  const options = ourTokenizer ? { tokenize, processTerm: (term: string) => term } : {};
-  const search = new MiniSearch<{ id: string; text: string }>({ fields: ['text'], ...options });
-  search.addAll(tools.map((t) => ({ id: t.name, text: coldEmbeddingText(t) })));
-  return (text) =>
-    search
-      .search(text)
-      .slice(0, TOP_K)
-      .map((r) => String(r.id));
 }
 
 /** The cold rankers, by label. Hash alone = the fused ranking with BM25 weighted 0 (same ties). */
@@ -213,7 +148,6 @@ async function main(): Promise<void> {
     },
   });
   if (values.ceiling) {
-    const { runCeiling, formatCeiling, sweepCeiling, formatSweep } = await import('./eval-ceiling.ts');
     const split = values.validate ? 'validation' : 'held-out';
     const rows = await runCeiling(split);
     process.stdout.write(`${formatCeiling(split, rows)}\n`);
@@ -227,13 +161,10 @@ async function main(): Promise<void> {
     return;
   }
   if (!values.cold && values.agent === 'realistic') {
-    const { realisticMain } = await import('./eval-realistic.ts');
     await realisticMain(values);
     return;
   }
   if (!values.cold) {
-    // Imported here, not at the top: eval-learn.ts imports this module's helpers.
-    const { learnMain } = await import('./eval-learn.ts');
     await learnMain(values);
     return;
   }
@@ -243,12 +174,7 @@ async function main(): Promise<void> {
   if (!report.first_wording.pass) process.exitCode = 1;
 }
 
-// Run only when executed (`tsx scripts/eval.ts`), so the learning mode can import these helpers.
-// Not a top-level await: the learning mode's module imports this one, and an import cycle through
-// a module still awaiting at top level never settles.
-if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  main().catch((err: unknown) => {
-    console.error(err);
-    process.exitCode = 1;
-  });
-}
+main().catch((err: unknown) => {
+  console.error(err);
+  process.exitCode = 1;
+});

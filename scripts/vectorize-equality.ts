@@ -8,7 +8,7 @@
  */
 import { createHashEmbedder } from '../src/adapters/hash-embedder.ts';
 import { rankTools, vectorScores } from '../src/core/routing.ts';
-import { buildColdIndex } from './eval.ts';
+import { buildColdIndex } from './eval-common.ts';
 import { loadToolE, splitQueries } from './eval-data.ts';
 
 const K = 5;

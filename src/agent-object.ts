@@ -10,7 +10,7 @@
 import { DurableObject } from 'cloudflare:workers';
 import { AGENT_LOG_SCHEMA, seqFloorStatements } from './adapters/agent-log-schema.ts';
 import { legacySeqFloor } from './adapters/legacy-log.ts';
-import type { SqlResult, SqlStatement, SqlValue } from './adapters/log-db.ts';
+import type { AgentObjectRpc, SqlResult, SqlStatement, SqlValue } from './adapters/agent-object-rpc.ts';
 import type { OfferCounts, RateRefusal } from './core/ports.ts';
 import { type Bucket, spendBudget, takeToken } from './core/rate-limit.ts';
 import type { Bindings } from './env.ts';
@@ -21,7 +21,7 @@ const AUTH_FAILURE_BUCKET = '*auth_failures';
 const MODEL_BUCKET = '*model_calls';
 const HOUR_MS = 3_600_000;
 
-export class AgentObject extends DurableObject<Bindings> {
+export class AgentObject extends DurableObject<Bindings> implements AgentObjectRpc {
   readonly #sql: SqlStorage;
 
   constructor(ctx: DurableObjectState, env: Bindings) {

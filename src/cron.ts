@@ -93,7 +93,7 @@ async function reviewOne(svc: Services, a: AgentDue, now: string, tick: CronTick
 /** A failed agent gets a review row saying why, and waits for its next due time (its call mark stays). */
 async function recordFailure(svc: Services, a: AgentDue, error: string, now: string): Promise<void> {
   try {
-    await svc.store.db.batch([
+    await svc.revisions.commit([
       svc.revisions.insertReviewStatement(a.agent, {
         review_id: `rvw_${crypto.randomUUID()}`,
         created_at: now,

@@ -2,7 +2,7 @@
  * The one reader of `env`: turns bindings and variables (docs/configuration.md) into adapters.
  * Adapters that keep per-isolate state (the exact index) are built once per isolate.
  */
-import type { AgentObject } from './agent-object.ts';
+import type { AgentNamespace } from './adapters/agent-object-rpc.ts';
 import { createActivity } from './adapters/activity.ts';
 import { createD1AgentTransfer } from './adapters/d1-agent-transfer.ts';
 import { createLog } from './adapters/log.ts';
@@ -10,7 +10,9 @@ import { createD1Quality } from './adapters/d1-quality.ts';
 import { createReviewLog } from './adapters/review-log.ts';
 import { createD1Revisions } from './adapters/d1-revisions.ts';
 import { createD1Store } from './adapters/d1-store.ts';
+import { createD1Pins } from './adapters/d1-pins.ts';
 import { createLegacyLog } from './adapters/legacy-log.ts';
+import { createLogRetention } from './adapters/log-retention.ts';
 import { createDurableLog, type LogOf } from './adapters/log-db.ts';
 import { createUsage } from './adapters/usage.ts';
 import { createDurableOfferCounter } from './adapters/offer-counter.ts';
@@ -26,8 +28,10 @@ import type {
   Embedder,
   ModelBudget,
   OfferCounter,
+  PinStore,
   RateLimiter,
   RateLimits,
+  RetentionStore,
   VectorIndex,
 } from './core/ports.ts';
 import { parsePerMinute } from './core/rate-limit.ts';
@@ -88,12 +92,16 @@ export interface Services {
   agentTransfer: ReturnType<typeof createD1AgentTransfer>;
   /** A log kept in D1 by an earlier version, moved into the agents' objects. */
   legacyLog: ReturnType<typeof createLegacyLog>;
+  /** Pinned tools (docs/tool-delivery.md). */
+  pins: PinStore;
+  /** What log retention reads and removes (docs/configuration.md `log_retention_days`). */
+  retention: RetentionStore;
   embedder: Embedder;
   /** null: the exact in-process ranking of src/core/routing.ts is the index. */
   vectorIndex: VectorIndex | null;
   model: ChatModel;
   offers: OfferCounter;
-  agents: DurableObjectNamespace<AgentObject>;
+  agents: AgentNamespace;
   /** The request limits of the RATE_LIMIT_* variables; null when all are off. */
   rateLimiter: RateLimiter | null;
   /** Each agent's model calls an hour (its `model_calls_per_hour` setting). */
@@ -132,6 +140,8 @@ export function services(env: Bindings): Services {
     activity: createActivity(logOf),
     agentTransfer: createD1AgentTransfer(env.DB, logOf),
     legacyLog: createLegacyLog(env.DB, logOf),
+    pins: createD1Pins(env.DB),
+    retention: createLogRetention(env.DB, logOf),
     embedder: pickEmbedder(env),
     vectorIndex: env.VECTORIZE ? createVectorizeIndex(env.VECTORIZE) : null,
     model: pickModel(env),

@@ -201,6 +201,11 @@ export function createD1Revisions(db: D1Database) {
     },
 
     /** The INSERT of a review's record (its summary: counts, skips, failures), for a caller's batch. */
+    /** Runs statements this adapter built (revisions, reviews, review marks) in one atomic batch. */
+    async commit(statements: readonly D1PreparedStatement[]): Promise<void> {
+      await db.batch([...statements]);
+    },
+
     insertReviewStatement(agent: string, review: ReviewRecord): D1PreparedStatement {
       return db
         .prepare('INSERT INTO reviews (review_id, agent, created_at, trigger, summary) VALUES (?1, ?2, ?3, ?4, ?5)')

@@ -97,6 +97,10 @@ export function createD1Store(db: D1Database) {
     /** The agent row's INSERT for a caller's batch, so a new agent exists only if the batch lands. */
     ensureAgentStatement: (agent: string, now: string) => ensureAgentStatement(db, agent, now),
 
+    /** The write guard of a revision status change, for `writeTools`' `extra` (see `revisionStatusGuard`). */
+    revisionStatusGuard: (agent: string, revisionId: string, status: string) =>
+      revisionStatusGuard(db, agent, revisionId, status),
+
     async getAgent(agent: string): Promise<AgentRecord | null> {
       const row = await db.prepare('SELECT * FROM agents WHERE agent = ?1').bind(agent).first<AgentRow>();
       return row ? toAgent(row) : null;

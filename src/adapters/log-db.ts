@@ -4,22 +4,9 @@
  * the object: `all`/`first`/`run` are one RPC, `batch` is one RPC and one transaction. Strongly
  * consistent (one object serialises its agent's log); one round trip to the object per read.
  */
-import type { AgentObject } from '../agent-object.ts';
+import type { AgentNamespace, SqlResult, SqlStatement, SqlValue } from './agent-object-rpc.ts';
 
-/** What a bound parameter or a column holds in the log. */
-export type SqlValue = string | number | null;
-
-/** A statement as it travels to the object. */
-export interface SqlStatement {
-  sql: string;
-  params: SqlValue[];
-}
-
-/** Rows a statement read, and rows it changed (SQLite's `changes()`). */
-export interface SqlResult<T = Record<string, SqlValue>> {
-  results: T[];
-  meta: { changes: number };
-}
+export type { SqlResult, SqlStatement, SqlValue };
 
 /** A statement of the log, bound like a D1 prepared statement. */
 export interface LogStatement {
@@ -41,7 +28,7 @@ export interface LogDb {
 export type LogOf = (agent: string) => LogDb;
 
 /** The log of each agent in its Durable Object (`idFromName(agent)`). */
-export function createDurableLog(ns: DurableObjectNamespace<AgentObject>): LogOf {
+export function createDurableLog(ns: AgentNamespace): LogOf {
   return (agent) => {
     const stub = () => ns.get(ns.idFromName(agent));
     const statement = (s: SqlStatement): LogStatement => ({

@@ -1,4 +1,4 @@
-import type { AgentObject } from '../agent-object.ts';
+import type { AgentNamespace } from './agent-object-rpc.ts';
 import type { OfferCounter, OfferCounts } from '../core/ports.ts';
 
 /**
@@ -6,7 +6,7 @@ import type { OfferCounter, OfferCounts } from '../core/ports.ts';
  * counts) and durable (its SQLite storage); sent off the hot path, one RPC per group of routed
  * turns that `/route` gathered in an isolate (src/services/turn-writer.ts).
  */
-export function createDurableOfferCounter(ns: DurableObjectNamespace<AgentObject>): OfferCounter {
+export function createDurableOfferCounter(ns: AgentNamespace): OfferCounter {
   const stub = (agent: string) => ns.get(ns.idFromName(agent));
   return {
     async countOffers(agent, tools) {

@@ -1,4 +1,4 @@
-import type { AgentObject } from '../agent-object.ts';
+import type { AgentNamespace } from './agent-object-rpc.ts';
 import type { ModelBudget, RateLimiter, RateLimits } from '../core/ports.ts';
 
 /**
@@ -13,10 +13,7 @@ export const clientObjectName = (client: string): string => `client:${client}`;
  * failed authentication: one round trip to its client address's object. Consistency: exact — one
  * object serialises its buckets, so concurrent requests from many isolates never share a token.
  */
-export function createDurableRateLimiter(
-  ns: DurableObjectNamespace<AgentObject>,
-  limits: RateLimits,
-): RateLimiter | null {
+export function createDurableRateLimiter(ns: AgentNamespace, limits: RateLimits): RateLimiter | null {
   if (limits.perKey <= 0 && limits.perAgent <= 0 && limits.authFailures <= 0) return null;
   return {
     limits,
@@ -32,7 +29,7 @@ export function createDurableRateLimiter(
 }
 
 /** Each agent's model-call budget in its Durable Object: one round trip per review or registration that calls the model. */
-export function createDurableModelBudget(ns: DurableObjectNamespace<AgentObject>): ModelBudget {
+export function createDurableModelBudget(ns: AgentNamespace): ModelBudget {
   return {
     take: (agent, wanted, perHour, nowMs) => ns.get(ns.idFromName(agent)).takeModelCalls(wanted, perHour, nowMs),
   };

@@ -37,21 +37,6 @@ const SuggestQuery = z
   })
   .strict();
 
-/** The names pinned for an agent. */
-export async function pinnedTools(db: D1Database, agent: string): Promise<Set<string>> {
-  const rows = await db.prepare('SELECT tool FROM pins WHERE agent = ?').bind(agent).all<{ tool: string }>();
-  return new Set(rows.results.map((r) => r.tool));
-}
-
-async function listPins(c: AppContext, agent: string) {
-  const rows = await c
-    .get('svc')
-    .store.db.prepare('SELECT tool, pinned_at, pinned_by FROM pins WHERE agent = ? ORDER BY tool')
-    .bind(agent)
-    .all<z.infer<typeof Pin>>();
-  return rows.results;
-}
-
 async function requireAgent(c: AppContext, agent: string): Promise<void> {
   if (!(await c.get('svc').store.getAgent(agent))) throw notFound(`agent ${agent}`);
 }
@@ -68,7 +53,7 @@ pinsApi.openapi(
   async (c) => {
     const agent = agentFor(c, c.req.valid('param').agent, 'read');
     await requireAgent(c, agent);
-    return c.json({ pins: await listPins(c, agent) }, 200);
+    return c.json({ pins: await c.get('svc').pins.list(agent) }, 200);
   },
 );
 
@@ -86,13 +71,8 @@ pinsApi.openapi(
     agentFor(c, agent, 'operator');
     const svc = c.get('svc');
     if (!(await svc.store.getTool(agent, tool))) throw notFound(`tool ${tool}`);
-    await svc.store.db
-      .prepare(
-        'INSERT INTO pins (agent, tool, pinned_at, pinned_by) VALUES (?, ?, ?, ?) ON CONFLICT (agent, tool) DO NOTHING',
-      )
-      .bind(agent, tool, nowIso(), actorOf(c))
-      .run();
-    return c.json({ pins: await listPins(c, agent) }, 200);
+    await svc.pins.pin(agent, tool, nowIso(), actorOf(c));
+    return c.json({ pins: await svc.pins.list(agent) }, 200);
   },
 );
 
@@ -108,12 +88,7 @@ pinsApi.openapi(
   async (c) => {
     const { agent, tool } = c.req.valid('param');
     agentFor(c, agent, 'operator');
-    const res = await c
-      .get('svc')
-      .store.db.prepare('DELETE FROM pins WHERE agent = ? AND tool = ?')
-      .bind(agent, tool)
-      .run();
-    if (res.meta.changes === 0) throw notFound(`pin of ${tool}`);
+    if (!(await c.get('svc').pins.unpin(agent, tool))) throw notFound(`pin of ${tool}`);
     return c.body(null, 204);
   },
 );
@@ -134,10 +109,7 @@ pinsApi.openapi(
     await requireAgent(c, agent);
     const svc = c.get('svc');
     const since = new Date(Date.now() - days * 86_400_000).toISOString();
-    const [log, pinned] = await Promise.all([
-      svc.log.windowLog(agent, since, WINDOW_ROWS),
-      pinnedTools(svc.store.db, agent),
-    ]);
+    const [log, pinned] = await Promise.all([svc.log.windowLog(agent, since, WINDOW_ROWS), svc.pins.pinned(agent)]);
     const runs = groupRuns(log.turns, log.calls);
     const served = [...attributeRuns(runs).values()].flatMap((a) => (a.served_by === null ? [] : [a.served_by]));
     const s = suggestPins(served, share);

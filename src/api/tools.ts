@@ -6,7 +6,6 @@ import { notFound } from '../errors.ts';
 import { Example, FormattedTool, PutToolsAnswer, PutToolsBody, ToolRow, ToolVersion } from '../schemas.ts';
 import { registerTools } from '../services/registry.ts';
 import { settingsOf } from '../services/routing.ts';
-import { pinnedTools } from './pins.ts';
 import {
   AgentParams,
   ToolParams,
@@ -88,7 +87,7 @@ toolsApi.openapi(
     const tools = await c.get('svc').store.listTools(agent);
     if (query.format === undefined && query.defer === undefined)
       return c.json({ tools: tools.map((t) => toToolRow(t, show)) }, 200);
-    const pinned = query.defer === 'true' ? await pinnedTools(c.get('svc').store.db, agent) : new Set<string>();
+    const pinned = query.defer === 'true' ? await c.get('svc').pins.pinned(agent) : new Set<string>();
     const views = tools.map((t) => modelView(t, show));
     return c.json({ tools: stableList(views, query.format ?? 'openai', query.defer === 'true', pinned) }, 200);
   },

@@ -31,7 +31,13 @@ import type {
 
 export type * from './types.ts';
 export { withWhetstone } from './openai-loop.ts';
-export { SEARCH_TOOL_NAME, anthropicToolSearch, responsesToolSearch, type ReportedCall } from './tool-search.ts';
+export {
+  SEARCH_TOOL_NAME,
+  anthropicToolSearch,
+  responsesToolSearch,
+  type ReportedCall,
+  type SearchWhetstone,
+} from './tool-search.ts';
 export type {
   ChatClient,
   ChatCompletionLike,

@@ -5,7 +5,7 @@
  * format (recording the turn), and reports the calls the model then makes to `/calls`.
  * Plain fetch through the Whetstone client; no provider SDK.
  */
-import type { WhetstoneClient } from './index.ts';
+import type { Call, RecordCallsAnswer, RouteInput, RouteResult } from './types.ts';
 
 export const SEARCH_TOOL_NAME = 'tool_search';
 const SEARCH_DESCRIPTION =
@@ -25,8 +25,18 @@ export interface ReportedCall {
   error?: string;
 }
 
+/**
+ * What the tool search uses of Whetstone: the `WhetstoneClient` of `createClient` is one, and
+ * anything else that answers these three the same way.
+ */
+export interface SearchWhetstone {
+  route(input: RouteInput): Promise<RouteResult>;
+  recordCalls(calls: Call[]): Promise<RecordCallsAnswer>;
+  modelTools(format: 'openai' | 'anthropic', defer: boolean): Promise<{ tools: Record<string, unknown>[] }>;
+}
+
 interface Shared {
-  whetstone: WhetstoneClient;
+  whetstone: SearchWhetstone;
   /** How many tools one search loads (`/route`'s k). */
   k?: number;
   conversationId?: string;

@@ -143,3 +143,35 @@ export interface ModelBudget {
    */
   take(agent: string, wanted: number, perHour: number, nowMs: number): Promise<{ granted: number; nextInMs: number }>;
 }
+
+/** An operator's pin (docs/tool-delivery.md): the tool is always loaded, never deferred. */
+export interface Pin {
+  tool: string;
+  pinned_at: string;
+  pinned_by: string;
+}
+
+/** Each agent's pinned tools. */
+export interface PinStore {
+  /** The names pinned for an agent. */
+  pinned(agent: string): Promise<Set<string>>;
+  /** Every pin of an agent, by tool name. */
+  list(agent: string): Promise<Pin[]>;
+  /** Pins a tool; pinning a pinned tool changes nothing (its first pin is kept). */
+  pin(agent: string, tool: string, at: string, by: string): Promise<void>;
+  /** Unpins a tool: false when it was not pinned. */
+  unpin(agent: string, tool: string): Promise<boolean>;
+}
+
+/** What log retention (docs/configuration.md `log_retention_days`) reads and removes. */
+export interface RetentionStore {
+  /** The dated tables of an agent's log, in the order `prune` answers them. */
+  readonly tables: readonly string[];
+  /** Every agent and its stored settings (JSON text), by name. */
+  agents(): Promise<{ agent: string; settings: string }[]>;
+  /**
+   * Removes the agent's rows dated before `cutoff`, oldest first, at most `limit` per table, all
+   * tables in one batch: the rows removed from each of `tables`, in that order.
+   */
+  prune(agent: string, cutoff: string, limit: number): Promise<number[]>;
+}

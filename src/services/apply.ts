@@ -5,7 +5,7 @@
  * the row) and a write guard on the revision's status (nobody else applied or dismissed it).
  * Two concurrent applies of one revision: one wins, the other gets 409 and writes nothing.
  */
-import { isWriteConflict, revisionStatusGuard, VersionConflict, type ToolWrite } from '../adapters/d1-store.ts';
+import { isWriteConflict, VersionConflict, type ToolWrite } from '../adapters/d1-store.ts';
 import {
   findDisplaced,
   learnedState,
@@ -105,7 +105,7 @@ export async function applyRevision(
         : withdrawExamples(learnedState(row), plan);
     next = await withState(svc, row, plan.state, now);
   }
-  const guard = revisionStatusGuard(svc.store.db, agent, revisionId, 'proposed');
+  const guard = svc.store.revisionStatusGuard(agent, revisionId, 'proposed');
   const update = await svc.revisions.updateRevisionStatement(agent, revisionId, 'proposed', {
     status: 'applied',
     applied_at: now,
@@ -232,7 +232,7 @@ export async function undoTool(
     version: row.version + 1,
     updated_at: now,
   };
-  const guard = revisionStatusGuard(svc.store.db, agent, newest.revision_id, 'applied');
+  const guard = svc.store.revisionStatusGuard(agent, newest.revision_id, 'applied');
   const update = await svc.revisions.updateRevisionStatement(agent, newest.revision_id, 'applied', {
     status: 'undone',
     undone_at: now,

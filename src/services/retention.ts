@@ -19,14 +19,6 @@ export const PRUNE_ROWS_PER_TICK = 20_000;
 export const PRUNE_AGENTS_PER_TICK = 50;
 const TICK_MS = 10 * 60_000;
 
-/** The log tables, each with the column that dates a row. */
-const DATED = [
-  ['turns', 'created_at'],
-  ['calls', 'at'],
-  ['outcomes', 'at'],
-  ['trace_tools', 'seen_at'],
-] as const;
-
 export interface PruneTick {
   /** Rows removed this tick, per table. */
   removed: Record<string, number>;
@@ -45,34 +37,25 @@ export async function pruneLog(
   budget = PRUNE_ROWS_PER_TICK,
   batch = PRUNE_BATCH,
 ): Promise<PruneTick> {
-  const removed: Record<string, number> = Object.fromEntries(DATED.map(([t]) => [t, 0]));
+  const { tables } = svc.retention;
+  const removed: Record<string, number> = Object.fromEntries(tables.map((t) => [t, 0]));
   let left = budget;
-  for (const row of await agentsThisTick(svc.store.db, now)) {
-    const db = svc.logOf(row.agent);
+  for (const row of await agentsThisTick(svc, now)) {
     const days = settingsOf(JSON.parse(row.settings || '{}')).log_retention_days;
     const cutoff = new Date(Date.parse(now) - days * 86_400_000).toISOString();
     for (;;) {
-      const limit = Math.min(batch, Math.floor(left / DATED.length));
+      const limit = Math.min(batch, Math.floor(left / tables.length));
       if (limit < 1) return { removed, more: true };
-      const results = await db.batch(
-        DATED.map(([table, column]) =>
-          db
-            .prepare(
-              `DELETE FROM ${table} WHERE rowid IN (SELECT rowid FROM ${table} WHERE agent = ?1 AND ${column} < ?2 ORDER BY ${column} LIMIT ?3)`,
-            )
-            .bind(row.agent, cutoff, limit),
-        ),
-      );
+      const counts = await svc.retention.prune(row.agent, cutoff, limit);
       let full = false;
-      results.forEach((r, i) => {
-        const n = r.meta.changes ?? 0;
-        const table = DATED[i]?.[0] ?? '';
+      counts.forEach((n, i) => {
+        const table = tables[i] ?? '';
         removed[table] = (removed[table] ?? 0) + n;
         left -= n;
         full ||= n >= limit;
       });
       // The agent's call count in D1 (the agent list's) goes down by what this batch removed.
-      const calls = results[DATED.findIndex(([t]) => t === 'calls')]?.meta.changes ?? 0;
+      const calls = counts[tables.indexOf('calls')] ?? 0;
       if (calls > 0) await svc.revisions.noteCallsPruned(row.agent, calls);
       if (!full) break;
     }
@@ -81,10 +64,8 @@ export async function pruneLog(
 }
 
 /** The window of agents this tick visits (all of them when there are few), by name, moving each tick. */
-async function agentsThisTick(db: D1Database, now: string): Promise<{ agent: string; settings: string }[]> {
-  const { results } = await db
-    .prepare('SELECT agent, settings FROM agents ORDER BY agent')
-    .all<{ agent: string; settings: string }>();
+async function agentsThisTick(svc: Services, now: string): Promise<{ agent: string; settings: string }[]> {
+  const results = await svc.retention.agents();
   if (results.length <= PRUNE_AGENTS_PER_TICK) return results;
   const start = (Math.floor(Date.parse(now) / TICK_MS) * PRUNE_AGENTS_PER_TICK) % results.length;
   return [...results, ...results].slice(start, start + PRUNE_AGENTS_PER_TICK);

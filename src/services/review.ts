@@ -633,7 +633,7 @@ async function storeReview(
       },
     }),
   ];
-  await svc.store.db.batch(statements);
+  await svc.revisions.commit(statements);
 }
 
 /**

@@ -1,6 +1,6 @@
 /**
- * Reviews, revisions and outcomes (docs/api.md, §5) through HTTP against real local D1 and the real
- * Durable Object. The offline `extractive` model runs through `exports.default.fetch`; the
+ * Reviews, revisions and outcomes (docs/api.md "Revisions and refusals") through HTTP against real
+ * local D1 and the real Durable Object. The offline `extractive` model runs through `exports.default.fetch`; the
  * OpenAI-compatible path runs through `app.fetch` with an env whose LLM points at the fake server
  * (test/fake-openai-server.ts), which counts the model calls a review makes.
  */

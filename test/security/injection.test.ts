@@ -1,6 +1,6 @@
 /**
- * Prompt injection (docs/learning.md, §5;): a request or an error text written to steer a model
- * never reaches a model view — learned examples stay hidden by default, and what a review proposes
+ * Prompt injection (docs/security.md "Threats to what is learned"): a request or an error text
+ * written to steer a model never reaches a model view — learned examples stay hidden by default, and what a review proposes
  * from such evidence is refused — and it reaches the background model only quoted as data, inside
  * a JSON block the system message calls data, unable to close that block. The dashboard's page
  * and scripts never turn stored text into markup.
