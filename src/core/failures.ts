@@ -6,7 +6,9 @@
  * 1. `no_fault`: a later call of the same tool in the same conversation, with the same arguments,
  *    succeeded. Nothing the caller sent was wrong: the same call worked when retried.
  * 2. `outage`: the error speaks of the service, not of the input: a 5xx, 408 or 429 status, a
- *    timeout, a refused or reset connection, "unavailable", a rate limit, "try again later".
+ *    timeout, a refused or reset connection, "service unavailable", a rate limit, "try again later".
+ *    A status counts with its word ("HTTP 503", "status 502") or its reason phrase ("Bad Gateway"):
+ *    a bare number may be an amount ("a transfer of 500 euros").
  * 3. `caller_fault`: the error speaks of the input's form (a 400 or 422 status, "invalid",
  *    "must", "expected", "format", "missing", "required", "one of"), or the value that failed
  *    worked later in the conversation written another way (the caller fixed its form).
@@ -32,19 +34,19 @@ export interface FailureReading {
 
 /** The service, not the input, failed: HTTP status words and network failures. */
 const OUTAGE =
-  /\b(?:(?:http|status|code|error)\s*:?\s*(?:5\d\d|408|429)|(?:5\d\d|408|429)\s+[a-z]|timed?[\s-]?out|timeout|unavailable|unreachable|could ?n[o']t (?:reach|connect)|can ?n[o']t (?:reach|connect)|connection (?:reset|refused|closed|aborted|error)|econn(?:reset|refused|aborted)|etimedout|eai_again|socket hang up|rate[\s-]?limit(?:ed)?|too many requests|try again later|temporar(?:y|ily)|overloaded|internal (?:server )?error|bad gateway|gateway|upstream|network error|maintenance)/i;
+  /\b(?:(?:http|status|code|error)\s*:?\s*(?:5\d\d|408|429)|timed?[\s-]?out|timeout|(?:service|server|backend|upstream|api|system) (?:is |was )?(?:temporarily )?unavailable|temporarily unavailable|unreachable|could ?n[o']t (?:reach|connect)|can ?n[o']t (?:reach|connect)|connection (?:reset|refused|closed|aborted|error)|econn(?:reset|refused|aborted)|etimedout|eai_again|socket hang up|rate[\s-]?limit(?:ed)?|too many requests|try again later|temporar(?:y|ily)|overloaded|internal (?:server )?error|bad gateway|gateway timeout|upstream|network error|maintenance)/i;
 
 /** The error describes the form the input should have taken. */
 const INPUT_FORM =
-  /\b(?:(?:http|status|code|error)\s*:?\s*(?:400|422)|(?:400|422)\s+[a-z]|bad request|unprocessable|invalid|malformed|must|expected|expecting|should (?:be|start|match|look)|format|missing|required|one of|not (?:a|an) valid|unknown (?:field|param(?:eter)?|argument|property|key|option)|unexpected|(?:too (?:long|short))|start(?:s)? with|cannot parse|could not parse|parse error|type error|schema)/i;
+  /\b(?:(?:http|status|code|error)\s*:?\s*(?:400|422)|bad request|unprocessable|invalid|malformed|must|expected|expecting|should (?:be|start|match|look)|format|missing|(?<!payment )required|one of|not (?:a|an) valid|unknown (?:field|param(?:eter)?|argument|property|key|option)|unexpected|(?:too (?:long|short))|start(?:s)? with|cannot parse|could not parse|parse error|type error|schema)/i;
 
 /** The tool answered and refused on the merits. */
 const REFUSED_ON_MERITS =
-  /\b(?:(?:http|status|code|error)\s*:?\s*(?:402|403|409)|(?:402|403|409)\s+[a-z]|declined|insufficient|already|on hold|out of stock|sold out|not eligible|ineligible|expired|denied|forbidden|not (?:allowed|permitted)|limit (?:reached|exceeded)|exceeds|fully booked|no availability)/i;
+  /\b(?:(?:http|status|code|error)\s*:?\s*(?:402|403|409)|payment required|conflict|declined|refused|rejected|(?:not |un)available|insufficient|already|on hold|out of stock|sold out|not eligible|ineligible|expired|denied|forbidden|not (?:allowed|permitted)|limit (?:reached|exceeded)|exceeds|fully booked|no availability)/i;
 
 /** The tool looked and found nothing: whose fault depends on where the value came from. */
 const FOUND_NOTHING =
-  /\b(?:not found|no such|does not exist|doesn't exist|unknown|no (?:record|match)|(?:status|http|code)\s*:?\s*404|404\s+[a-z])/i;
+  /\b(?:not found|no such|does not exist|doesn't exist|unknown|no (?:record|match)|(?:status|http|code)\s*:?\s*404)/i;
 
 /** Values shorter than this (letters and digits only) are too common to say the user typed them. */
 const MIN_TYPED_CHARS = 4;
