@@ -423,7 +423,7 @@ function noNoteClause(ev: ToolEvidence): string {
   if (reasons.size === 0) return '';
   const [why] = [...reasons.entries()].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))[0] ?? [''];
   const total = [...reasons.values()].reduce((a, b) => a + b, 0);
-  return `; ${total} more failed calls teach no note (${why})`;
+  return `; ${total} failed calls that were not the caller's fault teach no note (${why})`;
 }
 
 interface Chosen {
