@@ -45,6 +45,8 @@ export interface RealisticReport {
     embedder: string;
     model: string;
     spec_defaults: boolean;
+    /** The privacy rule the Worker ran (`--privacy`). */
+    privacy: PrivacyMode;
     agent_config: Record<string, number | boolean>;
     measured_wordings: number;
   };
@@ -106,6 +108,7 @@ export async function runRealistic(
   seed: number,
   config: Record<string, number | boolean>,
   withCurve: boolean,
+  privacy: PrivacyMode = 'whole',
 ): Promise<{
   report: RealisticReport;
   labels: unknown;
@@ -125,7 +128,8 @@ export async function runRealistic(
   process.stderr.write(
     `seed ${seed}: ${plan.tools.length} ToolE tools + ${GENERATED_TOOLS.length} generated, realistic agent, ${WORDINGS} wordings per tool, ${PASSES} passes, ${agent.labels.planted.length} tools with a planted mistake\n`,
   );
-  const w = await startWorker((line) => process.stderr.write(`${line}\n`));
+  const vars = privacy === 'argument-values-only' ? ['PRIVACY_RULE:argument-values-only'] : [];
+  const w = await startWorker((line) => process.stderr.write(`${line}\n`), vars);
   try {
     const planted = (t: string) => agent.isPlanted(t);
     await register(w, 'eval-cold', plan.tools, planted);
@@ -225,6 +229,7 @@ export async function runRealistic(
         embedder: 'hash (offline default)',
         model: 'extractive (offline default)',
         spec_defaults: Object.keys(config).length === 0,
+        privacy,
         agent_config: config,
         measured_wordings: plan.measured.length,
       },
@@ -247,7 +252,7 @@ export function formatRealistic(r: RealisticReport, maxLeaks = Number.POSITIVE_I
   const q = r.quality;
   const t = q.traffic;
   const lines = [
-    `ToolE learning, realistic agent, seed ${r.seed}: ${r.setup.toole_tools} ToolE tools + ${r.setup.generated_tools.join(', ')}; ${r.setup.wordings} wordings per tool, ${r.setup.passes} passes; ${r.setup.spec_defaults ? 'default settings' : `NOT the defaults: ${JSON.stringify(r.setup.agent_config)}`}`,
+    `ToolE learning, realistic agent, seed ${r.seed}: ${r.setup.toole_tools} ToolE tools + ${r.setup.generated_tools.join(', ')}; ${r.setup.wordings} wordings per tool, ${r.setup.passes} passes; privacy rule: ${r.setup.privacy}; ${r.setup.spec_defaults ? 'default settings' : `NOT the defaults: ${JSON.stringify(r.setup.agent_config)}`}`,
     `traffic: ${t.runs} runs in ${t.conversations} conversations (${Object.entries(t.by_kind)
       .map(([k, v]) => `${k} ${v}`)
       .join(
@@ -283,23 +288,35 @@ export function formatRealistic(r: RealisticReport, maxLeaks = Number.POSITIVE_I
   return lines.join('\n');
 }
 
-/** `npm run eval -- --agent realistic [--seed N | --seeds 1,2,3] [--config '{…}'] [--labels DIR] [--curve]`. */
+/**
+ * Which privacy rule the Worker runs (docs/security.md "Personal values"): the whole rule, or
+ * `argument-values-only` (the Worker's PRIVACY_RULE), which masks only the argument values of the
+ * conversation, to measure what the rest of the rule costs held-out R@5. Never a deployment's setting.
+ */
+export type PrivacyMode = 'whole' | 'argument-values-only';
+
+/** `npm run eval -- --agent realistic [--seed N | --seeds 1,2,3] [--config '{…}'] [--labels DIR] [--curve] [--privacy argument-values-only]`. */
 export async function realisticMain(args: {
   seed?: string;
   seeds?: string;
   config?: string;
   labels?: string;
   curve?: boolean;
+  privacy?: string;
 }): Promise<void> {
+  if (args.privacy !== undefined && args.privacy !== 'argument-values-only')
+    throw new Error('--privacy: the only value is argument-values-only (without it, the whole rule runs)');
+  const privacy: PrivacyMode = args.privacy === 'argument-values-only' ? 'argument-values-only' : 'whole';
   const config = args.config === undefined ? {} : (JSON.parse(args.config) as Record<string, number | boolean>);
   const seeds = (args.seeds ?? args.seed ?? '1').split(',').map((s) => Number(s.trim()));
   if (seeds.some((s) => !Number.isInteger(s) || s < 0)) throw new Error('--seed / --seeds: non-negative integers');
   const dir = new URL('../bench/', import.meta.url);
   mkdirSync(dir, { recursive: true });
-  const custom = Object.keys(config).length > 0 ? '-custom' : '';
+  // A run on other settings, or on the narrowed privacy rule, is written beside the headline, never over it.
+  const custom = `${Object.keys(config).length > 0 ? '-custom' : ''}${privacy === 'whole' ? '' : '-argument-values-only'}`;
   const rounded = (_key: string, v: unknown) => (typeof v === 'number' ? Math.round(v * 1e4) / 1e4 : v);
   for (const seed of seeds) {
-    const { report, labels } = await runRealistic(seed, config, args.curve === true);
+    const { report, labels } = await runRealistic(seed, config, args.curve === true, privacy);
     process.stdout.write(`${formatRealistic(report, MAX_LEAKS_PRINTED)}\n\n`);
     const name = `eval-learn-realistic-${WORDINGS}-seed${seed}${custom}.json`;
     // Every leak is in the labels folder (--labels); the report keeps the first ones.

@@ -145,6 +145,7 @@ async function main(): Promise<void> {
       seeds: { type: 'string' },
       labels: { type: 'string' },
       curve: { type: 'boolean' },
+      privacy: { type: 'string' },
     },
   });
   if (values.ceiling) {
@@ -160,6 +161,8 @@ async function main(): Promise<void> {
     }
     return;
   }
+  if (values.privacy !== undefined && values.agent !== 'realistic')
+    throw new Error('--privacy is an option of the realistic agent (--agent realistic)');
   if (!values.cold && values.agent === 'realistic') {
     await realisticMain(values);
     return;

@@ -324,6 +324,11 @@ export const Evidence = z
     turn_id: z.string().nullable(),
     call_id: z.string().nullable(),
     at: z.string(),
+    /**
+     * A failed call that was not the caller's fault (an outage, a business outcome): why no usage
+     * note may rest on it (docs/learning.md "Whose fault a failure is"). Absent otherwise.
+     */
+    why_no_note: z.string().optional(),
   })
   .openapi('Evidence');
 export type Evidence = z.infer<typeof Evidence>;

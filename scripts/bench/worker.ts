@@ -122,15 +122,23 @@ export const LIMITS_OFF = [
   'RATE_LIMIT_AUTH_FAILURES_PER_MINUTE:0',
 ];
 
-export async function startWorker(progress: (line: string) => void): Promise<BenchWorker> {
-  return launchWorker(prepareWorker(progress), progress);
+/** `vars`: more `NAME:value` Worker variables (the eval's `--privacy` sets PRIVACY_RULE). */
+export async function startWorker(
+  progress: (line: string) => void,
+  vars: readonly string[] = [],
+): Promise<BenchWorker> {
+  return launchWorker(prepareWorker(progress), progress, vars);
 }
 
 /**
  * Starts `wrangler dev` over a prepared Worker on a free loopback port; resolves once /healthz
  * answers. `stop()` ends the process group and removes the folder.
  */
-export async function launchWorker(prepared: PreparedWorker, progress: (line: string) => void): Promise<BenchWorker> {
+export async function launchWorker(
+  prepared: PreparedWorker,
+  progress: (line: string) => void,
+  vars: readonly string[] = [],
+): Promise<BenchWorker> {
   const { dir, config, state, cleanup } = prepared;
   try {
     const [port, inspector] = [await freePort(), await freePort()];
@@ -157,7 +165,7 @@ export async function launchWorker(prepared: PreparedWorker, progress: (line: st
         `ADMIN_TOKEN:${token}`,
         // The bench, soak and eval drive one agent far past a client's allowance on purpose:
         // request limits (on by default, docs/configuration.md) are off here, explicitly.
-        ...LIMITS_OFF.flatMap((v) => ['--var', v]),
+        ...[...LIMITS_OFF, ...vars].flatMap((v) => ['--var', v]),
         '--show-interactive-dev-session=false',
         '--log-level',
         process.env.BENCH_LOG_LEVEL ?? 'warn',

@@ -67,10 +67,15 @@ export function writeReview(input: ReviewInput, opts: Required<ExtractiveOptions
   };
 }
 
-/** One note per error that repeats (digits masked, case and punctuation aside), most frequent first. */
+/**
+ * One note per error that repeats (digits masked, case and punctuation aside), most frequent first.
+ * Only failures that were the caller's fault count: an outage or a business outcome (`why_no_note`)
+ * says nothing about how to call the tool.
+ */
 function usageNotes(failed: ReviewInput['failed_calls'], minCites: number): Proposed[] {
   const groups = new Map<string, ReviewInput['failed_calls']>();
   for (const f of failed) {
+    if (f.why_no_note !== undefined) continue;
     const key = normalize(f.error.replace(/\d/g, '#'));
     groups.set(key, [...(groups.get(key) ?? []), f]);
   }
@@ -102,8 +107,6 @@ function fixHint(error: string, argumentNames: readonly string[]): string | null
   if (arg && /\b(too (large|long|big|many)|exceeds?|maximum|limit)\b/i.test(error))
     return `keep ${arg} within the limit`;
   if (arg && /\b(invalid|malformed|format|expected|must)\b/i.test(error)) return `check the format of ${arg}`;
-  if (/\b(time[ds]? ?out|rate.?limit|unavailable|429|503)\b/i.test(error))
-    return 'the failure is transient, so a retry can work';
   return null;
 }
 

@@ -22,7 +22,9 @@ import { argumentValues, scrubValues } from './scrub.ts';
 import { type Attribution, attributeRuns, calledTool } from './attribution.ts';
 import { aimedAtModel } from './safety.ts';
 import { groupRuns, runKeys, type Run, timeOf } from './serving.ts';
-import { canonicalJson } from './tooldef.ts';
+import { readFailures } from './failures.ts';
+
+export { transientFailures } from './failures.ts';
 
 export interface EvidenceInput {
   turns: readonly TurnRecord[];
@@ -67,7 +69,7 @@ export function findEvidenceWithOrigins(input: EvidenceInput): FoundEvidence {
   ];
   const masking = maskingOf(input, runs);
   const found = [
-    ...findFailedCalls(input.calls, input.registered, masking),
+    ...findFailedCalls(input.calls, input.registered, masking, requestOfRun(runs)),
     ...findMissedRequests(attributions, input.registered, masking),
     ...findConfusedRequests(attributions, input.registered, masking),
   ];
@@ -100,6 +102,13 @@ export function findEvidenceWithOrigins(input: EvidenceInput): FoundEvidence {
     origins.conversations.set(e.evidence_id, run?.conversation_id ?? call?.conversation_id ?? runKey);
   }
   return origins;
+}
+
+/** The request of each call's run (what the user typed), else the call's own. */
+function requestOfRun(runs: readonly Run[]): (call: CallRecord) => string | null {
+  const byCall = new Map<string, string | null>();
+  for (const run of runs) for (const c of run.calls) byCall.set(c.call_id, run.request);
+  return (call) => byCall.get(call.call_id) ?? call.request;
 }
 
 /** How evidence text is masked: argument values of the text's conversation, then the privacy rule. */
@@ -143,40 +152,35 @@ export function evidenceByTool(evidence: readonly Evidence[]): Map<string, ToolE
   return out;
 }
 
-/** Failed calls (`success: false`) of registered tools; the text is the scrubbed error. */
+/**
+ * Failed calls (`success: false`) of registered tools; the text is the scrubbed error. A failure
+ * the same call got past when retried is no evidence at all; one that was not the caller's fault
+ * (failures.ts: an outage, a business outcome) is evidence that says why it teaches no note.
+ */
 export function findFailedCalls(
   calls: readonly CallRecord[],
   registered: ReadonlySet<string>,
   masking: Masking = plainMasking,
+  requestOf: (call: CallRecord) => string | null = (c) => c.request,
 ): Evidence[] {
-  const transient = transientFailures(calls);
-  return calls
-    .filter((c) => !c.success && registered.has(c.tool) && !transient.has(c.call_id))
-    .map((c) =>
-      callEvidence(c, 'failed_call', `failed:${c.call_id}`, c.error ?? 'failed without an error message', masking),
+  const readings = readFailures(calls, requestOf);
+  return calls.flatMap((c) => {
+    const reading = readings.get(c.call_id);
+    if (c.success || !registered.has(c.tool) || reading?.kind === 'no_fault') return [];
+    const e = callEvidence(
+      c,
+      'failed_call',
+      `failed:${c.call_id}`,
+      c.error ?? 'failed without an error message',
+      masking,
     );
+    return [reading?.whyNoNote ? { ...e, why_no_note: reading.whyNoNote } : e];
+  });
 }
 
-/**
- * Failed calls that were transient: a later call of the same tool in the same conversation, with
- * the same arguments, succeeded. Nothing the caller sent was wrong (the same call worked when
- * retried), so such a failure says nothing about how to call the tool and teaches no note; a note
- * rests on failures fixed by changing the arguments, or never fixed.
- */
-export function transientFailures(calls: readonly CallRecord[]): Set<string> {
-  const keyOf = (c: CallRecord): string | null =>
-    c.conversation_id === null ? null : `${c.conversation_id}\u0000${c.tool}\u0000${canonicalJson(c.arguments)}`;
-  const lastSuccess = new Map<string, number>();
-  for (const c of calls) {
-    const key = c.success ? keyOf(c) : null;
-    if (key !== null) lastSuccess.set(key, Math.max(lastSuccess.get(key) ?? Number.NEGATIVE_INFINITY, c.seq));
-  }
-  const out = new Set<string>();
-  for (const c of calls) {
-    const key = c.success ? null : keyOf(c);
-    if (key !== null && (lastSuccess.get(key) ?? Number.NEGATIVE_INFINITY) > c.seq) out.add(c.call_id);
-  }
-  return out;
+/** Whether a failed call can teach a usage note: it was the caller's fault (failures.ts). */
+export function teachesNote(e: Evidence): boolean {
+  return e.kind === 'failed_call' && e.why_no_note === undefined;
 }
 
 /** Masking with the argument values of the text's own calls only. */

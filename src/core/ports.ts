@@ -72,7 +72,8 @@ export interface ReviewInput {
   docstring: string;
   /** Registered tools other than this one, for "Not for … use <tool>" lines. */
   other_tools: string[];
-  failed_calls: { id: string; error: string; arguments: string[] }[];
+  /** `why_no_note`: the failure was not the caller's fault (an outage, a business outcome): no note may cite it. */
+  failed_calls: { id: string; error: string; arguments: string[]; why_no_note?: string }[];
   missed_requests: { id: string; text: string }[];
   confused_requests: { id: string; text: string; served_by: string }[];
   /**

@@ -26,7 +26,12 @@ export function buildReviewInput(
     other_tools: [...registered].filter((n) => n !== tool.name).sort(),
     failed_calls: own
       .filter((e) => e.kind === 'failed_call')
-      .map((e) => ({ id: e.evidence_id, error: e.text, arguments: e.arguments })),
+      .map((e) => ({
+        id: e.evidence_id,
+        error: e.text,
+        arguments: e.arguments,
+        ...(e.why_no_note === undefined ? {} : { why_no_note: e.why_no_note }),
+      })),
     missed_requests: own.filter((e) => e.kind === 'missed_request').map((e) => ({ id: e.evidence_id, text: e.text })),
     confused_requests: own
       .filter((e) => e.kind === 'confused_request')
@@ -61,7 +66,9 @@ function systemMessage(s: ProposalSettings): string {
     'You improve the entry of one tool that an AI agent calls. You are shown evidence from its call log and',
     'propose three kinds of lines; code checks every line and drops any that breaks a rule below.',
     '',
-    `- notes: usage notes saying how to call the tool so calls stop failing. Each cites at least ${s.min_failures} failed_calls ids.`,
+    `- notes: usage notes saying how to call the tool so calls stop failing. Each cites at least ${s.min_failures} failed_calls ids`,
+    "  whose errors repeat, and only failures that were the caller's fault (a wrong argument, format or missing field).",
+    '  A failed call with "why_no_note" (an outage, a timeout, the tool saying no on the merits) teaches no note: never cite one.',
     `- requests: example requests in a user's words that should reach this tool. Each cites at least ${s.min_misses}`,
     "  missed_requests ids and shares a word with each request it cites. Prefer the users' own wording.",
     '  Never one that says the same as a kept_examples entry: the tool has it already.',

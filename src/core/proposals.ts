@@ -337,6 +337,12 @@ function citedEvidence(kind: ProposalKind, cites: readonly string[], ctx: Propos
     if (!e) return { reason: 'no_evidence', detail: `"${id}" is not evidence for ${ctx.tool}` };
     if (e.kind !== rule.evidence)
       return { reason: 'wrong_evidence', detail: `"${id}" is a ${e.kind}, not a ${rule.evidence}` };
+    // A note tells the caller how to call the tool: only a failure the caller could have avoided teaches one.
+    if (kind === 'note' && e.why_no_note !== undefined)
+      return {
+        reason: 'wrong_evidence',
+        detail: `"${id}" was not the caller's fault, so it teaches no note: ${e.why_no_note}`,
+      };
     found.push(e);
   }
   const min = ctx.settings[rule.min];

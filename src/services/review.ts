@@ -14,6 +14,7 @@ import type { ToolActivity } from '../adapters/review-log.ts';
 import {
   evidenceByTool,
   findEvidenceWithOrigins,
+  teachesNote,
   successfulCallEvidence,
   type ToolEvidence,
 } from '../core/evidence.ts';
@@ -411,6 +412,20 @@ function belowThreshold(calls: number, confused: number, s: Settings): string {
   return `below_threshold: ${calls} calls (min_calls ${s.min_calls}), ${confused} confused requests (min_confusions ${s.min_confusions})`;
 }
 
+/**
+ * Why the tool's other failed calls teach no note, for the skip reason: how many, and the reason of
+ * the most common kind (the reason quotes no error text, so no value).
+ */
+function noNoteClause(ev: ToolEvidence): string {
+  const reasons = new Map<string, number>();
+  for (const e of ev.failed)
+    if (e.why_no_note !== undefined) reasons.set(e.why_no_note, (reasons.get(e.why_no_note) ?? 0) + 1);
+  if (reasons.size === 0) return '';
+  const [why] = [...reasons.entries()].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))[0] ?? [''];
+  const total = [...reasons.values()].reduce((a, b) => a + b, 0);
+  return `; ${total} failed calls that were not the caller's fault teach no note (${why})`;
+}
+
 interface Chosen {
   activity: ToolActivity;
   evidence: ToolEvidence;
@@ -436,24 +451,21 @@ function chooseTools(
     const found = evidence.get(a.name) ?? { failed: [], missed: [], confused: [] };
     // Failed calls count only among the tool's own newest calls (docs/learning.md max_calls_per_tool).
     const ev: ToolEvidence = { ...found, failed: found.failed.filter((e) => e.call_id !== null && own.has(e.call_id)) };
+    // Only a failure that was the caller's fault can teach a note (docs/learning.md "Whose fault a failure is").
+    const teaching = ev.failed.filter(teachesNote).length;
     if (a.recent_calls < s.min_calls && ev.missed.length < s.min_misses && ev.confused.length < s.min_confusions) {
       skipped.push({ tool: a.name, reason: belowThreshold(a.recent_calls, ev.confused.length, s) });
       marks.set(a.name, newestSeq(a));
-    } else if (
-      ev.failed.length < s.min_failures &&
-      ev.missed.length < s.min_misses &&
-      ev.confused.length < s.min_confusions
-    ) {
-      const counts = `${ev.failed.length} failed calls, ${ev.missed.length} missed and ${ev.confused.length} confused requests`;
-      skipped.push({ tool: a.name, reason: `nothing_to_fix: ${counts}, each below its threshold` });
+    } else if (teaching < s.min_failures && ev.missed.length < s.min_misses && ev.confused.length < s.min_confusions) {
+      const counts = `${teaching} failed calls, ${ev.missed.length} missed and ${ev.confused.length} confused requests`;
+      skipped.push({ tool: a.name, reason: `nothing_to_fix: ${counts}, each below its threshold${noNoteClause(ev)}` });
       marks.set(a.name, newestSeq(a));
     } else {
       candidates.push({ activity: a, evidence: ev });
     }
   }
-  candidates.sort(
-    (x, y) => y.evidence.failed.length - x.evidence.failed.length || (x.activity.name < y.activity.name ? -1 : 1),
-  );
+  const teachingCount = (c: Chosen) => c.evidence.failed.filter(teachesNote).length;
+  candidates.sort((x, y) => teachingCount(y) - teachingCount(x) || (x.activity.name < y.activity.name ? -1 : 1));
   for (const c of candidates.slice(s.max_tools)) {
     skipped.push({
       tool: c.activity.name,
@@ -508,8 +520,9 @@ async function reviewTool(svc: Services, t: ToolReview): Promise<ToolResult> {
     check.notes_added.length + check.queries_added.length + check.avoid_added.length === 0 && callExample === null;
   if (empty) return { revision: null, refused, error };
   const cited = new Set(check.cited);
+  // The failures that teach no note are shown with why (`why_no_note`), so an approver sees what was not learned from.
   const evidence = [
-    ...all.filter((e) => cited.has(e.evidence_id)),
+    ...all.filter((e) => cited.has(e.evidence_id) || (e.kind === 'failed_call' && !teachesNote(e))),
     ...(callExample
       ? successfulCallEvidence(successes, (text, tool) =>
           t.masker ? t.masker.mask(scrubValues(text, t.values), tool, t.values) : scrubValues(text, t.values),
@@ -547,7 +560,8 @@ function exampleCall(
   successes: readonly CallRecord[],
 ): { line: string | null; refused: Refusal[]; held: HeldLine[] } {
   const none = { line: null, refused: [], held: [] };
-  if (t.evidence.failed.length < t.settings.min_failures) return none;
+  // An example call shows how to call the tool: it answers failures that were the caller's fault.
+  if (t.evidence.failed.filter(teachesNote).length < t.settings.min_failures) return none;
   // A shape that one conversation's calls alone show could hold what only that caller used.
   const conversations = new Set(successes.map((c) => c.conversation_id ?? c.turn_id ?? c.call_id));
   if (conversations.size < t.settings.min_conversations) return none;

@@ -357,7 +357,8 @@ describe('the privacy rule', () => {
           tool: 'pay_invoice',
           arguments: { invoice: p.order, amount: p.amount, card: p.card.replace(/\D/g, '') },
           success: false,
-          error: `Card ${p.card} declined for ${p.name} <${p.email}>, call ${p.phone}`,
+          // The caller's fault (a format), so a note is learned from it: its values must not be.
+          error: `Card ${p.card} is not in the expected format for ${p.name} <${p.email}>, call ${p.phone}`,
         },
         { tool: 'pay_invoice', arguments: { invoice: p.order, amount: p.amount, card: 'on file' }, request },
       ]);
@@ -368,7 +369,9 @@ describe('the privacy rule', () => {
     const res = await api('POST', `/v1/agents/${agent}/reviews`, { body: { auto_apply: true } });
     expect(res.status).toBe(200);
     const pay = (res.body.revisions as Revision[]).find((r) => r.tool === 'pay_invoice');
-    expect(pay?.notes_added).toEqual([expect.stringMatching(/^Calls fail with "Card <value> declined for <value>/)]);
+    expect(pay?.notes_added).toEqual([
+      expect.stringMatching(/^Calls fail with "Card <value> is not in the expected format for <value>/),
+    ]);
     expect(pay?.queries_added).toContain('settle the bill of for at , order');
     const row = await api('GET', `/v1/agents/${agent}/tools/pay_invoice`);
     const everything = JSON.stringify([res.body, row.body]);

@@ -719,7 +719,8 @@ describe('POST …/reviews with an OpenAI-compatible model (fake server)', () =>
 });
 
 describe('what a real model proposes is checked against repeated errors and stored without values', () => {
-  const ERRORS = ['claim_ref "CW-1" not found in this region', 'timed out talking to the claims system'];
+  // Both the caller's fault (a failure that was not teaches no note at all, whatever it repeats).
+  const ERRORS = ['claim_ref "CW-1" not found in this region', 'claim_ref must be written in capitals'];
 
   async function twoDifferentFailures(agent: string) {
     await calls(agent, [
@@ -747,6 +748,48 @@ describe('what a real model proposes is checked against repeated errors and stor
           'cites 2 runs, but at most 1 of them (in 1 conversations) share one error; needs at least 2 runs in 2 conversations',
       },
     ]);
+  });
+
+  it('refuses a usage note a model writes from an outage, saying why, whatever it repeats', async () => {
+    const { model, env: e } = fakeModel();
+    const agent = await setup();
+    await calls(agent, [
+      ...['o1', 'o2'].map((id, i) => ({
+        id,
+        tool: 'lookup_claim',
+        arguments: { claim_ref: `CW-92000${i}` },
+        success: false,
+        error: 'HTTP 503 from the claims system',
+        conversation_id: `conv-${id}`,
+      })),
+      ...['p1', 'p2'].map((id, i) => ({
+        id,
+        tool: 'lookup_claim',
+        arguments: { claim_ref: `93000${i}` },
+        success: false,
+        error: PREFIX_ERROR(`93000${i}`),
+        conversation_id: `conv-${id}`,
+      })),
+    ]);
+    const note = { text: 'The claims system is often down; retry later.', cites: ['failed:o1', 'failed:o2'] };
+    await script(model, [{ content: JSON.stringify({ notes: [note] }) }]);
+    const res = await reviewWith(e, agent);
+    expect(res.status).toBe(200);
+    expect(res.body.refused).toEqual([
+      {
+        tool: 'lookup_claim',
+        kind: 'note',
+        text: note.text,
+        reason: 'wrong_evidence',
+        detail:
+          '"failed:o1" was not the caller\'s fault, so it teaches no note: an outage: the error says the service failed ("http 503"), not that the call was wrong',
+      },
+    ]);
+    expect(res.body.revisions).toEqual([]);
+    expect(await count('revisions', agent)).toBe(0);
+    // The model was told which failures teach no note.
+    const sent = (await modelCalls(model)).bodies[0]?.messages.map((m) => m.content).join('\n') ?? '';
+    expect(sent).toContain('"why_no_note": "an outage: the error says the service failed');
   });
 
   it('keeps no argument value in a refused line or its detail', async () => {

@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { evidenceByTool, findEvidence, findFailedCalls, successfulCallEvidence } from '../../src/core/evidence.ts';
+import {
+  evidenceByTool,
+  findEvidence,
+  findFailedCalls,
+  successfulCallEvidence,
+  teachesNote,
+} from '../../src/core/evidence.ts';
+import { failureKind, readFailures } from '../../src/core/failures.ts';
 import type { CallRecord, OutcomeRecord, TurnRecord } from '../../src/core/records.ts';
 import { groupRuns, onTheWay, servingTool } from '../../src/core/serving.ts';
 
@@ -364,5 +371,86 @@ describe('transient failures teach no note', () => {
   it('keeps a failure when the same call only succeeded before it', () => {
     const calls = [working('ok1', { claim: 'C-1' }), failing('f1', { claim: 'C-1' })];
     expect(findFailedCalls(calls, REGISTERED).map((e) => e.call_id)).toEqual(['f1']);
+  });
+});
+
+describe('whose fault a failure is', () => {
+  const failed = (id: string, error: string, extra: Partial<CallRecord> = {}) =>
+    call(id, 'lookup_claim', { success: false, error, conversation_id: `conv-${id}`, ...extra });
+  const kindOf = (error: string, extra: Partial<CallRecord> = {}, request: string | null = null) =>
+    failureKind(failed('k', error, extra), [], request).kind;
+
+  it('reads the service failing as an outage: status words, timeouts, resets, rate limits', () => {
+    for (const error of [
+      'HTTP 503 Service Unavailable',
+      'the claims service is temporarily unavailable',
+      '502 Bad Gateway',
+      'upstream returned status 502',
+      'request timed out after 30 s',
+      'ECONNRESET',
+      'connection reset by peer',
+      '429 Too Many Requests',
+      'rate limited, try again later',
+      'Internal Server Error',
+    ])
+      expect([error, kindOf(error)]).toEqual([error, 'outage']);
+  });
+
+  it('reads a refusal on the merits as a business outcome, and "not found" for a value the user typed', () => {
+    expect(kindOf('insufficient funds on the account')).toBe('business_outcome');
+    expect(kindOf('order already shipped, cannot cancel')).toBe('business_outcome');
+    expect(kindOf('status 409 conflict: the claim is closed')).toBe('business_outcome');
+    expect(kindOf('402 Payment Required')).toBe('business_outcome');
+    expect(kindOf('transfer of 500 euros refused: the room is unavailable')).toBe('business_outcome');
+    expect(kindOf('order 4471-XK not found', { arguments: { order_id: '4471-XK' } }, 'cancel my order 4471 XK')).toBe(
+      'business_outcome',
+    );
+  });
+
+  it("reads the input's form as the caller's fault, even when the error also says not found", () => {
+    expect(kindOf('claim_ref must start with CW-')).toBe('caller_fault');
+    expect(kindOf('invalid value for "currency": expected one of EUR, USD')).toBe('caller_fault');
+    expect(kindOf('missing required field "claim_ref"')).toBe('caller_fault');
+    expect(kindOf('400 Bad Request: date format is YYYY-MM-DD')).toBe('caller_fault');
+    expect(
+      kindOf(
+        'claim_ref "123456" not found; references start with CW-',
+        { arguments: { claim_ref: '123456' } },
+        'claim 123456',
+      ),
+    ).toBe('caller_fault');
+  });
+
+  it("reads a not-found the caller fixed by rewriting the value as the caller's fault, and one with no typed value too", () => {
+    const miss = failed('n1', 'not found', { arguments: { claim_ref: '123456' }, conversation_id: 'conv-n' });
+    const fixed = call('n2', 'lookup_claim', { arguments: { claim_ref: 'CW-123456' }, conversation_id: 'conv-n' });
+    expect(failureKind(miss, [fixed], 'claim 123456 please').kind).toBe('caller_fault');
+    expect(failureKind(miss, [], 'show my claim').kind).toBe('caller_fault');
+    expect(failureKind(miss, [], 'claim 123456 please').kind).toBe('business_outcome');
+  });
+
+  it('reads a failure the same call got past when retried as no fault', () => {
+    const calls = [
+      failed('r1', 'Card declined', { arguments: { card: 'x' }, conversation_id: 'conv-r' }),
+      call('r2', 'lookup_claim', { arguments: { card: 'x' }, conversation_id: 'conv-r' }),
+    ];
+    expect(readFailures(calls, () => null).get('r1')).toEqual({
+      kind: 'no_fault',
+      whyNoNote: 'not the caller’s fault: the same call worked when retried',
+    });
+  });
+
+  it('keeps an outage and a business outcome as evidence that says why it teaches no note', () => {
+    const calls = [
+      failed('o1', 'HTTP 504 Gateway Timeout'),
+      failed('b1', 'payment declined by the bank'),
+      failed('c1', 'claim_ref must start with CW-'),
+    ];
+    const found = findFailedCalls(calls, REGISTERED);
+    expect(found.map((e) => [e.call_id, e.why_no_note, teachesNote(e)])).toEqual([
+      ['o1', 'an outage: the error says the service failed ("http 504"), not that the call was wrong', false],
+      ['b1', 'a business outcome: the tool worked and said no ("declined")', false],
+      ['c1', undefined, true],
+    ]);
   });
 });

@@ -167,6 +167,35 @@ describe('createExtractiveModel', () => {
     expect(JSON.parse(raw ?? 'null')).toEqual({ notes: [], requests: [], avoid: [] });
   });
 
+  it('proposes no note from an outage or a business outcome repeated across conversations, and the prompt says why', async () => {
+    const calls = ['a', 'b', 'c'].flatMap((x) => [
+      call(
+        'lookup_claim',
+        { claim_ref: `CW-10000${x.charCodeAt(0)}` },
+        {
+          success: false,
+          error: 'HTTP 503 Service Unavailable',
+          conversation_id: `conv-${x}`,
+        },
+      ),
+      call(
+        'lookup_claim',
+        { claim_ref: `CW-20000${x.charCodeAt(0)}` },
+        {
+          success: false,
+          error: 'claim is on hold',
+          conversation_id: `conv-${x}`,
+        },
+      ),
+    ]);
+    const evidence = findEvidence({ turns: [], calls, outcomes: [], registered: REGISTERED });
+    const task = buildReviewTask(buildReviewInput({ name: 'lookup_claim', docstring: 'Claims.' }, TOOLS, evidence));
+    expect(task.messages[1]?.content).toContain('"why_no_note": "an outage: the error says the service failed');
+    expect(task.messages[1]?.content).toContain('"why_no_note": "a business outcome: the tool worked and said no');
+    expect(JSON.parse((await model.complete(task)) ?? 'null')).toEqual({ notes: [], requests: [], avoid: [] });
+    expect((await review('lookup_claim', [], calls)).notes_added).toEqual([]);
+  });
+
   it('does not propose again a wording the tool keeps, but still cites it for the others of its group', async () => {
     const missed = [
       { id: 'm1', text: 'open the LLU file' },

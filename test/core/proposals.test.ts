@@ -223,6 +223,43 @@ describe('checkProposal: what is refused, with its reason', () => {
     ).toEqual(['no_evidence', 'no_evidence', 'no_evidence', 'wrong_evidence', 'below_threshold']);
   });
 
+  it("refuses a note resting on failures that were not the caller's fault, saying why; the same note on caller faults passes", () => {
+    const outage = 'an outage: the error says the service failed ("timed out"), not that the call was wrong';
+    const timeouts = [
+      ev('failed:t1', 'failed_call', 'request timed out', { why_no_note: outage }),
+      ev('failed:t2', 'failed_call', 'request timed out', { why_no_note: outage }),
+    ];
+    const ctx = context({ evidence: [...EVIDENCE, ...timeouts] });
+    const result = checkProposal(
+      reply({
+        notes: [
+          { text: 'Calls fail with "request timed out"; retry later.', cites: ['failed:t1', 'failed:t2'] },
+          { text: GOOD_NOTE, cites: ['failed:f1', 'failed:t2'] },
+          { text: GOOD_NOTE, cites: F },
+        ],
+      }),
+      ctx,
+    );
+    expect(result.refused).toEqual([
+      {
+        tool: 'lookup_claim',
+        kind: 'note',
+        text: 'Calls fail with "request timed out"; retry later.',
+        reason: 'wrong_evidence',
+        detail: `"failed:t1" was not the caller's fault, so it teaches no note: ${outage}`,
+      },
+      {
+        tool: 'lookup_claim',
+        kind: 'note',
+        text: GOOD_NOTE,
+        reason: 'wrong_evidence',
+        detail: `"failed:t2" was not the caller's fault, so it teaches no note: ${outage}`,
+      },
+    ]);
+    expect(result.notes_added).toEqual([GOOD_NOTE]);
+    expect(result.cited).toEqual(F);
+  });
+
   it('refuses duplicates of what the tool has or what the reply already proposed', () => {
     const examples: Example[] = [
       { text: 'LLU referral for the big claim', source: 'learned', revision_id: 'r1' },
