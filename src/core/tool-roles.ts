@@ -9,7 +9,10 @@
  *   conversations: the agent calls it after changes, not because it was asked. A tool did what
  *   was asked, before the later one, when it was itself prepared by an earlier call (lookup,
  *   change, notify), or when the request points at it more: it names the tool and not the later
- *   one, or routing offered it and neither offered nor the request named the later one;
+ *   one, or routing offered it and neither offered nor the request named the later one. A run in
+ *   which the tool follows only a success that did not do the ask that way (a lookup) tells
+ *   neither way and is not counted: the tool was asked for after a lookup, or sent by habit after
+ *   a lookup that answered, so runs of the second kind do not hide the habit;
  * - a **preparation tool** is one whose success, in most of the runs asking for one thing where it
  *   succeeds, is followed by the success of another tool that is no follow-up: it prepares what
  *   others do. (A run whose request joins several asks cannot tell preparing from doing.)
@@ -118,11 +121,13 @@ export function findToolRoles(runs: readonly Run[], minConversations: number): T
   for (const { run, order } of ordered) {
     order.forEach((call, i) => {
       const t = tally(call.tool);
-      t.runs++;
       if (order.slice(0, i).some((_, j) => didTheAsk(run, order, j, call.tool))) {
+        t.runs++;
         t.habit++;
         t.habitConversations.add(run.conversation_id ?? run.key);
-      }
+      } else if (i === 0) t.runs++;
+      // Else it follows only a success that may have prepared it (a lookup): it was either asked for
+      // or sent by habit after a lookup that answered, and the run tells neither; it is not counted.
     });
   }
   const followUps = new Set<string>();
