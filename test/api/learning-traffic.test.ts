@@ -215,6 +215,23 @@ describe('learning under real traffic', () => {
     ).toEqual([]);
   });
 
+  it('a doubtful run teaches nothing and is counted: a cancellation that failed, then an e-mail that went out', async () => {
+    const agent = await setup();
+    for (const i of [0, 1, 2]) {
+      await turn(agent, `d${i}`, `scrap purchase 60${i}1-XK please`, 1, [
+        { tool: 'cancel_order', arguments: { order_id: `60${i}1-XK` }, success: false, error: 'already shipped' },
+        { tool: 'send_email', arguments: { to: `buyer${i}@example.com`, body: 'could not cancel' } },
+      ]);
+    }
+    const res = await api('POST', `/v1/agents/${agent}/reviews`, { body: { dry_run: true } });
+    expect(res.status).toBe(200);
+    expect(res.body.doubtful_runs).toBe(3);
+    const revisions: Revision[] = res.body.revisions;
+    expect(of(revisions, 'send_email')).toBeUndefined();
+    expect(of(revisions, 'cancel_order')?.queries_added ?? []).toEqual([]);
+    expect(of(revisions, 'cancel_order')?.avoid_added ?? []).toEqual([]);
+  });
+
   it('a re-ask in other words is still a miss: "claw back" becomes an example of start_recovery', async () => {
     const agent = await setup();
     const wordings = ['claw back the overpayment please', 'claw back that overpayment from the other insurer'];
