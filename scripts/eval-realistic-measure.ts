@@ -16,8 +16,12 @@
  * - personal values leaked: any generated value, in any of its forms, found in anything learned.
  *
  * A learned text is matched to runs by its words with values out (digits, the generated values'
- * words, `<value>`), exactly first, else by the ToolE wording it contains (or that contains it).
+ * words, `<value>`), exactly first, else as a masked request (its words in the request's order,
+ * at least half of them), else by the ToolE wording it contains (or that contains it).
  */
+import { readFileSync } from 'node:fs';
+import { pathToFileURL } from 'node:url';
+import { parseArgs } from 'node:util';
 import { isReAsk } from '../src/core/reask.ts';
 import { namedTool } from '../src/core/proposals.ts';
 import { type Labels, PLANTED_ARGUMENT, type RunLabel } from './eval-realistic-agent.ts';
@@ -115,10 +119,17 @@ export interface RealisticQuality {
   };
 }
 
-/** Matches learned texts to the runs they came from, by their words with values out. */
+/**
+ * Matches learned texts to the runs they came from, by their words with values out. A learned text
+ * whose values were masked (`<value>`, or cut out by the privacy rule with nothing left in their
+ * place) lost words the request had: it still comes from a run when its words appear in the
+ * request's in the same order and keep at least half of them (`MASKED_MIN_SHARE`).
+ */
 class RunIndex {
   private readonly exact = new Map<string, RunLabel[]>();
   private readonly byWording = new Map<string, RunLabel[]>();
+  /** word → the runs whose request key holds it, with that key's words. */
+  private readonly byWord = new Map<string, { run: RunLabel; words: string[] }[]>();
 
   constructor(
     runs: readonly RunLabel[],
@@ -127,6 +138,12 @@ class RunIndex {
     for (const r of runs) {
       const k = this.key(r.request);
       this.exact.set(k, [...(this.exact.get(k) ?? []), r]);
+      const words = k.split(' ').filter((w) => w !== '');
+      for (const w of new Set(words)) {
+        const list = this.byWord.get(w) ?? [];
+        list.push({ run: r, words });
+        this.byWord.set(w, list);
+      }
       for (const w of r.wordings) {
         const wk = this.key(w.text);
         this.byWording.set(wk, [...(this.byWording.get(wk) ?? []), r]);
@@ -140,18 +157,47 @@ class RunIndex {
       .join(' ');
   }
 
-  /** The runs a learned text came from: same words with values out, else the runs of a wording it holds. */
+  /**
+   * The runs a learned text came from: same words with values out, else the runs whose request it
+   * is with values masked (class comment), else the runs of a wording it holds.
+   */
   runsOf(text: string): RunLabel[] {
     const k = this.key(text);
     const hit = this.exact.get(k);
     if (hit) return hit;
     if (k.length < 8) return [];
+    const masked = this.maskedFrom(k.split(' '));
+    if (masked.length > 0) return masked;
     const out: RunLabel[] = [];
     for (const [wk, runs] of this.byWording) {
       if (wk.length >= 8 && (` ${k} `.includes(` ${wk} `) || ` ${wk} `.includes(` ${k} `))) out.push(...runs);
     }
     return out;
   }
+
+  /** The runs whose request keeps `words` in order and has at most twice as many (class comment). */
+  private maskedFrom(words: readonly string[]): RunLabel[] {
+    if (words.length < 3) return [];
+    // Candidates: the runs holding the learned text's rarest word.
+    let candidates: { run: RunLabel; words: string[] }[] | undefined;
+    for (const w of words) {
+      const list = this.byWord.get(w) ?? [];
+      if (candidates === undefined || list.length < candidates.length) candidates = list;
+    }
+    return (candidates ?? [])
+      .filter((c) => words.length >= c.words.length * MASKED_MIN_SHARE && inOrder(words, c.words))
+      .map((c) => c.run);
+  }
+}
+
+/** A masked learned text keeps at least this share of its request's words (values out on both sides). */
+const MASKED_MIN_SHARE = 0.5;
+
+/** True when every word of `part` appears in `whole`, in the same order. */
+function inOrder(part: readonly string[], whole: readonly string[]): boolean {
+  let i = 0;
+  for (const w of whole) if (w === part[i]) i++;
+  return i === part.length;
 }
 
 const pct = (right: number, n: number): number => (n === 0 ? 1 : right / n);
@@ -252,27 +298,7 @@ export function measureRealistic(
     }
   }
 
-  // Re-asks.
-  const byRun = new Map(labels.runs.map((r) => [r.run, r]));
-  let tp = 0;
-  let predicted = 0;
-  let labelled = 0;
-  const byKind: Record<string, { pairs: number; said_reask: number }> = {};
-  for (const p of withReAsk ? labels.pairs : []) {
-    const first = byRun.get(p.first);
-    const next = byRun.get(p.next);
-    if (!first || !next) continue;
-    const args = [...first.calls, ...next.calls].flatMap((c) => Object.values(c.arguments));
-    const said = isReAsk(first.request, next.request, args);
-    const truth = p.label === 'reask';
-    if (said) predicted++;
-    if (truth) labelled++;
-    if (said && truth) tp++;
-    const k = byKind[p.kind] ?? { pairs: 0, said_reask: 0 };
-    byKind[p.kind] = k;
-    k.pairs++;
-    if (said) k.said_reask++;
-  }
+  const reask = withReAsk ? measureReAsks(labels) : measureReAsks({ ...labels, pairs: [] });
 
   // Leaks.
   const leaks = findLeaks(values, learnedTexts(learned));
@@ -304,15 +330,7 @@ export function measureRealistic(
       recall: pct(withNote.size, planted.size),
       wrong: wrongNotes,
     },
-    reask: {
-      pairs: labels.pairs.length,
-      labelled_reasks: labelled,
-      predicted_reasks: predicted,
-      true_positives: tp,
-      precision: pct(tp, predicted),
-      recall: pct(tp, labelled),
-      by_kind: byKind,
-    },
+    reask: { ...reask, pairs: labels.pairs.length },
     leaks: {
       values_used: values.length,
       values_leaked: leaked.size,
@@ -330,6 +348,39 @@ export function measureRealistic(
       calls: calls.length,
       failed_calls: calls.filter((c) => !c.success).length,
     },
+  };
+}
+
+/** Precision and recall of the re-ask test (`isReAsk`, with the argument values of both runs' calls) on the labelled pairs. */
+export function measureReAsks(labels: Pick<Labels, 'runs' | 'pairs'>): RealisticQuality['reask'] {
+  const byRun = new Map(labels.runs.map((r) => [r.run, r]));
+  let tp = 0;
+  let predicted = 0;
+  let labelled = 0;
+  const byKind: Record<string, { pairs: number; said_reask: number }> = {};
+  for (const p of labels.pairs) {
+    const first = byRun.get(p.first);
+    const next = byRun.get(p.next);
+    if (!first || !next) continue;
+    const args = [...first.calls, ...next.calls].flatMap((c) => Object.values(c.arguments));
+    const said = isReAsk(first.request, next.request, args);
+    const truth = p.label === 'reask';
+    if (said) predicted++;
+    if (truth) labelled++;
+    if (said && truth) tp++;
+    const k = byKind[p.kind] ?? { pairs: 0, said_reask: 0 };
+    byKind[p.kind] = k;
+    k.pairs++;
+    if (said) k.said_reask++;
+  }
+  return {
+    pairs: labels.pairs.length,
+    labelled_reasks: labelled,
+    predicted_reasks: predicted,
+    true_positives: tp,
+    precision: pct(tp, predicted),
+    recall: pct(tp, labelled),
+    by_kind: byKind,
   };
 }
 
@@ -467,3 +518,30 @@ export function findLeaks(values: readonly PersonalValue[], texts: readonly { wh
   }
   return out;
 }
+
+/**
+ * `npx tsx scripts/eval-realistic-measure.ts --labels FILE`: the re-ask test's precision and recall
+ * on the labelled pairs of a labels file the realistic eval wrote (`--labels DIR`), with the rules in
+ * the tree now; in seconds, without the Worker.
+ */
+function labelsMain(): void {
+  const { values } = parseArgs({ options: { labels: { type: 'string' } } });
+  if (values.labels === undefined) {
+    process.stderr.write(
+      'usage: npx tsx scripts/eval-realistic-measure.ts --labels DIR/realistic-labels-seed<N>.json\n',
+    );
+    process.exit(2);
+  }
+  const labels = JSON.parse(readFileSync(values.labels, 'utf8')) as Labels;
+  const r = measureReAsks(labels);
+  const p = (x: number): string => `${(x * 100).toFixed(1)}%`;
+  process.stdout.write(
+    `re-ask test on ${r.pairs} labelled pairs (${r.labelled_reasks} re-asks): precision ${p(r.precision)} (${r.true_positives} of ${r.predicted_reasks} said re-ask), recall ${p(r.recall)}\n`,
+  );
+  for (const [kind, k] of Object.entries(r.by_kind).sort())
+    process.stdout.write(
+      `  ${kind.padEnd(16)} ${String(k.pairs).padStart(5)} pairs, ${String(k.said_reask).padStart(5)} said re-ask\n`,
+    );
+}
+
+if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) labelsMain();

@@ -451,6 +451,8 @@ export const Review = z
     skipped: z.array(Skip),
     flags: z.array(Flag),
     model_calls: z.number().int(),
+    /** Runs read whose attribution is doubtful (docs/learning.md "Doubtful runs"): they taught nothing. */
+    doubtful_runs: z.number().int(),
   })
   .openapi('Review');
 export type Review = z.infer<typeof Review>;

@@ -15,12 +15,18 @@
  *
  * Tools that each changed something in one run that asked for several things served it together
  * (`together`): none of them is confused with another, and none learns the wording alone.
+ *
+ * A **doubtful** run (tool-roles.ts: several tools changed something for a request that asks one
+ * thing, or a tool failed and another succeeded after it) has no tool that served it: it teaches no
+ * example and no "Not for" line, and is no missed request for the tool of the next request unless
+ * that request re-asks it. Reviews count such runs (`doubtful_runs`). An outcome naming the tool
+ * resolves the doubt.
  */
 import type { CallRecord, OutcomeRecord } from './records.ts';
 import { isReAsk } from './reask.ts';
 import { argumentValues } from './scrub.ts';
 import { conversations, type Run } from './serving.ts';
-import { findToolRoles, runService, type ToolRoles } from './tool-roles.ts';
+import { type Doubt, findToolRoles, runService, type ToolRoles } from './tool-roles.ts';
 
 export interface Attribution {
   run: Run;
@@ -30,7 +36,7 @@ export interface Attribution {
   via: 'own' | 'next_request' | 'verified' | null;
   /** The call that served the request (in a later run for `next_request`), when one did. */
   call: CallRecord | null;
-  /** The tool the run's own calls answered with (its serving call), whatever the attribution says. */
+  /** The tool the run's own calls answered with (its serving call), whatever the attribution says; null when doubtful. */
   own: string | null;
   /** The next run of the conversation, when `via` is `next_request`. */
   next: Run | null;
@@ -40,6 +46,8 @@ export interface Attribution {
   together: string[];
   /** The application said nothing served the run (`ok: false` with no `served_by`). */
   failed_verdict: boolean;
+  /** Why the log cannot say which tool served the run (then `served_by` is null), or null. */
+  doubt: Doubt | null;
 }
 
 export interface AttributionOptions {
@@ -62,16 +70,20 @@ export function attributeRuns(
     const verdict = run.turn_id === null ? undefined : latest.get(run.turn_id);
     const failed = verdict !== undefined && !verdict.ok && (verdict.served_by ?? null) === null;
     const own = service.call?.tool ?? null;
+    const doubt = failed ? null : service.doubt;
+    const unserved = failed || doubt !== null;
     out.set(run.key, {
       run,
-      served_by: failed ? null : own,
-      via: failed || own === null ? null : 'own',
-      call: failed ? null : service.call,
-      own,
+      served_by: unserved ? null : own,
+      via: unserved || own === null ? null : 'own',
+      call: unserved ? null : service.call,
+      // A doubtful run's own answer is unknown: no "Not for" line rests on it, even once re-asked.
+      own: doubt === null ? own : null,
       next: null,
       re_asked: false,
-      together: failed ? [] : service.together,
+      together: unserved ? [] : service.together,
       failed_verdict: failed,
+      doubt,
     });
   }
   for (const list of conversations(runs)) linkConversation(list, out);
@@ -84,6 +96,7 @@ export function attributeRuns(
     entry.next = null;
     entry.re_asked = false;
     entry.together = [];
+    entry.doubt = null;
   }
   return out;
 }
@@ -102,14 +115,23 @@ function linkConversation(list: readonly Run[], out: Map<string, Attribution>): 
     const later = after.served_by;
     if (later === null || later === entry.served_by || entry.together.includes(later)) continue;
     const reAsked = reAsks(run, next);
-    if (entry.served_by !== null && !reAsked) continue;
+    // Nothing served the run: any served next request is its miss; a served or doubtful run needs a re-ask.
+    if ((entry.served_by !== null || entry.doubt !== null) && !reAsked) continue;
     entry.served_by = later;
     entry.via = 'next_request';
     entry.call = after.call;
     entry.next = next;
     entry.re_asked = reAsked;
     entry.together = [];
+    entry.doubt = null;
   }
+}
+
+/** How many runs were doubtful (no re-ask or outcome resolved them), by why. */
+export function countDoubtful(attributions: Iterable<Attribution>): Record<Doubt, number> {
+  const out: Record<Doubt, number> = { several_changed: 0, failed_before_other: 0 };
+  for (const a of attributions) if (a.doubt !== null) out[a.doubt]++;
+  return out;
 }
 
 /** The next request asks again for what the run asked (reask.ts); values of both runs' calls never count. */

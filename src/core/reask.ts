@@ -11,6 +11,11 @@
  *   flight", "for it", "send them") or says it comes next ("now", "also", "then", "next", "too").
  *   A request that reads so is a new task, unless it also says the first answer was wrong ("no",
  *   "not", "wrong", "instead", "actually", "I meant"): then it is a correction, which is a re-ask.
+ * - How a request opens says most: a person who opens with "no, I meant …", "not that, …" or "I
+ *   said …" is correcting the answer they just got, so that request is a re-ask whatever words it
+ *   shares (the second wording is often the one the first should have been); one that opens with
+ *   "now …", "then …", "also …" or "and then …" takes the next step, so it is a follow-up even when
+ *   it repeats a word of the request before ("now book the hotel, not the hostel").
  */
 import { looksLikeValue } from './values.ts';
 import { VALUE_PLACEHOLDER, scrubValues, withoutPlaceholders } from './scrub.ts';
@@ -48,6 +53,26 @@ const CORRECTION = new Set([
   'incorrect',
 ]);
 
+/**
+ * How a request that corrects the answer before it opens: "no, …" (not "no worries"), "nope",
+ * "not that/this/what I …", "wrong …", "I said …", "I meant …", "that's not …", "I asked for …".
+ */
+const OPENS_AS_CORRECTION =
+  /^\W*(?:(?:no|nope)\b(?!\s+(?:worries|problem|rush|hurry|need)\b)|not (?:that|this|what|the)\b|wrong\b|(?:sorry,?\s+|actually,?\s+)?i (?:said|meant|asked for)\b|thats? (?:not|wrong)\b|that (?:is|was|wasnt) (?:not|wrong)\b)/i;
+
+/** How a request that takes the next step opens: "now …", "then …", "also …", "and then …", "next, …". */
+const OPENS_AS_NEXT_STEP = /^\W*(?:and\s+)?(?:now|then|also|next|afterwards|after that)\b/i;
+
+/** True when `next` opens by saying the answer before it was not what was asked (file comment). */
+export function opensAsCorrection(next: string): boolean {
+  return OPENS_AS_CORRECTION.test(next.replace(/['\u2019]/g, ''));
+}
+
+/** True when `next` opens by taking the next step after what was done (file comment). */
+export function opensAsNextStep(next: string): boolean {
+  return OPENS_AS_NEXT_STEP.test(next);
+}
+
 /** The lower-cased words of a text as a person typed them (apostrophes dropped: "didn't" → "didnt"). */
 function surfaceWords(text: string): string[] {
   return text
@@ -69,16 +94,20 @@ function taskWords(text: string, values: readonly unknown[]): Set<string> {
 
 /** True when `next` reads as a new task that builds on what the request before it did. */
 export function readsAsFollowUp(next: string): boolean {
+  if (opensAsCorrection(next)) return false;
+  if (opensAsNextStep(next)) return true;
   const words = surfaceWords(next);
   if (words.some((w) => CORRECTION.has(w))) return false;
   return words.some((w) => CONTINUATION.has(w)) || POINTS_BACK.test(next.replace(/['\u2019]/g, ''));
 }
 
 /**
- * True when `next` asks again for what `first` asked: they share a word that is not a value, and
- * `next` does not read as a follow-up. `values` are the argument values of both runs' calls.
+ * True when `next` asks again for what `first` asked: it opens as a correction, or they share a
+ * word that is not a value and `next` does not read as a follow-up. `values` are the argument
+ * values of both runs' calls.
  */
 export function isReAsk(first: string, next: string, values: readonly unknown[]): boolean {
+  if (opensAsCorrection(next)) return true;
   // Cheapest first, same answer: masking argument values only removes words, so a pair that shares
   // none before it shares none after, and a follow-up is no re-ask whatever the words.
   if (!sharesTaskWord(first, next, []) || readsAsFollowUp(next)) return false;

@@ -9,15 +9,29 @@
  *   conversations: the agent calls it after changes, not because it was asked. A tool did what
  *   was asked, before the later one, when it was itself prepared by an earlier call (lookup,
  *   change, notify), or when the request points at it more: it names the tool and not the later
- *   one, or routing offered it and neither offered nor the request named the later one;
+ *   one, or routing offered it and neither offered nor the request named the later one. A run in
+ *   which the tool follows only a success that did not do the ask that way (a lookup) tells
+ *   neither way and is not counted: the tool was asked for after a lookup, or sent by habit after
+ *   a lookup that answered, so runs of the second kind do not hide the habit;
  * - a **preparation tool** is one whose success, in most of the runs asking for one thing where it
  *   succeeds, is followed by the success of another tool that is no follow-up: it prepares what
  *   others do. (A run whose request joins several asks cannot tell preparing from doing.)
  *
- * In a run, a trailing follow-up call is set aside when an earlier success did what was asked and
- * is of a tool that is neither: what remains serves. Tools left that are neither preparation nor
- * set aside served the run together when its request joins several asks ("… and …"): each changed
- * something the user asked for.
+ * In a run, a trailing follow-up call is set aside when an earlier success of a tool that is no
+ * follow-up precedes it and the request does not name the follow-up tool more than that earlier
+ * one: what remains serves. That holds when the earlier success is only a lookup (a preparation
+ * tool): "where is my order" answered by a lookup and then a status e-mail sent by habit was served
+ * by the lookup, since the agent sends that e-mail whatever was asked. Tools left that are neither
+ * preparation nor set aside served the run together when its request joins several asks
+ * ("… and …"): each changed something the user asked for.
+ *
+ * A run is **doubtful** when the log cannot say which tool served it:
+ * - `several_changed`: several tools that are neither preparation nor follow-ups succeeded, and the
+ *   request does not join several asks: one of them did what was asked, the others something the
+ *   user did not ask for, and nothing says which;
+ * - `failed_before_other`: a call of a tool that is no preparation failed, was not retried into a
+ *   success, and another tool succeeded after it: the agent may have fallen back to the right tool,
+ *   or reported the failure with another (an e-mail saying the cancellation did not go through).
  */
 import type { CallRecord } from './records.ts';
 import type { Run } from './serving.ts';
@@ -29,10 +43,15 @@ export interface ToolRoles {
   preparation: ReadonlySet<string>;
 }
 
+/** Why a run's attribution is doubtful (file comment). */
+export type Doubt = 'several_changed' | 'failed_before_other';
+
 /** A run's service: the call that served it, and the tools that served it together (own included). */
 export interface RunService {
   call: CallRecord | null;
   together: string[];
+  /** Why the log cannot say which tool served the run, or null when it can. */
+  doubt: Doubt | null;
 }
 
 /** Words by which one request asks for several things. */
@@ -102,11 +121,13 @@ export function findToolRoles(runs: readonly Run[], minConversations: number): T
   for (const { run, order } of ordered) {
     order.forEach((call, i) => {
       const t = tally(call.tool);
-      t.runs++;
       if (order.slice(0, i).some((_, j) => didTheAsk(run, order, j, call.tool))) {
+        t.runs++;
         t.habit++;
         t.habitConversations.add(run.conversation_id ?? run.key);
-      }
+      } else if (i === 0) t.runs++;
+      // Else it follows only a success that may have prepared it (a lookup): it was either asked for
+      // or sent by habit after a lookup that answered, and the run tells neither; it is not counted.
     });
   }
   const followUps = new Set<string>();
@@ -128,22 +149,45 @@ export function findToolRoles(runs: readonly Run[], minConversations: number): T
   return { followUps, preparation };
 }
 
-/** The call that served a run, and the tools that served it together (file comment). */
+/** The call that served a run, the tools that served it together, and any doubt (file comment). */
 export function runService(run: Run, roles: ToolRoles): RunService {
   const order = successOrder(run);
   while (order.length > 1) {
     const last = order[order.length - 1];
     if (!last || !roles.followUps.has(last.tool)) break;
-    const serves = order
-      .slice(0, -1)
-      .some(
-        (c, j) => !roles.followUps.has(c.tool) && !roles.preparation.has(c.tool) && didTheAsk(run, order, j, last.tool),
-      );
-    if (!serves) break;
+    const earlier = order.slice(0, -1).filter((c) => !roles.followUps.has(c.tool));
+    // Only follow-ups succeeded, or the request names the follow-up tool ("email me the status"): it served.
+    if (earlier.length === 0 || earlier.some((c) => namesMore(run, last.tool, c.tool))) break;
     order.pop();
   }
   const call = order[order.length - 1] ?? null;
-  if (call === null) return { call: null, together: [] };
+  if (call === null) return { call: null, together: [], doubt: null };
   const doers = order.filter((c) => c === call || (!roles.preparation.has(c.tool) && !roles.followUps.has(c.tool)));
-  return { call, together: doers.length > 1 && joinsAsks(run) ? doers.map((c) => c.tool) : [] };
+  const joint = doers.length > 1 && joinsAsks(run);
+  return {
+    call,
+    together: joint ? doers.map((c) => c.tool) : [],
+    doubt:
+      doers.length > 1 && !joint ? 'several_changed' : failedBefore(run, call, roles) ? 'failed_before_other' : null,
+  };
+}
+
+/** True when the request names `a` and not `b`. */
+function namesMore(run: Run, a: string, b: string): boolean {
+  return namesTool(run, a) && !namesTool(run, b);
+}
+
+/**
+ * True when a call of another tool, no preparation tool, failed before the serving call and that
+ * tool never succeeded after its failure in the run (a retry that worked is one run that worked).
+ */
+function failedBefore(run: Run, serving: CallRecord, roles: ToolRoles): boolean {
+  return run.calls.some(
+    (f) =>
+      !f.success &&
+      f.tool !== serving.tool &&
+      f.seq < serving.seq &&
+      !roles.preparation.has(f.tool) &&
+      !run.calls.some((c) => c.success && c.tool === f.tool && c.seq > f.seq),
+  );
 }

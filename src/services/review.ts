@@ -18,6 +18,7 @@ import {
   successfulCallEvidence,
   type ToolEvidence,
 } from '../core/evidence.ts';
+import { attributeRuns, countDoubtful } from '../core/attribution.ts';
 import { buildExampleCall } from '../core/example-call.ts';
 import { createLogMasker, type DefinedTool, type LogMasker } from '../core/log-masker.ts';
 import { buildReviewInput, buildReviewTask } from '../core/prompts.ts';
@@ -35,6 +36,7 @@ import type { CallRecord, StoredTool } from '../core/records.ts';
 import { checkLineText } from '../core/safety.ts';
 import { argumentValues, scrubValues } from '../core/scrub.ts';
 import { mapPool } from '../core/pool.ts';
+import { groupRuns } from '../core/serving.ts';
 import type { Services } from '../env.ts';
 import { ApiError, notFound } from '../errors.ts';
 import type { Evidence, HeldLine, Refusal, Review, Revision, Settings, SettingsPatch } from '../schemas.ts';
@@ -201,6 +203,7 @@ async function reviewTools(
     skipped: [],
     flags,
     model_calls: 0,
+    doubtful_runs: 0,
   };
   const done: ReviewDone = { review, marks: new Map(), lastSeq, failures: 0 };
   const toRead = chooseReads(activity, waiting, settings, review.skipped, done.marks);
@@ -221,6 +224,7 @@ async function reviewTools(
     minConversations: settings.min_conversations,
     mask: svc.privacyRule ? (text, tool, values) => masker.mask(text, tool, values) : undefined,
   });
+  review.doubtful_runs = doubtfulRuns(log, settings.min_conversations);
   const evidence = evidenceByTool(found.evidence);
   const chosen = await withinModelBudget(
     svc,
@@ -259,6 +263,17 @@ async function reviewTools(
   review.skipped.sort((a, b) => (a.tool < b.tool ? -1 : a.tool > b.tool ? 1 : 0));
   withoutMirrors(review, registered);
   return done;
+}
+
+/**
+ * How many runs of the log read the attribution found doubtful (docs/learning.md "Doubtful runs"):
+ * the evidence leaves them out, and the review says how many, so an operator sees what was set aside.
+ */
+function doubtfulRuns(log: ReviewLog, minConversations: number): number {
+  const doubts = countDoubtful(
+    attributeRuns(groupRuns(log.turns, log.calls), log.outcomes, { minConversations }).values(),
+  );
+  return doubts.several_changed + doubts.failed_before_other;
 }
 
 /**

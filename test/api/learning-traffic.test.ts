@@ -157,6 +157,81 @@ describe('learning under real traffic', () => {
     expect(learned(revisions, 'lookup_order')).toEqual([]);
   });
 
+  it('a habit e-mail that is the only tool after a lookup is set aside: the lookup served, the e-mail learns nothing', async () => {
+    const agent = await setup();
+    for (const i of [0, 1, 2]) {
+      await turn(agent, `h${i}`, `drop purchase 40${i}1-XK please`, 1, [
+        { tool: 'lookup_order', arguments: { order_id: `40${i}1-XK` } },
+        { tool: 'cancel_order', arguments: { order_id: `40${i}1-XK` } },
+        { tool: 'send_email', arguments: { to: `buyer${i}@example.com`, body: 'cancelled' } },
+      ]);
+    }
+    for (const i of [0, 1, 2]) {
+      await turn(agent, `q${i}`, `where has my parcel ${i}55-AB got to`, 1, [
+        { tool: 'lookup_order', arguments: { order_id: `${i}55-AB` } },
+        { tool: 'send_email', arguments: { to: `buyer${i}@example.com`, body: 'on its way' } },
+      ]);
+    }
+    const revisions = await review(agent);
+    expect(learned(revisions, 'send_email')).toEqual([]);
+    expect(of(revisions, 'send_email')?.evidence ?? []).toEqual([]);
+  });
+
+  it('a correction in other words re-asks: "no, I meant …" moves the wording to the tool that served it', async () => {
+    const agent = await setup();
+    const wordings = ['claw back the overpayment on this one', 'claw back what we overpaid here'];
+    for (const [i, wording] of wordings.entries()) {
+      const ref = `CW-22222${i}`;
+      await turn(agent, `k${i}`, wording, 2, [{ tool: 'lookup_claim', arguments: { claim_ref: ref } }]);
+      await turn(agent, `k${i}`, 'No, I meant start recovery against the other insurer', 2, [
+        { tool: 'start_recovery', arguments: { claim_ref: ref } },
+      ]);
+    }
+    const revisions = await review(agent);
+    expect(of(revisions, 'start_recovery')?.queries_added).toEqual(expect.arrayContaining(wordings));
+    expect(
+      of(revisions, 'lookup_claim')
+        ?.evidence.filter((e) => e.kind === 'confused_request')
+        .map((e) => [e.how, e.served_by, e.text]),
+    ).toEqual(wordings.map((w) => ['re_asked', 'start_recovery', w]));
+    expect(of(revisions, 'lookup_claim')?.avoid_added).toEqual([expect.stringMatching(/; use start_recovery\.$/)]);
+  });
+
+  it('a request that opens with "now" takes the next step, even when it says "not": no Not-for line, no example moved', async () => {
+    const agent = await setup();
+    for (const [i, city] of ['Lisbon', 'Madrid', 'Oslo'].entries()) {
+      await turn(agent, `n${i}`, `book a flight to ${city} for Friday`, 2, [
+        { tool: 'book_flight', arguments: { to: city, date: 'Friday' } },
+      ]);
+      await turn(agent, `n${i}`, 'now book a room in the old town, not near the airport', 2, [
+        { tool: 'book_hotel', arguments: { city } },
+      ]);
+    }
+    const revisions = await review(agent);
+    expect(of(revisions, 'book_flight')?.evidence.filter((e) => e.kind === 'confused_request') ?? []).toEqual([]);
+    expect(learned(revisions, 'book_flight')).toEqual([]);
+    expect(
+      of(revisions, 'book_hotel')?.evidence.filter((e) => e.how === 'next_request' || e.how === 're_asked') ?? [],
+    ).toEqual([]);
+  });
+
+  it('a doubtful run teaches nothing and is counted: a cancellation that failed, then an e-mail that went out', async () => {
+    const agent = await setup();
+    for (const i of [0, 1, 2]) {
+      await turn(agent, `d${i}`, `scrap purchase 60${i}1-XK please`, 1, [
+        { tool: 'cancel_order', arguments: { order_id: `60${i}1-XK` }, success: false, error: 'already shipped' },
+        { tool: 'send_email', arguments: { to: `buyer${i}@example.com`, body: 'could not cancel' } },
+      ]);
+    }
+    const res = await api('POST', `/v1/agents/${agent}/reviews`, { body: { dry_run: true } });
+    expect(res.status).toBe(200);
+    expect(res.body.doubtful_runs).toBe(3);
+    const revisions: Revision[] = res.body.revisions;
+    expect(of(revisions, 'send_email')).toBeUndefined();
+    expect(of(revisions, 'cancel_order')?.queries_added ?? []).toEqual([]);
+    expect(of(revisions, 'cancel_order')?.avoid_added ?? []).toEqual([]);
+  });
+
   it('a re-ask in other words is still a miss: "claw back" becomes an example of start_recovery', async () => {
     const agent = await setup();
     const wordings = ['claw back the overpayment please', 'claw back that overpayment from the other insurer'];

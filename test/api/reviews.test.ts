@@ -138,6 +138,7 @@ describe('POST …/reviews with the extractive model', () => {
       skipped: [],
       flags: [],
       model_calls: 3,
+      doubtful_runs: 0,
     });
     const [upload, lookup, refer] = res.body.revisions;
     expect(upload).toEqual({

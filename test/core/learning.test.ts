@@ -127,13 +127,21 @@ describe('requestsServedByOthers', () => {
 
   it('reads the finally serving tool of each run, newest first, and skips the tool itself', () => {
     const log = {
-      turns: [turn(1, 't2', 'second'), turn(2, 't3', 'third')],
-      calls: [call(7, 'lookup', 't2', null), call(8, 'lookup', 't3', null), call(9, 'x', 't3', null)],
+      // `lookup` prepares `x` in most runs where it succeeds (a lookup on the way, not a second change).
+      turns: [turn(1, 't2', 'second'), turn(2, 't3', 'third'), turn(3, 't4', 'fourth')],
+      calls: [
+        call(7, 'lookup', 't2', null),
+        call(8, 'lookup', 't3', null),
+        call(9, 'x', 't3', null),
+        call(3, 'lookup', 't4', null),
+        call(4, 'x', 't4', null),
+      ],
       outcomes: [],
     };
     const solo = { ...log, calls: [...log.calls, call(6, 'y', null, 'solo'), call(5, 'z', null, null)] };
     expect(requestsServedByOthers(solo, 'lookup', 10)).toEqual([
       { text: 'solo', shown: 'solo', served_by: 'y' },
+      { text: 'fourth', shown: 'fourth', served_by: 'x' },
       { text: 'third', shown: 'third', served_by: 'x' },
     ]);
   });
