@@ -351,6 +351,8 @@ export function bodyOf(r: RevisionBody): RevisionBody {
     ...(r.held?.length ? { held: r.held } : {}),
     ...(r.proposed ? { proposed: r.proposed } : {}),
     ...(r.edited_by !== undefined ? { edited_by: r.edited_by } : {}),
+    ...(r.kind ? { kind: r.kind } : {}),
+    ...(r.memory ? { memory: r.memory } : {}),
   };
 }
 
@@ -384,6 +386,8 @@ export function toRevisionRecord(row: RevisionRow): RevisionRecord {
     ...(body.held?.length ? { held: body.held } : {}),
     ...(body.proposed ? { proposed: body.proposed } : {}),
     ...(body.edited_by !== undefined ? { edited_by: body.edited_by } : {}),
+    ...(body.kind ? { kind: body.kind } : {}),
+    ...(body.memory ? { memory: body.memory } : {}),
   };
   return {
     revision,

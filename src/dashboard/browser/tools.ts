@@ -382,6 +382,8 @@ const SETTING_HINTS: Partial<Record<keyof Settings, string>> = {
   auto_apply: 'apply revisions without approval',
   max_registered_tools: 'tools this agent may hold',
   model_calls_per_hour: 'model calls an hour: reviews, dry runs and augmentation together',
+  memory_bytes: 'bytes of served wordings routing remembers per tool (0 = off)',
+  memory_auto_apply: 'apply routing memory without approval',
 };
 
 type SettingValue = string | number | boolean | null;
