@@ -146,11 +146,18 @@ export function createD1Revisions(db: D1Database) {
       };
     },
 
-    /** tool → the id of its newest revision waiting (`proposed`): such a tool is not reviewed again (docs/learning.md). */
+    /**
+     * tool → the id of its newest revision of lines waiting (`proposed`): such a tool is not reviewed
+     * again (docs/learning.md). A memory revision waiting holds nothing back: the lines a review
+     * proposes and the wordings memory holds are checked apart.
+     */
     async waitingRevisions(agent: string): Promise<Map<string, string>> {
       // On revisions_agent_status (0002); the newest per tool is picked here, not by an ORDER BY that would leave that index.
       const { results } = await db
-        .prepare(`SELECT tool, revision_id, created_at FROM revisions WHERE agent = ?1 AND status = 'proposed'`)
+        .prepare(
+          `SELECT tool, revision_id, created_at FROM revisions
+           WHERE agent = ?1 AND status = 'proposed' AND (body ->> '$.kind') IS NOT 'memory'`,
+        )
         .bind(agent)
         .all<{ tool: string; revision_id: string; created_at: string }>();
       const newest = new Map<string, { revision_id: string; created_at: string }>();

@@ -9,6 +9,7 @@
  * so undo restores the memory it had. The model view never reads memory.
  */
 import type { NewRevision } from '../adapters/d1-revisions.ts';
+import { LOG_PAGE_ROWS } from '../adapters/log.ts';
 import { attributeRuns } from '../core/attribution.ts';
 import { learnedState } from '../core/learning.ts';
 import { createLogMasker } from '../core/log-masker.ts';
@@ -24,28 +25,32 @@ import { definedTool } from './review.ts';
 /** `approved_by` of a memory revision applied by `memory_auto_apply`. */
 export const MEMORY_APPLY_BY = 'whetstone:routing_memory';
 
-/** Newest turns and calls a review reads for memory: the same bound as the displacement re-check. */
-const MEMORY_LOG_ROWS = 1000;
+/**
+ * Turns and calls (each) a review reads for memory, newest first, from the previous review on: one
+ * page of the log (src/adapters/log.ts LOG_PAGE_ROWS), so a busy agent's pass of traffic between
+ * two reviews is read whole; what is older than that is not remembered.
+ */
+const MEMORY_LOG_ROWS = LOG_PAGE_ROWS;
 
 /** A wording of fewer words than this says too little to route by ("yes", "do it"). */
 const MIN_WORDS = 2;
 
 /**
  * The memory revisions of one review: for each registered tool, the masked wordings of the runs
- * it served whose serving call is newer than `sinceSeq` (the previous review's mark), minus those
- * its memory already holds. Empty when `memory_bytes` is 0.
+ * it served whose serving call is newer than the previous review (`since`: its time and its call
+ * mark), minus those its memory already holds. Empty when `memory_bytes` is 0.
  */
 export async function proposeMemory(
   svc: Services,
   agent: string,
   settings: Settings,
-  sinceSeq: number,
+  since: { at: string | null; seq: number },
   now: string,
 ): Promise<NewRevision[]> {
   if (settings.memory_bytes === 0) return [];
   const tools = await svc.store.listTools(agent, { vectors: false });
   if (tools.length === 0) return [];
-  const log = await svc.log.recentLog(agent, MEMORY_LOG_ROWS);
+  const log = await svc.log.windowLog(agent, since.at ?? '', MEMORY_LOG_ROWS);
   const byName = new Map(tools.map((t) => [t.name, t]));
   const values = argumentValues(log.calls);
   const masker = svc.privacyRule ? createLogMasker(log, tools.map(definedTool), settings.min_conversations) : null;
@@ -56,7 +61,7 @@ export async function proposeMemory(
   const ordered = [...attributed.values()].sort((a, b) => timeOf(a.run.at) - timeOf(b.run.at));
   for (const a of ordered) {
     const request = a.run.request;
-    if (request === null || a.call === null || a.call.seq <= sinceSeq) continue;
+    if (request === null || a.call === null || a.call.seq <= since.seq) continue;
     const together = a.together.length > 1;
     const servers = together ? a.together : a.served_by === null ? [] : [a.served_by];
     for (const name of servers) {
