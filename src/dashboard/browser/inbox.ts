@@ -267,6 +267,9 @@ function addedLines(rev: Revision): [string, string][] {
       : []),
     ...rev.queries_added.map((t): [string, string] => ['Example request', t]),
     ...rev.queries_withdrawn.map((t): [string, string] => ['Withdrawn example request', t]),
+    // Routing memory: wordings routing reads for the tool, never the model.
+    ...(rev.memory?.added ?? []).map((t): [string, string] => ['Remembered wording', t]),
+    ...(rev.memory?.withdrawn ?? []).map((t): [string, string] => ['Withdrawn wording', t]),
   ];
 }
 
