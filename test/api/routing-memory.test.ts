@@ -136,6 +136,30 @@ describe('routing memory', () => {
     expect((await getTool(agent, 'get_weather')).body.memory).toEqual([WORDING]);
   });
 
+  it('withdraws a wording that would push a served tool out of top_k for a request it served', async () => {
+    const agent = await setup({ top_k: 1, memory_bytes: 0 });
+    const stolen = 'reserve a room for the long weekend';
+    expect(await rankOf(agent, stolen, 'book_hotel')).toBe(1);
+    await served(agent, 'c1', stolen, 'book_hotel', { city: 'Oslo' });
+    expect((await review(agent)).body.memory).toBeUndefined();
+
+    expect((await api('PUT', `/v1/agents/${agent}/config`, { body: { memory_bytes: 1024 } })).status).toBe(200);
+    const greedy = 'reserve a room for the long weekend and tell me the weather';
+    const kept = 'will it be windy on the coast tomorrow';
+    await served(agent, 'c2', greedy, 'get_weather', { city: 'Oslo' });
+    await served(agent, 'c3', kept, 'get_weather', { city: 'Oslo' });
+    const res = await review(agent);
+    expect(res.status).toBe(200);
+    const rev = (res.body.memory as { tool: string }[]).find((r) => r.tool === 'get_weather');
+    expect(rev).toMatchObject({
+      status: 'applied',
+      memory: { added: [kept], withdrawn: [greedy] },
+      displaced: [{ request: stolen, tool: 'book_hotel' }],
+    });
+    expect((await getTool(agent, 'get_weather')).body.memory).toEqual([kept]);
+    expect(await rankOf(agent, stolen, 'book_hotel')).toBe(1);
+  });
+
   it('remembers nothing when memory_bytes is 0', async () => {
     const agent = await setup({ memory_bytes: 0 });
     await served(agent, 'c1', WORDING, 'get_weather', { city: 'Oslo' });
