@@ -124,7 +124,12 @@ class AgentTest(unittest.TestCase):
         row = ws.tool("get_order")
         self.assertEqual(row["notes"], revision["notes_added"])
         self.assertIn(revision["notes_added"][0], row["model_view"]["function"]["description"])
-        self.assertEqual([r["revision_id"] for r in ws.revisions(status="applied")["revisions"]], [revision["revision_id"]])
+        applied_now = ws.revisions(status="applied")["revisions"]
+        # Beside it, the routing memory the review applied on its own (kind "memory").
+        self.assertEqual([r["revision_id"] for r in applied_now if r.get("kind") != "memory"], [revision["revision_id"]])
+        self.assertEqual(
+            {r["approved_by"] for r in applied_now if r.get("kind") == "memory"} - {"whetstone:routing_memory"}, set()
+        )
 
         undone = ws.undo("get_order", approved_by="ana")
         self.assertEqual((undone["status"], undone["undone_by"]), ("undone", "ana"))
