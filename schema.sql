@@ -32,6 +32,7 @@ CREATE TABLE tools (
   reviewed_seq     INTEGER NOT NULL DEFAULT 0,      -- highest calls.seq the last review of this tool read
   created_at       TEXT NOT NULL,
   updated_at       TEXT NOT NULL,
+  memory           TEXT NOT NULL DEFAULT '[]',      -- 0012: routing memory [{text, at}], never in the model view
   PRIMARY KEY (agent, name)
 );
 

@@ -3,6 +3,7 @@
  * the OpenAPI document and type the client: types come from `z.infer`, never hand-written twins.
  */
 import { z } from '@hono/zod-openapi';
+import { DEFAULT_MEMORY_BYTES } from './core/routing-memory.ts';
 
 /** docs/api.md limits; each one past it is a 400 (or 413 for the body). */
 export const LIMITS = {
@@ -140,6 +141,8 @@ export const ToolRow = z
     version: z.number().int(),
     updated_at: z.string(),
     model_view: ModelTool,
+    /** The wordings routing remembers for the tool, newest first; absent when none. Never in `model_view`. */
+    memory: z.array(z.string()).optional(),
   })
   .openapi('ToolRow');
 export type ToolRow = z.infer<typeof ToolRow>;
@@ -274,6 +277,10 @@ export const Settings = z
     max_registered_tools: z.number().int().min(1).max(100_000),
     /** Model calls an hour, reviews (dry runs too) and augmentation together; 0 = none. */
     model_calls_per_hour: z.number().int().min(0).max(1_000_000),
+    /** Bytes of routing memory per tool (docs/learning.md "Routing memory"); 0 = off. */
+    memory_bytes: z.number().int().min(0).max(16_384),
+    /** Apply memory revisions at once as "whetstone:routing_memory"; false leaves them for approval. */
+    memory_auto_apply: z.boolean(),
   })
   .strict()
   .openapi('Settings');
@@ -307,6 +314,8 @@ export const DEFAULT_SETTINGS: Settings = {
   // Eight tools every ten minutes is 48 an hour from the schedule; the rest is room for manual
   // reviews and registrations with `augment`.
   model_calls_per_hour: 500,
+  memory_bytes: DEFAULT_MEMORY_BYTES,
+  memory_auto_apply: true,
 };
 
 export const EvidenceKind = z.enum(['failed_call', 'missed_request', 'confused_request', 'successful_call']);
@@ -395,6 +404,28 @@ export const RevisionLines = z
   })
   .openapi('RevisionLines');
 
+/** A run a memory wording rests on: the turn (or lone call) whose request the tool served. */
+export const MemoryRun = z.object({
+  turn_id: z.string().nullable(),
+  call_id: z.string().nullable(),
+  at: z.string(),
+  /** The tool served the request together with others (each changed something it asked for). */
+  together: z.boolean(),
+});
+/** What a revision of kind `memory` changes in a tool's routing memory (docs/learning.md "Routing memory"). */
+export const MemoryChange = z
+  .object({
+    /** Wordings the revision adds (after apply: the ones that made it in). */
+    added: z.array(z.string()),
+    /** Wordings the displacement re-check withdrew at apply. */
+    withdrawn: z.array(z.string()),
+    /** Wordings the byte budget let go at apply, to make room (those covering the least). */
+    dropped: z.array(z.string()),
+    runs: z.array(MemoryRun),
+  })
+  .openapi('MemoryChange');
+export type MemoryChange = z.infer<typeof MemoryChange>;
+
 export const RevisionStatus = z.enum(['proposed', 'applied', 'dismissed', 'undone']);
 export const Revision = z
   .object({
@@ -426,6 +457,10 @@ export const Revision = z
     proposed: RevisionLines.optional(),
     /** Who edited the lines before applying; absent when they were applied as proposed. */
     edited_by: z.string().optional(),
+    /** `memory` for a revision of routing memory (its lines are empty); absent on a revision of learned lines. */
+    kind: z.literal('memory').optional(),
+    /** What a memory revision changes; present exactly when `kind` is `memory`. */
+    memory: MemoryChange.optional(),
   })
   .openapi('Revision');
 export type Revision = z.infer<typeof Revision>;
@@ -453,6 +488,8 @@ export const Review = z
     model_calls: z.number().int(),
     /** Runs read whose attribution is doubtful (docs/learning.md "Doubtful runs"): they taught nothing. */
     doubtful_runs: z.number().int(),
+    /** The review's routing-memory revisions (applied unless `memory_auto_apply` is false); absent when none. */
+    memory: z.array(Revision).optional(),
   })
   .openapi('Review');
 export type Review = z.infer<typeof Review>;

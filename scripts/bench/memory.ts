@@ -55,6 +55,7 @@ async function storedRows(tools: readonly BenchTool[], agent: string): Promise<S
       notes: [],
       avoid: [],
       call_example: null,
+      memory: [],
       queries_source: null,
       version: 1,
       definition_hash: agent,

@@ -146,11 +146,18 @@ export function createD1Revisions(db: D1Database) {
       };
     },
 
-    /** tool → the id of its newest revision waiting (`proposed`): such a tool is not reviewed again (docs/learning.md). */
+    /**
+     * tool → the id of its newest revision of lines waiting (`proposed`): such a tool is not reviewed
+     * again (docs/learning.md). A memory revision waiting holds nothing back: the lines a review
+     * proposes and the wordings memory holds are checked apart.
+     */
     async waitingRevisions(agent: string): Promise<Map<string, string>> {
       // On revisions_agent_status (0002); the newest per tool is picked here, not by an ORDER BY that would leave that index.
       const { results } = await db
-        .prepare(`SELECT tool, revision_id, created_at FROM revisions WHERE agent = ?1 AND status = 'proposed'`)
+        .prepare(
+          `SELECT tool, revision_id, created_at FROM revisions
+           WHERE agent = ?1 AND status = 'proposed' AND (body ->> '$.kind') IS NOT 'memory'`,
+        )
         .bind(agent)
         .all<{ tool: string; revision_id: string; created_at: string }>();
       const newest = new Map<string, { revision_id: string; created_at: string }>();
@@ -356,6 +363,8 @@ export function bodyOf(r: RevisionBody): RevisionBody {
     ...(r.held?.length ? { held: r.held } : {}),
     ...(r.proposed ? { proposed: r.proposed } : {}),
     ...(r.edited_by !== undefined ? { edited_by: r.edited_by } : {}),
+    ...(r.kind ? { kind: r.kind } : {}),
+    ...(r.memory ? { memory: r.memory } : {}),
   };
 }
 
@@ -389,6 +398,8 @@ export function toRevisionRecord(row: RevisionRow): RevisionRecord {
     ...(body.held?.length ? { held: body.held } : {}),
     ...(body.proposed ? { proposed: body.proposed } : {}),
     ...(body.edited_by !== undefined ? { edited_by: body.edited_by } : {}),
+    ...(body.kind ? { kind: body.kind } : {}),
+    ...(body.memory ? { memory: body.memory } : {}),
   };
   return {
     revision,

@@ -6,6 +6,7 @@
  * both succeed (compare-and-set without a read-modify-write race).
  */
 import type { StoredTool } from '../core/records.ts';
+import type { MemoryWording } from '../core/routing-memory.ts';
 import type { AuthorDefinition } from '../core/tooldef.ts';
 import type { Example, KeyRole, Settings, SettingsPatch } from '../schemas.ts';
 
@@ -64,7 +65,7 @@ export function agentWritten(db: D1Database, agent: string): void {
 
 /** The tools columns but the vector (read as NULL): what a row is without its 2 KiB BLOB. */
 const COLUMNS_BUT_VECTOR =
-  'agent, name, docstring, description, parameters, examples, notes, avoid, call_example, queries_source, version, definition_hash, NULL AS vector, embedder, reviewed_seq, created_at, updated_at';
+  'agent, name, docstring, description, parameters, examples, notes, avoid, call_example, queries_source, version, definition_hash, NULL AS vector, embedder, reviewed_seq, created_at, updated_at, memory';
 
 /**
  * Every D1 table with rows of one agent, the agents table first. The log tables are those a
@@ -297,8 +298,8 @@ export function toolWriteStatements(db: D1Database, agent: string, w: ToolWrite,
     .prepare(
       `UPDATE tools SET docstring = ?3, description = ?4, parameters = ?5, examples = ?6, notes = ?7, avoid = ?8,
          call_example = ?9, queries_source = ?10, version = ?11, definition_hash = ?12, vector = ?13, embedder = ?14,
-         reviewed_seq = MAX(reviewed_seq, ?15), created_at = ?16, updated_at = ?17
-       WHERE agent = ?1 AND name = ?2 AND version = ?18`,
+         reviewed_seq = MAX(reviewed_seq, ?15), created_at = ?16, updated_at = ?17, memory = ?18
+       WHERE agent = ?1 AND name = ?2 AND version = ?19`,
     )
     .bind(...toolValues(agent, t, now), w.expected_version);
   return [version, row];
@@ -314,8 +315,8 @@ export function toolInsertStatement(
   return db
     .prepare(
       `INSERT INTO tools (agent, name, docstring, description, parameters, examples, notes, avoid, call_example,
-         queries_source, version, definition_hash, vector, embedder, reviewed_seq, created_at, updated_at)
-       VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)`,
+         queries_source, version, definition_hash, vector, embedder, reviewed_seq, created_at, updated_at, memory)
+       VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18)`,
     )
     .bind(...toolValues(agent, t, updatedAt));
 }
@@ -339,6 +340,7 @@ function toolValues(agent: string, t: StoredTool, updatedAt: string): unknown[] 
     t.reviewed_seq,
     t.created_at,
     updatedAt,
+    JSON.stringify(t.memory),
   ];
 }
 
@@ -379,6 +381,8 @@ export interface ToolRowDb {
   reviewed_seq: number;
   created_at: string;
   updated_at: string;
+  /** Absent in rows read before migrations/0012_routing_memory.sql. */
+  memory?: string;
 }
 
 /** Maps a stored tool row. */
@@ -392,6 +396,7 @@ export function toTool(r: ToolRowDb): StoredTool {
     notes: JSON.parse(r.notes) as string[],
     avoid: JSON.parse(r.avoid) as string[],
     call_example: r.call_example,
+    memory: r.memory ? (JSON.parse(r.memory) as MemoryWording[]) : [],
     queries_source: r.queries_source === 'augmentation' ? 'augmentation' : null,
     version: r.version,
     definition_hash: r.definition_hash,

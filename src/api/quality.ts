@@ -80,8 +80,10 @@ qualityApi.openapi(
       svc.revisions.listRevisions(agent, { status: 'undone', ...(tool ? { tool } : {}) }),
     ]);
     const windowStart = `${new Date(Date.parse(`${now.slice(0, 10)}T00:00:00.000Z`) - (days - 1) * 86_400_000).toISOString().slice(0, 10)}T00:00:00.000Z`;
+    // Revisions of lines: routing memory comes with every review of a busy tool, and what it does
+    // shows in the hit rate itself (docs/api.md "Quality").
     const revisions = [...applied, ...undone]
-      .filter((r) => r.applied_at !== null && r.applied_at >= windowStart)
+      .filter((r) => r.kind !== 'memory' && r.applied_at !== null && r.applied_at >= windowStart)
       .sort((a, b) => (a.applied_at ?? '').localeCompare(b.applied_at ?? ''))
       .map((r) => ({
         revision_id: r.revision_id,

@@ -39,6 +39,7 @@ export function toToolRow(t: StoredTool, showLearnedExamples: boolean): ToolRow 
     version: t.version,
     updated_at: t.updated_at,
     model_view: modelView(t, showLearnedExamples),
+    ...(t.memory.length > 0 ? { memory: t.memory.map((w) => w.text) } : {}),
   };
 }
 

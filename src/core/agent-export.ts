@@ -41,6 +41,11 @@ const ToolLine = z
     notes: z.array(z.string()),
     avoid: z.array(z.string()),
     call_example: Text.nullable(),
+    /** Routing memory; bundles written before it had none. */
+    memory: z
+      .array(z.object({ text: Text, at: z.number().int().min(0) }).strict())
+      .optional()
+      .default([]),
     queries_source: z.literal('augmentation').nullable(),
     version: z.number().int().min(1),
     definition_hash: z.string(),

@@ -12,17 +12,29 @@ import type { CallRecord, OutcomeRecord, TurnRecord } from './records.ts';
 import { argumentValues, scrubValues } from './scrub.ts';
 import { groupRuns, timeOf } from './serving.ts';
 import { rankTools, type RoutingIndex } from './routing.ts';
+import type { MemoryWording } from './routing-memory.ts';
 
-/** What learning writes on a row: the fields an apply changes and an undo restores byte for byte. */
+/**
+ * What learning writes on a row: the fields an apply changes and an undo restores byte for byte.
+ * `memory` is absent from a plan that leaves routing memory as it is (and from undo states stored
+ * before routing memory existed: undoing those leaves memory alone).
+ */
 export interface LearnedState {
   examples: Example[];
   notes: string[];
   avoid: string[];
   call_example: string | null;
+  memory?: MemoryWording[];
 }
 
 export function learnedState(row: LearnedState): LearnedState {
-  return { examples: row.examples, notes: row.notes, avoid: row.avoid, call_example: row.call_example };
+  return {
+    examples: row.examples,
+    notes: row.notes,
+    avoid: row.avoid,
+    call_example: row.call_example,
+    ...(row.memory ? { memory: row.memory } : {}),
+  };
 }
 
 export interface RevisionContent {

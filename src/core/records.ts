@@ -53,6 +53,8 @@ export interface StoredTool {
   notes: string[];
   avoid: string[];
   call_example: string | null;
+  /** Routing memory (src/core/routing-memory.ts): read by routing, never shown to the model. */
+  memory: import('./routing-memory.ts').MemoryWording[];
   queries_source: 'augmentation' | null;
   version: number;
   definition_hash: string;

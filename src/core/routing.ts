@@ -328,7 +328,8 @@ function argumentNames(parameters: Record<string, unknown>): string[] {
 
 /**
  * A tool row's embedding text (docs/learning.md): name + description (the augmented one, else the docstring)
- * + argument names + every example request. Names and argument names are split into words
+ * + argument names + every example request + every wording of its routing memory (routing reads
+ * memory on both sides, lexical and dense; the model view never does). Names and argument names are split into words
  * (`get_weather` → "get weather") so they meet the words of a request. Notes, "Not for" lines and
  * the example call are never part of it: text that says what a tool is not for attracts exactly
  * those requests.
@@ -345,6 +346,8 @@ export interface EmbeddedTool {
   docstring: string;
   parameters: Record<string, unknown>;
   examples: readonly { text: string }[];
+  /** Routing memory: wordings of requests the tool served (src/core/routing-memory.ts). */
+  memory?: readonly { text: string }[];
 }
 
 /**
@@ -355,7 +358,7 @@ export interface EmbeddedTool {
 export function embeddingParts(tool: EmbeddedTool): { head: string; examples: string | null } {
   const args = argumentNames(tool.parameters).map(splitIdentifier);
   const nonEmpty = (parts: readonly string[]): string[] => parts.filter((p) => p.trim() !== '');
-  const examples = nonEmpty(tool.examples.map((e) => e.text));
+  const examples = nonEmpty([...tool.examples, ...(tool.memory ?? [])].map((e) => e.text));
   return {
     head: nonEmpty([splitIdentifier(tool.name), tool.description ?? tool.docstring, args.join(', ')]).join('\n'),
     examples: examples.length > 0 ? examples.join('\n') : null,

@@ -20,7 +20,8 @@ import { buildRoutingIndex, embeddingText, type RoutingDoc, type RoutingIndex } 
 import { isEmpty, linesOf, type EditResult, type LineEdit, type RevisionLines } from '../core/edits.ts';
 import type { Services } from '../env.ts';
 import { ApiError, notFound } from '../errors.ts';
-import type { Displacement, Revision, Settings } from '../schemas.ts';
+import type { Displacement, MemoryChange, Revision, Settings } from '../schemas.ts';
+import { isMemoryRevision, planMemory, withMemory } from './memory.ts';
 import { routingDocs, settingsOf } from './routing.ts';
 import { embedTools } from './tool-vectors.ts';
 
@@ -81,6 +82,10 @@ export async function applyRevision(
     toolsOf(svc, agent, agentRow.tools_gen, ctx),
   ]);
   if (!row) throw new ApiError('conflict', `tool ${proposed.tool} is no longer registered`);
+  if (isMemoryRevision(proposed)) {
+    if (edit) throw new ApiError('invalid_request', 'a memory revision has no lines to edit; apply or dismiss it');
+    return applyMemory(svc, agent, proposed, row, settings, who, now, ctx);
+  }
   const registered = new Set(tools.keys());
   const edited = edit ? await editedLines(edit, proposed, row, tools, settings) : null;
   const rev: Revision = edited ? { ...proposed, ...edited } : proposed;
@@ -132,6 +137,58 @@ export async function applyRevision(
   ]);
   written(ctx, next);
   return reread(svc, agent, revisionId);
+}
+
+/**
+ * Applies a memory revision: its wordings merged into the tool's memory under `memory_bytes`, then
+ * the displacement re-check; when a wording pushes a served tool out of `top_k`, each is tried in
+ * turn on top of those kept so far and kept only when the re-check finds nothing (as for examples).
+ */
+async function applyMemory(
+  svc: Services,
+  agent: string,
+  rev: Revision & { memory: MemoryChange },
+  row: StoredTool,
+  settings: Settings,
+  who: Approval,
+  now: string,
+  ctx: ApplyContext,
+): Promise<Revision> {
+  const at = Date.parse(rev.created_at);
+  let plan = planMemory(row, rev.memory, rev.memory.added, settings, at);
+  let next = await withState(svc, row, withMemory(row, plan.memory), now);
+  const recheck = plan.change.added.length > 0 ? await recheckOf(svc, agent, ctx, row.name) : null;
+  const displaced = recheck ? recheck.displacedBy(next, settings.top_k) : [];
+  let withdrawn: string[] = [];
+  if (recheck && displaced.length > 0) {
+    const kept: string[] = [];
+    for (const text of plan.change.added) {
+      const trial = planMemory(row, rev.memory, [...kept, text], settings, at);
+      const trialRow = await withState(svc, row, withMemory(row, trial.memory), now);
+      if (recheck.displacedBy(trialRow, settings.top_k).length === 0) kept.push(text);
+    }
+    withdrawn = plan.change.added.filter((t) => !kept.includes(t));
+    plan = planMemory(row, rev.memory, kept, settings, at);
+    next = await withState(svc, row, withMemory(row, plan.memory), now);
+  }
+  const guard = revisionStatusGuard(svc.store.db, agent, rev.revision_id, 'proposed');
+  const update = await svc.revisions.updateRevisionStatement(agent, rev.revision_id, 'proposed', {
+    status: 'applied',
+    applied_at: now,
+    approved_by: who.approved_by,
+    approved_key: who.actor,
+    before_row: JSON.stringify(snapshot(row)),
+    applied_version: next.version,
+    body: { memory: { ...plan.change, withdrawn }, displaced },
+  });
+  if (!update) throw notFound(`revision ${rev.revision_id}`);
+  await writeGuarded(svc, agent, rowWrite(row, next, `revision:${rev.revision_id}`), now, [
+    guard.before,
+    update,
+    guard.after,
+  ]);
+  written(ctx, next);
+  return reread(svc, agent, rev.revision_id);
 }
 
 /** An approver's edit of the lines to apply, and the check it must pass (src/services/edit.ts). */

@@ -199,6 +199,7 @@ function buildRow(
     notes: prev?.notes ?? [],
     avoid: prev?.avoid ?? [],
     call_example: prev?.call_example ?? null,
+    memory: prev?.memory ?? [],
     queries_source: aug?.ok ? 'augmentation' : (prev?.queries_source ?? null),
     version: Math.max(prev?.version ?? 0, lastVersion) + 1,
     definition_hash: hash,

@@ -41,6 +41,7 @@ import type { Services } from '../env.ts';
 import { ApiError, notFound } from '../errors.ts';
 import type { Evidence, HeldLine, Refusal, Review, Revision, Settings, SettingsPatch } from '../schemas.ts';
 import { applyContext, applyRevision } from './apply.ts';
+import { MEMORY_APPLY_BY, proposeMemory } from './memory.ts';
 import { modelBudgetReason } from './model-budget.ts';
 import { agentTurnsWritten } from './turn-writer.ts';
 import { usageFlags } from './flags.ts';
@@ -106,6 +107,8 @@ export async function runReview(
   return withReviewLease(svc, agent, reviewId, now, leaseMs, async () => {
     const started = Date.now();
     const done = await reviewTools(svc, agent, settings, reviewId, now);
+    const memory = await proposeMemory(svc, agent, settings, { at: row.last_review_at, seq: row.last_review_seq }, now);
+    if (memory.length > 0) done.review.memory = memory.map(asProposed);
     await storeReview(svc, agent, done, row.last_review_seq, now, trigger);
     logInfo('review', {
       agent,
@@ -115,9 +118,13 @@ export async function runReview(
       model_calls: done.review.model_calls,
       revisions: done.review.revisions.length,
       refused: done.review.refused.length,
+      memory: memory.length,
     });
-    if (!(opts.auto_apply ?? settings.auto_apply)) return done.review;
-    return autoApply(svc, agent, done.review, opts.actor ?? trigger, now);
+    const review = settings.memory_auto_apply
+      ? await applyMemory(svc, agent, done.review, opts.actor ?? trigger, now)
+      : done.review;
+    if (!(opts.auto_apply ?? settings.auto_apply)) return review;
+    return autoApply(svc, agent, review, opts.actor ?? trigger, now);
   });
 }
 
@@ -647,6 +654,9 @@ async function storeReview(
 ): Promise<void> {
   const r = done.review;
   const statements: D1PreparedStatement[] = [
+    // Memory first: with one created_at, the review's line revisions are then the newer ones (rowid),
+    // the ones an undo of the tool takes back first.
+    ...(r.memory ?? []).map((rev) => svc.revisions.insertRevisionStatement(agent, rev, r.review_id)),
     ...r.revisions.map((rev) => svc.revisions.insertRevisionStatement(agent, rev, r.review_id)),
     ...[...done.marks].map(([tool, seq]) => svc.revisions.markToolReviewed(agent, tool, seq)),
     svc.revisions.markAgentReviewed(agent, now, done.failures > 0 ? previousSeq : done.lastSeq),
@@ -656,6 +666,7 @@ async function storeReview(
       trigger,
       summary: {
         revisions: r.revisions.map((x) => x.revision_id),
+        ...(r.memory ? { memory: r.memory.map((x) => x.revision_id) } : {}),
         refused: r.refused.length,
         skipped: r.skipped,
         model_calls: r.model_calls,
@@ -694,6 +705,29 @@ async function autoApply(svc: Services, agent: string, review: Review, actor: st
     await loopTurn();
   }
   return { ...review, revisions };
+}
+
+/**
+ * `memory_auto_apply`: applies each memory revision as "whetstone:routing_memory", sharing one
+ * context with the line revisions' applies; a failed apply is a skip (`memory_apply_failed`).
+ */
+async function applyMemory(svc: Services, agent: string, review: Review, actor: string, now: string): Promise<Review> {
+  if (!review.memory) return review;
+  const memory: Revision[] = [];
+  const ctx = applyContext();
+  for (const rev of review.memory) {
+    try {
+      memory.push(await applyRevision(svc, agent, rev.revision_id, { approved_by: MEMORY_APPLY_BY, actor }, now, ctx));
+    } catch (err) {
+      memory.push(rev);
+      review.skipped.push({
+        tool: rev.tool,
+        reason: `memory_apply_failed: ${err instanceof Error ? err.message : String(err)}`,
+      });
+    }
+    await loopTurn();
+  }
+  return { ...review, memory };
 }
 
 /** The held lines the revision still adds (a line refused after the check no longer holds it), described. */

@@ -139,6 +139,15 @@ describe('POST …/reviews with the extractive model', () => {
       flags: [],
       model_calls: 3,
       doubtful_runs: 0,
+      memory: [expect.any(Object)],
+    });
+    // Routing remembers at once the two wordings refer_llu served (docs/learning.md "Routing memory").
+    expect(res.body.memory[0]).toMatchObject({
+      tool: 'refer_llu',
+      kind: 'memory',
+      status: 'applied',
+      approved_by: 'whetstone:routing_memory',
+      memory: { added: TITAN, withdrawn: [], dropped: [] },
     });
     const [upload, lookup, refer] = res.body.revisions;
     expect(upload).toEqual({
@@ -218,11 +227,11 @@ describe('POST …/reviews with the extractive model', () => {
       ],
       ...proposedStatus,
     });
-    // Stored as proposed, evidence without one argument value.
+    // Stored as proposed (memory: as applied), evidence without one argument value.
     const stored = await api('GET', `/v1/agents/${agent}/revisions`);
     expect(stored.status).toBe(200);
     expect(new Set(stored.body.revisions.map((r: { revision_id: string }) => r.revision_id))).toEqual(
-      new Set(res.body.revisions.map((r: { revision_id: string }) => r.revision_id)),
+      new Set([...res.body.revisions, ...res.body.memory].map((r: { revision_id: string }) => r.revision_id)),
     );
     expect(JSON.stringify(stored.body)).not.toMatch(/123456|654321|111111|222222/);
     expect((await api('GET', `/v1/agents/${agent}/revisions/${upload.revision_id}`)).body).toEqual(upload);
@@ -262,7 +271,9 @@ describe('POST …/reviews with the extractive model', () => {
         reason: `revision_waiting: revision ${waiting.get(t)} is proposed`,
       })),
     });
-    expect(await count('revisions', agent)).toBe(3);
+    // The three revisions of lines, and the memory the first review applied; nothing more.
+    expect(second.body.memory).toBeUndefined();
+    expect(await count('revisions', agent)).toBe(3 + first.body.memory.length);
   });
 
   it('dry_run answers the same proposals and stores nothing', async () => {

@@ -443,12 +443,14 @@ describe('whetstone/client: reviews and revisions', () => {
     const [proposed] = review.revisions;
     if (!proposed) throw new Error('the review proposed nothing');
     expect(proposed.notes_added.length).toBeGreaterThan(0);
-    expect(await ws.revisions()).toEqual({ revisions: [proposed], next_cursor: null });
+    // Listed with the routing memory the review applied on its own (stored first: the older ones).
+    const remembered = review.memory ?? [];
+    expect(await ws.revisions()).toEqual({ revisions: [proposed, ...remembered], next_cursor: null });
     expect(await ws.revisions({ tool: 'get_order', status: 'proposed' })).toEqual({
       revisions: [proposed],
       next_cursor: null,
     });
-    expect(await ws.revisions({ status: 'applied' })).toEqual({ revisions: [], next_cursor: null });
+    expect(await ws.revisions({ status: 'applied' })).toEqual({ revisions: remembered, next_cursor: null });
     expect(await ws.revision(proposed.revision_id)).toEqual(proposed);
 
     const applied = await ws.apply(proposed.revision_id, { approved_by: 'ana' });

@@ -179,10 +179,11 @@ describe('whetstone CLI', () => {
         `^REVISION\\s+TOOL\\s+STATUS\\s+CREATED\\s+ADDS\n${id}\\s+get_order\\s+proposed\\s+\\S+\\s+\\d+ notes?`,
       ),
     );
-    expect(JSON.parse((await cli(['revisions', '--status', 'applied', '--json'], agent)).stdout)).toEqual({
-      revisions: [],
-      next_cursor: null,
-    });
+    // Nothing of lines is applied yet; the review applied only the routing memory it took from the calls.
+    const remembered = JSON.parse((await cli(['revisions', '--status', 'applied', '--json'], agent)).stdout);
+    expect(remembered.revisions.map((r: { kind?: string; approved_by: string }) => [r.kind, r.approved_by])).toEqual(
+      review.memory.map(() => ['memory', 'whetstone:routing_memory']),
+    );
 
     const shown = await cli(['show', id], agent);
     expect(shown.code).toBe(0);

@@ -124,12 +124,20 @@ class AgentTest(unittest.TestCase):
         row = ws.tool("get_order")
         self.assertEqual(row["notes"], revision["notes_added"])
         self.assertIn(revision["notes_added"][0], row["model_view"]["function"]["description"])
-        self.assertEqual([r["revision_id"] for r in ws.revisions(status="applied")["revisions"]], [revision["revision_id"]])
+        applied_now = ws.revisions(status="applied")["revisions"]
+        # Beside it, the routing memory the review applied on its own (kind "memory").
+        self.assertEqual([r["revision_id"] for r in applied_now if r.get("kind") != "memory"], [revision["revision_id"]])
+        self.assertEqual(
+            {r["approved_by"] for r in applied_now if r.get("kind") == "memory"} - {"whetstone:routing_memory"}, set()
+        )
 
         undone = ws.undo("get_order", approved_by="ana")
         self.assertEqual((undone["status"], undone["undone_by"]), ("undone", "ana"))
         self.assertEqual(ws.tool("get_order")["notes"], [])
-        self.assertEqual([v["version"] for v in ws.tool_versions("get_order")["versions"]], [3, 2, 1])
+        # Registered, routing memory (when the review remembered a wording of get_order), the apply, the undo.
+        remembered = sum(1 for r in applied_now if r.get("kind") == "memory" and r["tool"] == "get_order")
+        versions = [v["version"] for v in ws.tool_versions("get_order")["versions"]]
+        self.assertEqual(versions, list(range(3 + remembered, 0, -1)))
 
     def test_dismiss_a_revision_with_a_reason(self) -> None:
         ws = live_client()

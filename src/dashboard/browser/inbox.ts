@@ -56,6 +56,8 @@ export async function renderInbox(ctx: ViewContext, panel: HTMLElement): Promise
     undoable.add(r.revision_id);
   }
   const cards = proposed.revisions.map((r) => revisionCard(ctx, r, true, false, undefined));
+  const lines = applied.revisions.filter((r) => r.kind !== 'memory');
+  const remembered = applied.revisions.length - lines.length;
   fill(
     panel,
     reviewControls(ctx),
@@ -71,12 +73,19 @@ export async function renderInbox(ctx: ViewContext, panel: HTMLElement): Promise
     el(
       'section',
       { 'aria-labelledby': 'inbox-applied' },
-      el('h2', { id: 'inbox-applied', text: `Applied revisions (${applied.revisions.length})` }),
-      applied.revisions.length
-        ? applied.revisions.map((r) =>
-            revisionCard(ctx, r, false, undoable.has(r.revision_id), quality.get(r.revision_id)),
-          )
+      el('h2', { id: 'inbox-applied', text: `Applied revisions (${lines.length})` }),
+      lines.length
+        ? lines.map((r) => revisionCard(ctx, r, false, undoable.has(r.revision_id), quality.get(r.revision_id)))
         : el('p', { class: 'empty', text: 'No applied revisions.' }),
+      // Routing memory comes with every review of a busy tool: counted here, listed on each tool's history.
+      ...(remembered
+        ? [
+            el('p', {
+              class: 'meta',
+              text: `Routing memory: ${count(remembered, 'revision', 'revisions')} applied (wordings routing reads, never the model); see each tool.`,
+            }),
+          ]
+        : []),
     ),
   );
 }
@@ -267,6 +276,9 @@ function addedLines(rev: Revision): [string, string][] {
       : []),
     ...rev.queries_added.map((t): [string, string] => ['Example request', t]),
     ...rev.queries_withdrawn.map((t): [string, string] => ['Withdrawn example request', t]),
+    // Routing memory: wordings routing reads for the tool, never the model.
+    ...(rev.memory?.added ?? []).map((t): [string, string] => ['Remembered wording', t]),
+    ...(rev.memory?.withdrawn ?? []).map((t): [string, string] => ['Withdrawn wording', t]),
   ];
 }
 

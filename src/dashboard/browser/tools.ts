@@ -47,7 +47,7 @@ export async function renderTools(ctx: ViewContext, panel: HTMLElement): Promise
 }
 
 function toolCard(ctx: ViewContext, t: ToolRow): HTMLElement {
-  const learned = `${count(t.notes.length, 'note', 'notes')}, ${count(t.avoid.length, '"Not for" line', '"Not for" lines')}, ${count(t.examples.length, 'example', 'examples')}`;
+  const learned = `${count(t.notes.length, 'note', 'notes')}, ${count(t.avoid.length, '"Not for" line', '"Not for" lines')}, ${count(t.examples.length, 'example', 'examples')}${t.memory?.length ? `; learned ${count(t.memory.length, 'wording', 'wordings')} for routing (e.g. "${t.memory[0]}")` : ''}`;
   const lazy = el('div', {}, el('p', { class: 'empty', text: 'Loading activity, versions and history…' }));
   const card = el(
     'details',
@@ -158,6 +158,7 @@ function historyTable(revisions: RevisionRow[], quality: Map<string, RevisionQua
       r.avoid_added.length && count(r.avoid_added.length, '"Not for" line', '"Not for" lines'),
       r.call_example && 'example call',
       r.queries_added.length && count(r.queries_added.length, 'example request', 'example requests'),
+      r.memory?.added.length && `learned ${count(r.memory.added.length, 'wording', 'wordings')}`,
     ]
       .filter(Boolean)
       .join(', ') || '—';
@@ -382,6 +383,8 @@ const SETTING_HINTS: Partial<Record<keyof Settings, string>> = {
   auto_apply: 'apply revisions without approval',
   max_registered_tools: 'tools this agent may hold',
   model_calls_per_hour: 'model calls an hour: reviews, dry runs and augmentation together',
+  memory_bytes: 'bytes of served wordings routing remembers per tool (0 = off)',
+  memory_auto_apply: 'apply routing memory without approval',
 };
 
 type SettingValue = string | number | boolean | null;

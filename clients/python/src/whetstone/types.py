@@ -38,8 +38,12 @@ class Example(TypedDict):
     revision_id: Optional[str]
 
 
-class ToolRow(TypedDict):
-    """A registered tool with what learning added and its model view."""
+class _ToolRowOptional(TypedDict, total=False):
+    memory: List[str]
+
+
+class ToolRow(_ToolRowOptional):
+    """A registered tool with what learning added and its model view; `memory` (routing only) when it holds any."""
 
     name: str
     docstring: str
@@ -252,10 +256,28 @@ class LineEdit(TypedDict, total=False):
     call_example: Optional[str]
 
 
+class MemoryRun(TypedDict):
+    turn_id: Optional[str]
+    call_id: Optional[str]
+    at: str
+    together: bool
+
+
+class MemoryChange(TypedDict):
+    """What a revision of kind `memory` changes in a tool's routing memory."""
+
+    added: List[str]
+    withdrawn: List[str]
+    dropped: List[str]
+    runs: List[MemoryRun]
+
+
 class _RevisionOptional(TypedDict, total=False):
     held: List[HeldLine]
     proposed: RevisionLines
     edited_by: str
+    kind: Literal["memory"]
+    memory: MemoryChange
 
 
 class Revision(_RevisionOptional):
@@ -329,7 +351,11 @@ class FlagsAnswer(TypedDict):
     flags: List[Flag]
 
 
-class Review(TypedDict):
+class _ReviewOptional(TypedDict, total=False):
+    memory: List["Revision"]
+
+
+class Review(_ReviewOptional):
     review_id: str
     dry_run: bool
     revisions: List[Revision]
@@ -435,6 +461,8 @@ class Settings(TypedDict):
     log_retention_days: int
     max_registered_tools: int
     model_calls_per_hour: int
+    memory_bytes: int
+    memory_auto_apply: bool
 
 
 class SettingsPatch(TypedDict, total=False):
@@ -461,6 +489,8 @@ class SettingsPatch(TypedDict, total=False):
     log_retention_days: int
     max_registered_tools: int
     model_calls_per_hour: int
+    memory_bytes: int
+    memory_auto_apply: bool
 
 
 #: A message of an OpenAI or Anthropic conversation, as the SDKs send it.

@@ -1,0 +1,164 @@
+/**
+ * Routing memory (docs/learning.md "Routing memory"): what a review remembers of the requests each
+ * tool finally served, and how such a revision is applied. Each stored review reads the recent log,
+ * takes the runs served since the previous review (hits and misses alike, by the attribution every
+ * learning rule reads; tools that served one run together each remember it), masks their requests
+ * by the privacy rule, and proposes one revision of kind `memory` per tool with wordings its memory
+ * lacks. Applying merges them within `memory_bytes` (src/core/routing-memory.ts), re-checks
+ * displacement one wording at a time like example requests, and writes the row like any revision,
+ * so undo restores the memory it had. The model view never reads memory.
+ */
+import type { NewRevision } from '../adapters/d1-revisions.ts';
+import { LOG_PAGE_ROWS } from '../adapters/log.ts';
+import { attributeRuns } from '../core/attribution.ts';
+import { learnedState } from '../core/learning.ts';
+import { createLogMasker } from '../core/log-masker.ts';
+import type { StoredTool } from '../core/records.ts';
+import { mergeMemory, type MemoryWording, wordingBytes, wordingKey } from '../core/routing-memory.ts';
+import { argumentValues, scrubValues, withoutPlaceholders } from '../core/scrub.ts';
+import { groupRuns, timeOf } from '../core/serving.ts';
+import type { Services } from '../env.ts';
+import { ApiError } from '../errors.ts';
+import type { MemoryChange, Revision, Settings } from '../schemas.ts';
+import { definedTool } from './review.ts';
+
+/** `approved_by` of a memory revision applied by `memory_auto_apply`. */
+export const MEMORY_APPLY_BY = 'whetstone:routing_memory';
+
+/**
+ * Turns and calls (each) a review reads for memory, newest first, from the previous review on: one
+ * page of the log (src/adapters/log.ts LOG_PAGE_ROWS), so a busy agent's pass of traffic between
+ * two reviews is read whole; what is older than that is not remembered.
+ */
+const MEMORY_LOG_ROWS = LOG_PAGE_ROWS;
+
+/** A wording of fewer words than this says too little to route by ("yes", "do it"). */
+const MIN_WORDS = 2;
+
+/**
+ * The memory revisions of one review: for each registered tool, the masked wordings of the runs
+ * it served whose serving call is newer than the previous review (`since`: its time and its call
+ * mark), minus those its memory already holds. Empty when `memory_bytes` is 0.
+ */
+export async function proposeMemory(
+  svc: Services,
+  agent: string,
+  settings: Settings,
+  since: { at: string | null; seq: number },
+  now: string,
+): Promise<NewRevision[]> {
+  if (settings.memory_bytes === 0) return [];
+  const tools = await svc.store.listTools(agent, { vectors: false });
+  if (tools.length === 0) return [];
+  const log = await svc.log.windowLog(agent, since.at ?? '', MEMORY_LOG_ROWS);
+  const byName = new Map(tools.map((t) => [t.name, t]));
+  const values = argumentValues(log.calls);
+  const masker = svc.privacyRule ? createLogMasker(log, tools.map(definedTool), settings.min_conversations) : null;
+  const attributed = attributeRuns(groupRuns(log.turns, log.calls), log.outcomes, {
+    minConversations: settings.min_conversations,
+  });
+  const proposals = new Map<string, { wordings: Map<string, string>; runs: MemoryChange['runs'] }>();
+  const ordered = [...attributed.values()].sort((a, b) => timeOf(a.run.at) - timeOf(b.run.at));
+  for (const a of ordered) {
+    const request = a.run.request;
+    if (request === null || a.call === null || a.call.seq <= since.seq) continue;
+    const together = a.together.length > 1;
+    const servers = together ? a.together : a.served_by === null ? [] : [a.served_by];
+    for (const name of servers) {
+      const tool = byName.get(name);
+      if (!tool) continue;
+      const scrubbed = scrubValues(request, values);
+      const text = withoutPlaceholders(masker ? masker.mask(scrubbed, name, values) : scrubbed);
+      if (!isRememberable(text, tool, settings.memory_bytes)) continue;
+      let p = proposals.get(name);
+      if (!p) {
+        p = { wordings: new Map(), runs: [] };
+        proposals.set(name, p);
+      }
+      const key = wordingKey(text);
+      if (p.wordings.has(key)) continue;
+      p.wordings.set(key, text);
+      p.runs.push({ turn_id: a.run.turn_id, call_id: a.call.call_id, at: a.run.at, together });
+    }
+  }
+  return [...proposals].map(([name, p]) => memoryRevision(byName.get(name), name, p, now));
+}
+
+/** A wording worth remembering: enough words, within the budget, not already in the tool's memory. */
+function isRememberable(text: string, tool: StoredTool, budget: number): boolean {
+  if (text.split(/\s+/).filter((w) => /[\p{L}\p{N}]/u.test(w)).length < MIN_WORDS) return false;
+  if (wordingBytes(text) > budget) return false;
+  const key = wordingKey(text);
+  return !tool.memory.some((w) => wordingKey(w.text) === key);
+}
+
+function memoryRevision(
+  tool: StoredTool | undefined,
+  name: string,
+  p: { wordings: Map<string, string>; runs: MemoryChange['runs'] },
+  now: string,
+): NewRevision {
+  return {
+    revision_id: `rev_${crypto.randomUUID()}`,
+    tool: name,
+    created_at: now,
+    kind: 'memory',
+    memory: { added: [...p.wordings.values()], withdrawn: [], dropped: [], runs: p.runs },
+    notes_added: [],
+    queries_added: [],
+    avoid_added: [],
+    call_example: null,
+    queries_withdrawn: [],
+    displaced: [],
+    queries_displaced: [],
+    refused: [],
+    evidence: [],
+    ranks: [],
+    base_version: tool?.version ?? 0,
+  };
+}
+
+/** What applying a memory revision makes of the row's memory. */
+export interface MemoryPlan {
+  memory: MemoryWording[];
+  change: MemoryChange;
+}
+
+/**
+ * The tool's memory with `added` merged in under the byte budget: `added` keeps the wordings that
+ * made it in, `dropped` the ones already held that the budget let go.
+ */
+export function planMemory(
+  row: StoredTool,
+  change: MemoryChange,
+  added: readonly string[],
+  settings: Settings,
+  at: number,
+): MemoryPlan {
+  if (settings.memory_bytes === 0)
+    throw new ApiError('conflict', 'routing memory is off for this agent (memory_bytes is 0); nothing was written');
+  const memory = mergeMemory(
+    row.memory,
+    added.map((text) => ({ text, at })),
+    settings.memory_bytes,
+  );
+  const kept = new Set(memory.map((w) => w.text));
+  return {
+    memory,
+    change: {
+      ...change,
+      added: added.filter((t) => kept.has(t)),
+      dropped: row.memory.filter((w) => !kept.has(w.text)).map((w) => w.text),
+    },
+  };
+}
+
+/** The row's learned state with `memory` in place of its own. */
+export function withMemory(row: StoredTool, memory: MemoryWording[]): ReturnType<typeof learnedState> {
+  return { ...learnedState(row), memory };
+}
+
+/** True for a revision of routing memory. */
+export function isMemoryRevision(rev: Revision): rev is Revision & { kind: 'memory'; memory: MemoryChange } {
+  return rev.kind === 'memory' && rev.memory !== undefined;
+}

@@ -1,0 +1,200 @@
+/**
+ * Routing memory (docs/learning.md "Routing memory") through HTTP on real local D1 and the agent's
+ * Durable Object: a review remembers the wordings each tool served as a revision of kind `memory`,
+ * applied at once by default or held for a person, undone like any revision, and never holding a
+ * personal value or reaching the model view.
+ */
+import { describe, expect, it } from 'vitest';
+import { agentId, api, tool } from '../helpers.ts';
+
+const TOOLS = [
+  tool('get_weather', 'Current weather and forecast for a city.', { city: { type: 'string' } }),
+  tool('book_hotel', 'Book a hotel room in a city.', { city: { type: 'string' } }),
+  tool('send_email', 'Send an email message to a recipient.', { to: { type: 'string' }, body: { type: 'string' } }),
+  tool('lookup_order', 'Look up a shop order by its id: status, items, delivery date.', {
+    order_id: { type: 'string' },
+  }),
+  tool('cancel_order', 'Cancel a shop order that has not shipped yet.', { order_id: { type: 'string' } }),
+  tool('convert_currency', 'Convert an amount between two currencies.', { amount: { type: 'number' } }),
+];
+
+/** Words no tool's definition has: only memory can send them to get_weather. */
+const WORDING = 'should I pack an umbrella and a warm coat';
+
+async function setup(config: Record<string, unknown> = {}): Promise<string> {
+  const agent = agentId('memory');
+  expect((await api('PUT', `/v1/agents/${agent}/tools`, { body: { tools: TOOLS } })).status).toBe(200);
+  if (Object.keys(config).length > 0)
+    expect((await api('PUT', `/v1/agents/${agent}/config`, { body: config })).status).toBe(200);
+  return agent;
+}
+
+/** One routed turn in a conversation, served by one successful call of `served`. */
+async function served(agent: string, conversation: string, request: string, name: string, args: object) {
+  const res = await api('POST', `/v1/agents/${agent}/route`, {
+    body: { request, k: 2, conversation_id: conversation },
+  });
+  expect(res.status).toBe(200);
+  const body = {
+    calls: [{ tool: name, arguments: args, success: true, turn_id: res.body.turn_id, conversation_id: conversation }],
+  };
+  expect((await api('POST', `/v1/agents/${agent}/calls`, { body })).status).toBe(200);
+}
+
+async function rankOf(agent: string, request: string, name: string): Promise<number | null> {
+  const res = await api('POST', `/v1/agents/${agent}/route`, { body: { request, k: 6 } });
+  expect(res.status).toBe(200);
+  const hit = (res.body.tools as { name: string; rank: number }[]).find((t) => t.name === name);
+  return hit?.rank ?? null;
+}
+
+const review = (agent: string) => api('POST', `/v1/agents/${agent}/reviews`, { body: {} });
+const getTool = (agent: string, name: string) => api('GET', `/v1/agents/${agent}/tools/${name}`);
+
+describe('routing memory', () => {
+  it('remembers a served wording as an applied memory revision; routing then finds the tool by it, the model view does not change', async () => {
+    const agent = await setup();
+    const viewBefore = (await getTool(agent, 'get_weather')).body.model_view;
+    const before = await rankOf(agent, WORDING, 'get_weather');
+    expect(before).not.toBe(1);
+    await served(agent, 'c1', WORDING, 'get_weather', { city: 'Oslo' });
+
+    const res = await review(agent);
+    expect(res.status).toBe(200);
+    expect(res.body.memory).toHaveLength(1);
+    const rev = res.body.memory[0];
+    expect(rev).toMatchObject({
+      tool: 'get_weather',
+      kind: 'memory',
+      status: 'applied',
+      approved_by: 'whetstone:routing_memory',
+      queries_added: [],
+      notes_added: [],
+      memory: { added: [WORDING], withdrawn: [], dropped: [] },
+    });
+    expect(rev.memory.runs).toEqual([expect.objectContaining({ together: false })]);
+    expect(res.body.revisions).toEqual([]);
+
+    const row = await getTool(agent, 'get_weather');
+    expect(row.body.memory).toEqual([WORDING]);
+    expect(row.body.model_view).toEqual(viewBefore);
+    expect(row.body.examples).toEqual([]);
+    expect(await rankOf(agent, WORDING, 'get_weather')).toBe(1);
+
+    // Listed with the agent's revisions like any other.
+    const listed = await api('GET', `/v1/agents/${agent}/revisions?tool=get_weather`);
+    expect(listed.body.revisions.map((r: { revision_id: string; kind?: string }) => [r.revision_id, r.kind])).toEqual([
+      [rev.revision_id, 'memory'],
+    ]);
+
+    // A second review has nothing new to remember.
+    const again = await review(agent);
+    expect(again.status).toBe(200);
+    expect(again.body.memory).toBeUndefined();
+  });
+
+  it('is undone like any revision: the wording leaves memory and routing forgets it', async () => {
+    const agent = await setup();
+    const before = await rankOf(agent, WORDING, 'get_weather');
+    await served(agent, 'c1', WORDING, 'get_weather', { city: 'Oslo' });
+    const rev = (await review(agent)).body.memory[0];
+
+    const undone = await api('POST', `/v1/agents/${agent}/tools/get_weather/undo`, { body: { approved_by: 'op' } });
+    expect(undone.status).toBe(200);
+    expect(undone.body).toMatchObject({
+      revision_id: rev.revision_id,
+      kind: 'memory',
+      status: 'undone',
+      undone_by: 'op',
+    });
+    expect((await getTool(agent, 'get_weather')).body.memory).toBeUndefined();
+    expect(await rankOf(agent, WORDING, 'get_weather')).toBe(before);
+  });
+
+  it('waits for a person when memory_auto_apply is false, and applies on approval', async () => {
+    const agent = await setup({ memory_auto_apply: false });
+    await served(agent, 'c1', WORDING, 'get_weather', { city: 'Oslo' });
+
+    const res = await review(agent);
+    expect(res.status).toBe(200);
+    const rev = res.body.memory[0];
+    expect(rev).toMatchObject({ kind: 'memory', status: 'proposed', approved_by: null, memory: { added: [WORDING] } });
+    expect((await getTool(agent, 'get_weather')).body.memory).toBeUndefined();
+
+    const edited = await api('POST', `/v1/agents/${agent}/revisions/${rev.revision_id}/apply`, {
+      body: { approved_by: 'dana', edit: { notes_added: ['x'] } },
+    });
+    expect(edited.status).toBe(400);
+    expect(edited.body.error.message).toBe('a memory revision has no lines to edit; apply or dismiss it');
+    expect((await getTool(agent, 'get_weather')).body.memory).toBeUndefined();
+
+    const applied = await api('POST', `/v1/agents/${agent}/revisions/${rev.revision_id}/apply`, {
+      body: { approved_by: 'dana' },
+    });
+    expect(applied.status).toBe(200);
+    expect(applied.body).toMatchObject({ status: 'applied', approved_by: 'dana', memory: { added: [WORDING] } });
+    expect((await getTool(agent, 'get_weather')).body.memory).toEqual([WORDING]);
+  });
+
+  it('withdraws a wording that would push a served tool out of top_k for a request it served', async () => {
+    const agent = await setup({ top_k: 1, memory_bytes: 0 });
+    const stolen = 'reserve a room for the long weekend';
+    expect(await rankOf(agent, stolen, 'book_hotel')).toBe(1);
+    await served(agent, 'c1', stolen, 'book_hotel', { city: 'Oslo' });
+    expect((await review(agent)).body.memory).toBeUndefined();
+
+    expect((await api('PUT', `/v1/agents/${agent}/config`, { body: { memory_bytes: 1024 } })).status).toBe(200);
+    const greedy = 'reserve a room for the long weekend and tell me the weather';
+    const kept = 'will it be windy on the coast tomorrow';
+    await served(agent, 'c2', greedy, 'get_weather', { city: 'Oslo' });
+    await served(agent, 'c3', kept, 'get_weather', { city: 'Oslo' });
+    const res = await review(agent);
+    expect(res.status).toBe(200);
+    const rev = (res.body.memory as { tool: string }[]).find((r) => r.tool === 'get_weather');
+    expect(rev).toMatchObject({
+      status: 'applied',
+      memory: { added: [kept], withdrawn: [greedy] },
+      displaced: [{ request: stolen, tool: 'book_hotel' }],
+    });
+    expect((await getTool(agent, 'get_weather')).body.memory).toEqual([kept]);
+    expect(await rankOf(agent, stolen, 'book_hotel')).toBe(1);
+  });
+
+  it('remembers nothing when memory_bytes is 0', async () => {
+    const agent = await setup({ memory_bytes: 0 });
+    await served(agent, 'c1', WORDING, 'get_weather', { city: 'Oslo' });
+    const res = await review(agent);
+    expect(res.status).toBe(200);
+    expect(res.body.memory).toBeUndefined();
+    expect((await getTool(agent, 'get_weather')).body.memory).toBeUndefined();
+  });
+
+  it('refuses a memory budget out of range and writes nothing', async () => {
+    const agent = await setup();
+    const res = await api('PUT', `/v1/agents/${agent}/config`, { body: { memory_bytes: 16_385 } });
+    expect(res.status).toBe(400);
+    expect((await api('GET', `/v1/agents/${agent}/config`)).body).toMatchObject({
+      memory_bytes: 1024,
+      memory_auto_apply: true,
+    });
+  });
+
+  it('never remembers a value from one conversation: a name, an argument value or a reference', async () => {
+    const agent = await setup();
+    await served(agent, 'c1', 'email Zorblatt Quennick the invoice for order 4471-XK today', 'send_email', {
+      to: 'zq@example.com',
+      body: 'invoice',
+    });
+    await served(agent, 'c2', 'check the weather in Trondheim before the trip', 'get_weather', { city: 'Trondheim' });
+
+    const res = await review(agent);
+    expect(res.status).toBe(200);
+    const remembered = (res.body.memory as { memory: { added: string[] } }[]).flatMap((r) => r.memory.added);
+    expect(remembered.length).toBeGreaterThan(0);
+    for (const text of remembered) {
+      expect(text).not.toMatch(/Zorblatt|Quennick|4471|Trondheim|<value>/);
+    }
+    const rows = await Promise.all(['send_email', 'get_weather'].map((n) => getTool(agent, n)));
+    expect(JSON.stringify(rows.map((r) => r.body))).not.toMatch(/Zorblatt|Quennick|4471|Trondheim/);
+  });
+});
