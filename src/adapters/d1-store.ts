@@ -86,6 +86,9 @@ export const AGENT_TABLES = [
   'quality_hours',
   'quality_pairs',
   'quality_settled',
+  'upstreams',
+  'upstream_tools',
+  'gateway_sessions',
 ] as const;
 
 /** D1-backed store for the registry. Strongly consistent (one primary), every write one batch. */
