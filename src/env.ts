@@ -13,6 +13,7 @@ import { createD1Store } from './adapters/d1-store.ts';
 import { createLegacyLog } from './adapters/legacy-log.ts';
 import { createDurableLog, type LogOf } from './adapters/log-db.ts';
 import { createUsage } from './adapters/usage.ts';
+import { createD1Upstreams } from './adapters/d1-upstreams.ts';
 import { createSecretBox, type SecretBox, secretKeyWeakness } from './adapters/secret-box.ts';
 import { createDurableOfferCounter } from './adapters/offer-counter.ts';
 import { createDurableModelBudget, createDurableRateLimiter } from './adapters/rate-limiter.ts';
@@ -103,6 +104,8 @@ export interface Services {
   modelBudget: ModelBudget;
   /** Bytes of routing snapshots one isolate keeps (ROUTING_CACHE_MB). */
   routingCacheBytes: number;
+  /** The MCP gateway's upstreams, their tools and sessions. */
+  upstreams: ReturnType<typeof createD1Upstreams>;
   /** Seals upstream header values; null when UPSTREAM_SECRET_KEY is not set. */
   secretBox: SecretBox | null;
   /** False only when PRIVACY_RULE narrows the rule to argument values (a measurement). */
@@ -152,6 +155,7 @@ export function services(env: Bindings): Services {
     modelBudget: createDurableModelBudget(env.AGENTS),
     routingCacheBytes: cacheBytes(env.ROUTING_CACHE_MB),
     privacyRule: env.PRIVACY_RULE !== 'argument-values-only',
+    upstreams: createD1Upstreams(env.DB),
     secretBox: env.UPSTREAM_SECRET_KEY ? createSecretBox(env.UPSTREAM_SECRET_KEY) : null,
   };
   cache.set(env, built);
