@@ -267,16 +267,29 @@ function routeGatewayCalls(server: McpServer, svc: Services, caller: GatewayCall
 
 const OWN_TOOLS = new Set(['search_tools', 'report_tool_call', 'call_tool']);
 
+/**
+ * A JSON-RPC error the protocol answers with this code and message as they are (McpError would put
+ * "MCP error <code>:" before the message, and the client's SDK puts it there once more).
+ */
+class GatewayRpcError extends Error {
+  constructor(
+    readonly code: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
 /** A forwarded call that got no answer from its upstream, as the MCP error a client reads. */
-function mcpErrorOf(f: ForwardFailure): McpError {
+function mcpErrorOf(f: ForwardFailure): GatewayRpcError {
   switch (f.reason) {
     case 'denied':
     case 'unknown':
     case 'unavailable':
-      return new McpError(ErrorCode.InvalidParams, f.message);
+      return new GatewayRpcError(ErrorCode.InvalidParams, f.message);
     case 'upstream':
-      if (f.error.kind === 'timeout') return new McpError(ErrorCode.RequestTimeout, f.message);
-      return new McpError(f.error.rpcCode ?? ErrorCode.InternalError, f.message);
+      if (f.error.kind === 'timeout') return new GatewayRpcError(ErrorCode.RequestTimeout, f.message);
+      return new GatewayRpcError(f.error.rpcCode ?? ErrorCode.InternalError, f.message);
   }
 }
 
