@@ -167,7 +167,7 @@ function logCall(svc: Services, caller: GatewayCaller, call: LoggedCall): void {
         [
           {
             tool: call.tool,
-            arguments: call.args,
+            arguments: loggedArguments(call.args),
             success: call.success,
             error: call.error?.slice(0, LIMITS.errorChars) ?? null,
             request: turn?.request ?? null,
@@ -189,6 +189,15 @@ function logCall(svc: Services, caller: GatewayCaller, call: LoggedCall): void {
       logError('gateway_call_not_logged', { agent: caller.agent, tool: call.tool, error: String(err) });
     }),
   );
+}
+
+/**
+ * The arguments as logged: a reported call's arguments are at most LIMITS.argumentBytes (every review
+ * reads them); a forwarded call's larger ones still reach the upstream but are logged as a marker.
+ */
+function loggedArguments(args: Record<string, unknown>): Record<string, unknown> {
+  const bytes = new TextEncoder().encode(JSON.stringify(args)).byteLength;
+  return bytes <= LIMITS.argumentBytes ? args : { _omitted: `arguments of ${bytes} bytes, over the log's limit` };
 }
 
 /** A result that carries text aimed at the model is flagged in the log (it is returned unchanged). */
