@@ -110,10 +110,19 @@ async function connect(agent: string, token = admin()): Promise<Client> {
 }
 
 /** The agent's logged calls, from its export (admin). */
-async function loggedCalls(agent: string): Promise<Record<string, any>[]> {
+interface LoggedCall {
+  tool: string;
+  arguments: Record<string, unknown>;
+  success: boolean;
+  error: string | null;
+  request: string | null;
+  turn_id: string | null;
+}
+
+async function loggedCalls(agent: string): Promise<LoggedCall[]> {
   const res = await fetch(`${base()}/v1/agents/${agent}/export`, { headers: { authorization: `Bearer ${admin()}` } });
   const lines = (await res.text()).split('\n').filter(Boolean);
-  return lines.map((l) => JSON.parse(l)).filter((l) => l.type === 'call');
+  return lines.map((l) => JSON.parse(l) as LoggedCall & { type: string }).filter((l) => l.type === 'call');
 }
 
 async function eventually<T>(check: () => Promise<T | undefined>, ms = 10_000): Promise<T> {
