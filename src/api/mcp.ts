@@ -202,7 +202,7 @@ export function createMcpServer(
     async (input) => {
       const now = nowIso();
       const result = await route(svc, agent, input, now, waitUntil);
-      rememberTurn(
+      await rememberTurn(
         svc,
         caller,
         { turn_id: result.turn_id, request: input.request, conversation_id: input.conversation_id ?? null },

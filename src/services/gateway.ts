@@ -84,13 +84,16 @@ export async function allowedRouted<T extends { name: string }>(
   return tools.filter((t) => toolAllowed(caller.access, t.name, upstreamOf.get(t.name) ?? null));
 }
 
-/** Remembers the session's turn: the next forwarded calls are logged on it. */
-export function rememberTurn(svc: Services, caller: GatewayCaller, turn: SessionTurn, now: string): void {
-  caller.waitUntil(
-    svc.upstreams.setSessionTurn(caller.agent, caller.sessionId, turn, now).catch((err: unknown) => {
-      logError('gateway_session_not_saved', { agent: caller.agent, error: String(err) });
-    }),
-  );
+/**
+ * Remembers the session's turn before search_tools answers (one D1 write), so a call the model makes
+ * right after the answer is logged on it. A failed write is logged; the search still answers.
+ */
+export async function rememberTurn(svc: Services, caller: GatewayCaller, turn: SessionTurn, now: string) {
+  try {
+    await svc.upstreams.setSessionTurn(caller.agent, caller.sessionId, turn, now);
+  } catch (err) {
+    logError('gateway_session_not_saved', { agent: caller.agent, error: String(err) });
+  }
 }
 
 /** Forwards `tools/call` of `tool` to its upstream and logs the call after the answer. */

@@ -39,6 +39,11 @@ const FILE_TOOLS: Record<string, [string, Handler]> = {
   write_file: ['Write text into a file of the workspace.', async () => text('disk full: 0 bytes left', true)],
   archive_file: ['Move a file of the workspace into the archive.', async () => text('archived')],
   get_weather: ['Weather as the file server records it.', async () => text('sunny')],
+  get_order: [
+    'Look up an order of the shop by its id.',
+    async (a) =>
+      String(a.order_id).startsWith('ORD-') ? text('shipped') : text('order_id must start with the ORD- prefix', true),
+  ],
   // Answered with a JSON-RPC error by the server below, before the SDK sees the call.
   index_files: ['Rebuild the search index of the workspace files.', async () => text('indexed')],
 };
@@ -67,7 +72,11 @@ async function startUpstream(tools: Record<string, [string, Handler]>): Promise<
     const mcp = new McpServer({ name: 'upstream', version: '1.0.0' });
     for (const name of listed) {
       const [description, handler] = tools[name] ?? ['', async () => text('')];
-      mcp.registerTool(name, { description, inputSchema: { path: z.string().optional() } }, handler);
+      mcp.registerTool(
+        name,
+        { description, inputSchema: { path: z.string().optional(), order_id: z.string().optional() } },
+        handler,
+      );
     }
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     res.on('close', () => void transport.close());
@@ -178,8 +187,16 @@ describe('the MCP gateway', () => {
     expect(sync.body).toEqual({
       status: 'ok',
       error: null,
-      listed: 6,
-      registered: ['read_file', 'delete_file', 'write_file', 'archive_file', 'files.get_weather', 'index_files'],
+      listed: 7,
+      registered: [
+        'read_file',
+        'delete_file',
+        'write_file',
+        'archive_file',
+        'files.get_weather',
+        'get_order',
+        'index_files',
+      ],
       unavailable: [],
       quarantined: [],
       skipped: [],
@@ -193,6 +210,7 @@ describe('the MCP gateway', () => {
         'archive_file',
         'delete_file',
         'files.get_weather',
+        'get_order',
         'get_weather',
         'index_files',
         'read_file',
@@ -265,7 +283,7 @@ describe('the MCP gateway', () => {
     expect(failed).toMatchObject({ success: false, error: 'upstream files: index database offline' });
     files.tools.delete('archive_file');
     const sync = await call('POST', `/v1/agents/${agent}/upstreams/files/sync`);
-    expect(sync.body).toMatchObject({ status: 'ok', listed: 5, unavailable: ['archive_file'] });
+    expect(sync.body).toMatchObject({ status: 'ok', listed: 6, unavailable: ['archive_file'] });
     const before = files.seen.length;
     const gone = await rpcError(client.callTool({ name: 'archive_file', arguments: { path: 'x' } }));
     expect(gone).toMatchObject({
@@ -333,6 +351,38 @@ describe('the MCP gateway', () => {
     const readRefused = await rpcError(limited.callTool({ name: 'read_file', arguments: { path: 'a' } }));
     expect(readRefused.message).toContain('tool read_file is not allowed for this key');
     await limited.close();
+  });
+
+  it('learns from forwarded calls alone: two failed calls in two conversations become a note search_tools answers', async () => {
+    const client = await connect(agent);
+    for (const n of [1, 2]) {
+      await client.callTool({
+        name: 'search_tools',
+        arguments: { request: `where is order ${n}?`, conversation_id: `orders-${n}` },
+      });
+      const bad = await client.callTool({ name: 'get_order', arguments: { order_id: `12${n}` } });
+      expect(bad.isError).toBe(true);
+      const good = await client.callTool({ name: 'get_order', arguments: { order_id: `ORD-12${n}` } });
+      expect(good).toEqual({ content: [{ type: 'text', text: 'shipped' }] });
+    }
+    await eventually(async () => {
+      const calls = (await loggedCalls(agent)).filter((c) => c.tool === 'get_order');
+      return calls.length === 4 && calls.every((c) => c.turn_id !== null) ? calls : undefined;
+    });
+    const review = await call('POST', `/v1/agents/${agent}/reviews`, {});
+    expect(review.status).toBe(200);
+    const revisions = await call('GET', `/v1/agents/${agent}/revisions?tool=get_order&status=proposed`);
+    const revision = revisions.body.revisions[0];
+    expect(revision?.notes_added?.length).toBeGreaterThan(0);
+    const applied = await call('POST', `/v1/agents/${agent}/revisions/${revision.revision_id}/apply`, {
+      approved_by: 'gateway-test',
+    });
+    expect(applied.status).toBe(200);
+    const search = await client.callTool({ name: 'search_tools', arguments: { request: 'where is order 3?' } });
+    const views = (search.structuredContent as { tools: { function: { name: string; description: string } }[] }).tools;
+    const view = views.find((t) => t.function.name === 'get_order');
+    expect(view?.function.description).toContain(revision.notes_added[0]);
+    await client.close();
   });
 
   it('refuses a key tool list that is not tool names or upstream entries, and creates no key', async () => {
