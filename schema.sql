@@ -146,7 +146,8 @@ CREATE TABLE keys (
   salt        TEXT NOT NULL,
   hash        TEXT NOT NULL,
   created_at  TEXT NOT NULL,
-  revoked_at  TEXT
+  revoked_at  TEXT,
+  tool_access TEXT                                  -- 0011: {allow, deny} for the MCP gateway, NULL = all
 );
 CREATE INDEX keys_agent ON keys (agent);
 
@@ -211,4 +212,48 @@ CREATE TABLE quality_pairs (
 CREATE TABLE quality_settled (
   agent    TEXT PRIMARY KEY,
   through  TEXT NOT NULL
+);
+
+-- 0011: the MCP gateway (see migrations/0011_upstreams.sql).
+-- One upstream MCP server (Streamable HTTP) of an agent. Header values are sealed with the Worker
+-- secret UPSTREAM_SECRET_KEY (AES-GCM, src/adapters/secret-box.ts) and never answered.
+CREATE TABLE upstreams (
+  agent          TEXT NOT NULL,
+  name           TEXT NOT NULL,
+  url            TEXT NOT NULL,
+  header_names   TEXT NOT NULL DEFAULT '[]',        -- the names alone, for answers
+  headers_sealed TEXT,                              -- sealed JSON {name: value}, or NULL when none
+  timeout_ms     INTEGER NOT NULL,
+  status         TEXT NOT NULL DEFAULT 'new',       -- new | ok | failing
+  last_error     TEXT,
+  failures       INTEGER NOT NULL DEFAULT 0,        -- failed syncs in a row (backoff)
+  last_sync_at   TEXT,                              -- the last sync attempt
+  next_sync_at   TEXT,                              -- when the cron tries it next
+  created_at     TEXT NOT NULL,
+  updated_at     TEXT NOT NULL,
+  PRIMARY KEY (agent, name)
+);
+CREATE INDEX upstreams_next_sync ON upstreams (next_sync_at);
+
+-- Which of the agent's tools an upstream serves, under which of its own names. A tool the upstream
+-- no longer lists keeps its row (and its tool row, history and learned lines) with available = 0.
+CREATE TABLE upstream_tools (
+  agent        TEXT NOT NULL,
+  tool         TEXT NOT NULL,                       -- the agent-level name (tools.name)
+  upstream     TEXT NOT NULL,
+  remote_name  TEXT NOT NULL,                       -- the name the upstream lists
+  available    INTEGER NOT NULL DEFAULT 1,
+  PRIMARY KEY (agent, tool)
+);
+CREATE INDEX upstream_tools_upstream ON upstream_tools (agent, upstream);
+
+-- An MCP session's last search_tools turn: a forwarded call is logged on it.
+CREATE TABLE gateway_sessions (
+  agent            TEXT NOT NULL,
+  session_id       TEXT NOT NULL,
+  turn_id          TEXT NOT NULL,
+  request          TEXT NOT NULL,
+  conversation_id  TEXT,
+  updated_at       TEXT NOT NULL,
+  PRIMARY KEY (agent, session_id)
 );

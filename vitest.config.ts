@@ -22,6 +22,8 @@ export default defineConfig(async () => {
             // failed authentications from one address, so it turns them off here, and
             // test/security/rate-limit.test.ts checks them (and their defaults) with an env of its own.
             RATE_LIMIT_PER_MINUTE: '0',
+            // Seals upstream header values (src/adapters/secret-box.ts): 32 bytes, base64.
+            UPSTREAM_SECRET_KEY: 'dGVzdC11cHN0cmVhbS1zZWNyZXQta2V5LTMyLWJ5dGU=',
             RATE_LIMIT_AGENT_PER_MINUTE: '0',
             RATE_LIMIT_AUTH_FAILURES_PER_MINUTE: '0',
             TEST_MIGRATIONS: migrations,

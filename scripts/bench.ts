@@ -2,7 +2,8 @@
  * `npm run bench`: starts the Worker with `wrangler dev` on a free loopback port, registers
  * toolboxes of 200, 2,000 and 10,000 tools, and measures in one run: `/route` at each size against
  * `/healthz` (requests/s, p50, p99, each as a ratio to `/healthz`), `/calls` ingestion, one review
- * over 1,000 and 100,000 logged calls, and the routing snapshot's memory at each size. Prints a
+ * over 1,000 and 100,000 logged calls, the routing snapshot's memory at each size, and the MCP
+ * gateway's cost per forwarded call (p50, p99) over calling the upstream directly. Prints a
  * table, writes bench/results.json and bench/chart.svg, and refreshes the README's Performance block.
  *
  * Knobs (environment): BENCH_CONNECTIONS (16), BENCH_SECONDS per run (5), BENCH_ROUNDS (3).
@@ -14,6 +15,7 @@ import { cpus } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { callLog, routeRequests, toolbox, type BenchCall, type BenchTool } from './bench/data.ts';
 import { cpuMeter } from './bench/cpu.ts';
+import { measureGateway, type GatewayFigures } from './bench/gateway.ts';
 import { runLoad, type LoadFigures } from './bench/load.ts';
 import { measureSnapshot, type MemoryFigures } from './bench/memory.ts';
 import {
@@ -339,6 +341,7 @@ async function main(): Promise<void> {
   let endpoints: EndpointResult[];
   let log: Awaited<ReturnType<typeof measureLog>>;
   let turnWrites: BenchResults['turn_writes'];
+  let gateway: GatewayFigures;
   try {
     for (const n of SIZES) {
       progress(`registering ${n.toLocaleString('en-US')} tools (chunks of ${CHUNK})`);
@@ -347,6 +350,8 @@ async function main(): Promise<void> {
     endpoints = await measureRouting(w);
     turnWrites = await measureTurnWrites(w);
     log = await measureLog(w);
+    progress('measuring the MCP gateway: an upstream tool called directly and through the agent endpoint');
+    gateway = await measureGateway(w);
   } finally {
     const warnings = w.log().trim();
     if (warnings) progress(`wrangler printed (last lines):\n${warnings.split('\n').slice(-20).join('\n')}`);
@@ -365,6 +370,7 @@ async function main(): Promise<void> {
     turn_writes: turnWrites,
     ...log,
     memory,
+    gateway,
     targets: targetsOf(endpoints, log.review),
   };
   mkdirSync(OUT, { recursive: true });

@@ -40,6 +40,13 @@ if (!token || weak(token)) {
       : '\nGenerated ADMIN_TOKEN into .dev.vars (keep it; it is not committed).',
   );
 }
+// The key that seals upstream header values (src/adapters/secret-box.ts): 32 random bytes, kept.
+const current = existsSync(varsPath) ? readFileSync(varsPath, 'utf8') : '';
+if (!/^UPSTREAM_SECRET_KEY=.+$/m.test(current)) {
+  const line = `UPSTREAM_SECRET_KEY=${randomBytes(32).toString('base64')}`;
+  writeFileSync(varsPath, `${current}${current && !current.endsWith('\n') ? '\n' : ''}${line}\n`, { mode: 0o600 });
+  console.log('Generated UPSTREAM_SECRET_KEY into .dev.vars (it seals MCP upstream headers; keep it).');
+}
 const banner = () =>
   console.log(
     `\n  Whetstone on http://localhost:${port}\n  Dashboard:  http://localhost:${port}/\n  ADMIN_TOKEN=${token}\n`,

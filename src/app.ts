@@ -23,6 +23,7 @@ import { revisionsApi } from './api/revisions.ts';
 import { pinsApi } from './api/pins.ts';
 import { routeApi } from './api/route.ts';
 import { toolsApi } from './api/tools.ts';
+import { upstreamsApi } from './api/upstreams.ts';
 import { transferApi } from './api/transfer.ts';
 import { usageApi } from './api/usage.ts';
 import { preAuthorize } from './api/pre-authorize.ts';
@@ -86,6 +87,7 @@ for (const api of [
   previewApi,
   reviewsApi,
   pinsApi,
+  upstreamsApi,
 ])
   app.route('/', api);
 // Not an OpenAPI route: MCP speaks JSON-RPC over Streamable HTTP.

@@ -6,9 +6,12 @@
  */
 import type { D1Store } from './adapters/d1-store.ts';
 import { ApiError, notFound } from './errors.ts';
+import type { ToolAccess } from './core/tool-access.ts';
 import type { KeyRole } from './schemas.ts';
 
-export type Principal = { kind: 'admin'; id: 'admin' } | { kind: 'key'; id: string; agent: string; role: KeyRole };
+export type Principal =
+  | { kind: 'admin'; id: 'admin' }
+  | { kind: 'key'; id: string; agent: string; role: KeyRole; tool_access: ToolAccess | null };
 
 const KEY_PATTERN = /^wsk_([0-9a-f]{16})_([A-Za-z0-9_-]{43})$/;
 
@@ -27,7 +30,8 @@ export async function authenticate(
   if (!key || key.revoked_at !== null || !(await equalSecrets(await hashSecret(key.salt, m[2]), key.hash))) {
     throw new ApiError('unauthorized', 'the token is not valid');
   }
-  return { kind: 'key', id: key.key_id, agent: key.agent, role: key.role };
+  const tool_access = key.tool_access === null ? null : (JSON.parse(key.tool_access) as ToolAccess);
+  return { kind: 'key', id: key.key_id, agent: key.agent, role: key.role, tool_access };
 }
 
 /**

@@ -14,6 +14,8 @@ import { ApiError } from './errors.ts';
 import { SettingsPatch } from './schemas.ts';
 import { runReview } from './services/review.ts';
 import { settingsOf } from './services/routing.ts';
+import { syncUpstream } from './services/upstreams.ts';
+import { syncBackoffMs } from './core/upstream-naming.ts';
 
 /** Agents reviewed per tick: a tick is one Worker invocation, bounded in time and model calls. */
 export const AGENTS_PER_TICK = 5;
@@ -105,4 +107,45 @@ async function recordFailure(svc: Services, a: AgentDue, error: string, now: str
   } catch (err) {
     logError('cron_failure_not_recorded', { agent: a.agent, error: err instanceof Error ? err.message : String(err) });
   }
+}
+
+/** Upstreams synced per tick, side by side: each is bounded by its own timeout, so none waits on another. */
+export const UPSTREAMS_PER_TICK = 10;
+
+/** What one tick's upstream syncs did. */
+export interface UpstreamTick {
+  synced: string[];
+  failed: { upstream: string; error: string }[];
+}
+
+/**
+ * Re-syncs the upstreams whose next sync is due (docs/integrations.md): a healthy one hourly, a
+ * failing one after its backoff (src/core/upstream-naming.ts), which each failed sync doubles.
+ */
+export async function runUpstreamSyncs(svc: Services, now: string): Promise<UpstreamTick> {
+  const due = await svc.upstreams.due(now, UPSTREAMS_PER_TICK);
+  const tick: UpstreamTick = { synced: [], failed: [] };
+  await Promise.all(
+    due.map(async (u) => {
+      const id = `${u.agent}/${u.name}`;
+      try {
+        const report = await syncUpstream(svc, u.agent, u.name, now);
+        if (report.status === 'ok') tick.synced.push(id);
+        else tick.failed.push({ upstream: id, error: report.error ?? '' });
+      } catch (err) {
+        const error = err instanceof Error ? err.message : String(err);
+        tick.failed.push({ upstream: id, error });
+        logError('upstream_sync_failed', { agent: u.agent, upstream: u.name, error });
+        const failures = u.failures + 1;
+        const next_sync_at = new Date(Date.parse(now) + syncBackoffMs(failures)).toISOString();
+        await svc.upstreams.recordFailure(
+          u.agent,
+          u.name,
+          { status: 'failing', last_error: error, failures, next_sync_at },
+          now,
+        );
+      }
+    }),
+  );
+  return tick;
 }

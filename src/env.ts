@@ -15,6 +15,8 @@ import { createLegacyLog } from './adapters/legacy-log.ts';
 import { createLogRetention } from './adapters/log-retention.ts';
 import { createDurableLog, type LogOf } from './adapters/log-db.ts';
 import { createUsage } from './adapters/usage.ts';
+import { createD1Upstreams } from './adapters/d1-upstreams.ts';
+import { createSecretBox, type SecretBox, secretKeyWeakness } from './adapters/secret-box.ts';
 import { createDurableOfferCounter } from './adapters/offer-counter.ts';
 import { createDurableModelBudget, createDurableRateLimiter } from './adapters/rate-limiter.ts';
 import { createExtractiveModel } from './adapters/extractive-model.ts';
@@ -55,6 +57,8 @@ export interface Bindings extends Pick<WranglerEnv, 'DB' | 'AGENTS'> {
   /** Milliseconds one model HTTP attempt may take (default 30,000). */
   LLM_TIMEOUT_MS?: string;
   ADMIN_TOKEN?: string;
+  /** 32 random bytes, base64: seals upstream header values (src/adapters/secret-box.ts). */
+  UPSTREAM_SECRET_KEY?: string;
   /** Comma-separated browser origins, besides the deployment's own, that may use the MCP endpoint. */
   MCP_ALLOWED_ORIGINS?: string;
   /** Requests per minute per agent key; absent = 1,200, 0 = off. */
@@ -108,6 +112,10 @@ export interface Services {
   modelBudget: ModelBudget;
   /** Bytes of routing snapshots one isolate keeps (ROUTING_CACHE_MB). */
   routingCacheBytes: number;
+  /** The MCP gateway's upstreams, their tools and sessions. */
+  upstreams: ReturnType<typeof createD1Upstreams>;
+  /** Seals upstream header values; null when UPSTREAM_SECRET_KEY is not set. */
+  secretBox: SecretBox | null;
   /** False only when PRIVACY_RULE narrows the rule to argument values (a measurement). */
   privacyRule: boolean;
 }
@@ -126,6 +134,12 @@ export function services(env: Bindings): Services {
   if (weakness !== null) {
     throw misconfigured(
       `ADMIN_TOKEN is too weak: ${weakness}. Set a random one (\`openssl rand -base64 32\`; \`npm start\` generates one into .dev.vars)`,
+    );
+  }
+  const keyWeakness = env.UPSTREAM_SECRET_KEY === undefined ? null : secretKeyWeakness(env.UPSTREAM_SECRET_KEY);
+  if (keyWeakness !== null) {
+    throw misconfigured(
+      `UPSTREAM_SECRET_KEY cannot be used: ${keyWeakness}. Set 32 random bytes in base64 (\`openssl rand -base64 32\`)`,
     );
   }
   const logOf = createDurableLog(env.AGENTS);
@@ -151,6 +165,8 @@ export function services(env: Bindings): Services {
     modelBudget: createDurableModelBudget(env.AGENTS),
     routingCacheBytes: cacheBytes(env.ROUTING_CACHE_MB),
     privacyRule: env.PRIVACY_RULE !== 'argument-values-only',
+    upstreams: createD1Upstreams(env.DB),
+    secretBox: env.UPSTREAM_SECRET_KEY ? createSecretBox(env.UPSTREAM_SECRET_KEY) : null,
   };
   cache.set(env, built);
   return built;

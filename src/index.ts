@@ -1,6 +1,6 @@
 /** The Worker entry: HTTP, the Cron Trigger and the per-agent Durable Object class. */
 import { app } from './app.ts';
-import { runScheduledReviews } from './cron.ts';
+import { runScheduledReviews, runUpstreamSyncs } from './cron.ts';
 import { services, type Bindings } from './env.ts';
 import { answerAfterLoopTurn } from './keep-alive.ts';
 import { logError, logInfo } from './log.ts';
@@ -41,6 +41,14 @@ export default {
       logInfo('quality_settled', settled);
     } catch (err) {
       logError('quality_settle_failed', { error: err instanceof Error ? err.message : String(err) });
+    }
+    // MCP gateway upstreams due for a re-sync (docs/integrations.md); a failing one backs off.
+    try {
+      const upstreams = await runUpstreamSyncs(svc, now);
+      if (upstreams.synced.length + upstreams.failed.length > 0)
+        logInfo('upstreams_synced', { synced: upstreams.synced.length, failed: upstreams.failed.length });
+    } catch (err) {
+      logError('upstream_syncs_failed', { error: err instanceof Error ? err.message : String(err) });
     }
   },
 } satisfies ExportedHandler<Bindings>;

@@ -233,8 +233,25 @@ export const OutcomeBody = z.object({ turn_id: Id, ok: z.boolean(), served_by: T
 
 export const KeyRole = z.enum(['agent', 'operator', 'approver', 'read_only']);
 export type KeyRole = z.infer<typeof KeyRole>;
-export const CreateKeyBody = z.object({ role: KeyRole }).strict();
-export const CreatedKey = z.object({ key_id: z.string(), key: z.string(), role: KeyRole });
+/** An entry of a key's tool lists: a tool name, or `upstream:<name>` for every tool of an upstream. */
+const ToolAccessEntry = z.union([ToolName, z.string().regex(/^upstream:[A-Za-z0-9_-]{1,32}$/)]);
+export const ToolAccess = z
+  .object({
+    allow: z.array(ToolAccessEntry).max(1000).optional(),
+    deny: z.array(ToolAccessEntry).max(1000).optional(),
+  })
+  .strict()
+  .openapi('ToolAccess', {
+    description:
+      'the tools the key may use through the MCP endpoint: deny wins; with allow, only what it names (docs/integrations.md)',
+  });
+export const CreateKeyBody = z.object({ role: KeyRole, tool_access: ToolAccess.optional() }).strict();
+export const CreatedKey = z.object({
+  key_id: z.string(),
+  key: z.string(),
+  role: KeyRole,
+  tool_access: ToolAccess.optional(),
+});
 
 export const ErrorBody = z
   .object({

@@ -2,6 +2,7 @@
  * The bench's outputs: the results object, the table printed and put in the README, and the SVG
  * chart drawn from the results (hand-written SVG, no dependency).
  */
+import type { GatewayFigures } from './gateway.ts';
 import { readFileSync, writeFileSync } from 'node:fs';
 import type { LoadFigures } from './load.ts';
 import type { MemoryFigures } from './memory.ts';
@@ -50,6 +51,8 @@ export interface BenchResults {
   ingestion: { calls: number; batch: number; in_flight: number; seconds: number; calls_per_s: number };
   review: { missing: string | null; runs: ReviewResult[]; ratio: number | null };
   memory: MemoryFigures[];
+  /** An upstream tool called directly and through the agent's MCP endpoint (scripts/bench/gateway.ts). */
+  gateway?: GatewayFigures;
   targets: Target[];
 }
 
@@ -83,6 +86,12 @@ export function markdownTables(r: BenchResults): string {
       (m) =>
         `| routing snapshot, ${thousands(m.tools)} tools | ${mib(m.snapshot_bytes)} MiB (vector matrix ${mib(m.matrix_bytes)} MiB) |`,
     ),
+    ...(r.gateway
+      ? [
+          `| MCP tool call direct, p50 / p99 | ${fixed(r.gateway.direct.p50_ms, 1)} / ${fixed(r.gateway.direct.p99_ms, 1)} ms |`,
+          `| the same call through the gateway, p50 / p99 | ${fixed(r.gateway.gateway.p50_ms, 1)} / ${fixed(r.gateway.gateway.p99_ms, 1)} ms |`,
+        ]
+      : []),
     '',
     `| target | measured | limit | met |`,
     `|---|---:|---|---|`,

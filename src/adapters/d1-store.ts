@@ -26,6 +26,8 @@ export interface KeyRecord {
   salt: string;
   hash: string;
   revoked_at: string | null;
+  /** The key's tool lists as JSON text (docs/integrations.md "Who may call what"), or null = every tool. */
+  tool_access: string | null;
 }
 
 /** One row write: the full new row plus the version entry that guards it. */
@@ -87,6 +89,9 @@ export const AGENT_TABLES = [
   'quality_hours',
   'quality_pairs',
   'quality_settled',
+  'upstreams',
+  'upstream_tools',
+  'gateway_sessions',
 ] as const;
 
 /** D1-backed store for the registry. Strongly consistent (one primary), every write one batch. */
@@ -233,15 +238,17 @@ export function createD1Store(db: D1Database) {
       return results.map((r) => ({ ...r, definition: JSON.parse(r.definition) as Record<string, unknown> }));
     },
 
-    insertKey: (k: KeyRecord, now: string) =>
+    insertKey: (k: Omit<KeyRecord, 'tool_access'> & { tool_access?: string | null }, now: string) =>
       db
-        .prepare('INSERT INTO keys (key_id, agent, role, salt, hash, created_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6)')
-        .bind(k.key_id, k.agent, k.role, k.salt, k.hash, now)
+        .prepare(
+          'INSERT INTO keys (key_id, agent, role, salt, hash, created_at, tool_access) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)',
+        )
+        .bind(k.key_id, k.agent, k.role, k.salt, k.hash, now, k.tool_access ?? null)
         .run(),
 
     getKey: (keyId: string) =>
       db
-        .prepare('SELECT key_id, agent, role, salt, hash, revoked_at FROM keys WHERE key_id = ?1')
+        .prepare('SELECT key_id, agent, role, salt, hash, revoked_at, tool_access FROM keys WHERE key_id = ?1')
         .bind(keyId)
         .first<KeyRecord>(),
 

@@ -70,18 +70,26 @@ agentsApi.openapi(
   async (c) => {
     const { agent } = c.req.valid('param');
     authorize(c.get('principal'), agent, 'admin');
-    const { role } = c.req.valid('json');
+    const { role, tool_access } = c.req.valid('json');
     const store = c.get('svc').store;
     const now = nowIso();
     await store.ensureAgent(agent, now);
     const minted = await mintKey();
     await store.insertKey(
-      { key_id: minted.key_id, agent, role, salt: minted.salt, hash: minted.hash, revoked_at: null },
+      {
+        key_id: minted.key_id,
+        agent,
+        role,
+        salt: minted.salt,
+        hash: minted.hash,
+        revoked_at: null,
+        tool_access: tool_access ? JSON.stringify(tool_access) : null,
+      },
       now,
     );
     // The only answer that carries a secret: no cache (browser, proxy) may keep it.
     c.header('cache-control', 'no-store');
-    return c.json({ key_id: minted.key_id, key: minted.key, role }, 200);
+    return c.json({ key_id: minted.key_id, key: minted.key, role, ...(tool_access ? { tool_access } : {}) }, 200);
   },
 );
 

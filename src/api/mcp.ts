@@ -14,7 +14,17 @@ import { z } from '@hono/zod-openapi';
 import { VERSION } from '../version.ts';
 import type { Services } from '../env.ts';
 import { ApiError, notFound } from '../errors.ts';
-import { AgentId, CallIn, ErrorBody, RouteBody } from '../schemas.ts';
+import { AgentId, CallIn, ErrorBody, RouteBody, ToolName } from '../schemas.ts';
+import { CallToolRequestSchema, ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
+import {
+  allowedRouted,
+  type ForwardFailure,
+  type ForwardOutcome,
+  forwardToolCall,
+  type GatewayCaller,
+  listedTools,
+  rememberTurn,
+} from '../services/gateway.ts';
 import { recordCalls } from '../services/calls.ts';
 import { route } from '../services/routing.ts';
 import { AgentParams, agentFor, bearer, createApi, nowIso } from './common.ts';
@@ -77,19 +87,44 @@ mcpApi.post('/v1/agents/:agent/mcp', async (c) => {
   const svc = c.get('svc');
   if (!(await svc.store.getAgent(agent))) throw notFound(`agent ${agent}`);
   // A batch with no message is an Invalid Request (JSON-RPC), not a notification to accept.
-  if (isEmptyBatch(await c.req.raw.clone().text()))
+  const text = await c.req.raw.clone().text();
+  if (isEmptyBatch(text))
     return c.json(
       { jsonrpc: '2.0', id: null, error: { code: -32600, message: 'Invalid Request: the batch is empty' } },
       400,
     );
-  const server = createMcpServer(svc, agent, (p) => c.executionCtx.waitUntil(p));
+  // The session id names the session's last search_tools turn, which forwarded calls are logged on;
+  // the server keeps no other state, so any POST may carry any session id of this agent.
+  const principal = c.get('principal');
+  const opened = isInitialize(text) ? crypto.randomUUID() : null;
+  const caller: GatewayCaller = {
+    agent,
+    access: principal.kind === 'key' ? principal.tool_access : null,
+    sessionId: opened ?? c.req.header('mcp-session-id') ?? `key:${principal.id}`,
+    waitUntil: (p) => c.executionCtx.waitUntil(p),
+  };
+  const server = createMcpServer(svc, agent, caller.waitUntil, caller);
   const transport = new WebStandardStreamableHTTPServerTransport({
     sessionIdGenerator: undefined,
     enableJsonResponse: true,
   });
   await server.connect(transport);
-  return transport.handleRequest(c.req.raw);
+  const res = await transport.handleRequest(c.req.raw);
+  if (opened === null || res.status !== 200) return res;
+  const withSession = new Response(res.body, res);
+  withSession.headers.set('mcp-session-id', opened);
+  return withSession;
 });
+
+/** Whether a body is an `initialize` request (alone: the spec forbids it in a batch). */
+function isInitialize(text: string): boolean {
+  try {
+    const body: unknown = JSON.parse(text);
+    return typeof body === 'object' && body !== null && (body as { method?: unknown }).method === 'initialize';
+  } catch {
+    return false;
+  }
+}
 
 /**
  * The HTTP guard of the MCP endpoint, before authentication: a browser `Origin` other than this
@@ -132,8 +167,26 @@ const REPORT_DESCRIPTION =
   'when it failed). Include the turn_id and request from search_tools. Whetstone learns better ' +
   'tool descriptions from these reports.';
 
-/** The MCP server of one agent for one request; its tools call the same services as the HTTP API. */
-export function createMcpServer(svc: Services, agent: string, waitUntil: (p: Promise<unknown>) => void): McpServer {
+const CALL_DESCRIPTION =
+  'Call a tool search_tools found, by its name, with its arguments: for clients that cannot call a ' +
+  "tool tools/list did not name. The answer is the tool's own result.";
+
+const CallToolInput = z.object({
+  name: ToolName.describe('the tool name search_tools answered'),
+  arguments: z.record(z.string(), z.unknown()).default({}).describe("the tool's arguments"),
+});
+
+/**
+ * The MCP server of one agent for one request; its tools call the same services as the HTTP API.
+ * With a `caller` it is the gateway: `tools/list` adds the pinned upstream tools the caller may use,
+ * and a `tools/call` of an upstream tool (directly or through `call_tool`) is forwarded.
+ */
+export function createMcpServer(
+  svc: Services,
+  agent: string,
+  waitUntil: (p: Promise<unknown>) => void,
+  caller: GatewayCaller = { agent, access: null, sessionId: 'none', waitUntil },
+): McpServer {
   // The SDK's default validator compiles schemas with `new Function`, which workerd forbids.
   const server = new McpServer(
     { name: 'whetstone', version: VERSION },
@@ -147,8 +200,20 @@ export function createMcpServer(svc: Services, agent: string, waitUntil: (p: Pro
       annotations: { readOnlyHint: false, openWorldHint: false },
     },
     async (input) => {
-      const result = await route(svc, agent, input, nowIso(), waitUntil);
-      return jsonResult({ turn_id: result.turn_id, routed: result.routed, tools: result.model_tools });
+      const now = nowIso();
+      const result = await route(svc, agent, input, now, waitUntil);
+      await rememberTurn(
+        svc,
+        caller,
+        { turn_id: result.turn_id, request: input.request, conversation_id: input.conversation_id ?? null },
+        now,
+      );
+      const tools = await allowedRouted(
+        svc,
+        caller,
+        result.model_tools.map((t) => ({ name: 'function' in t ? t.function.name : t.name, view: t })),
+      );
+      return jsonResult({ turn_id: result.turn_id, routed: result.routed, tools: tools.map((t) => t.view) });
     },
   );
   server.registerTool(
@@ -158,10 +223,80 @@ export function createMcpServer(svc: Services, agent: string, waitUntil: (p: Pro
       return jsonResult(await recordCalls(svc, agent, [call], nowIso()));
     },
   );
+  server.registerTool(
+    'call_tool',
+    { description: CALL_DESCRIPTION, inputSchema: CallToolInput.shape, annotations: { openWorldHint: true } },
+    async ({ name, arguments: args }) => answerForward(await forwardToolCall(svc, caller, name, args)),
+  );
+  routeGatewayCalls(server, svc, caller);
   // McpServer announces `tools.listChanged`; a stateless endpoint has no stream to send that
   // notification on, so the capability is withdrawn rather than promised.
   (server.server as unknown as { _capabilities: { tools?: Record<string, unknown> } })._capabilities.tools = {};
   return server;
+}
+
+type RequestHandler = (request: { params?: unknown }, extra: unknown) => Promise<Record<string, unknown>>;
+
+/**
+ * Puts the gateway in front of McpServer's own `tools/list` and `tools/call`: the list gets the
+ * pinned upstream tools first; a call of a name that is not one of the endpoint's own tools is
+ * forwarded, and its result answered as it came (the SDK's result schema would rewrite it). The
+ * handlers are replaced in the protocol's table, as the SDK offers no hook for either.
+ */
+function routeGatewayCalls(server: McpServer, svc: Services, caller: GatewayCaller): void {
+  const table = (server.server as unknown as { _requestHandlers: Map<string, RequestHandler> })._requestHandlers;
+  const list = table.get('tools/list');
+  const call = table.get('tools/call');
+  if (!list || !call) throw new Error('McpServer did not install its tools handlers');
+  table.set('tools/list', async (request, extra) => {
+    const [own, pinned] = await Promise.all([list(request, extra), listedTools(svc, caller)]);
+    return { ...own, tools: [...pinned, ...((own.tools as unknown[]) ?? [])] };
+  });
+  table.set('tools/call', async (request, extra) => {
+    const parsed = CallToolRequestSchema.safeParse(request);
+    if (!parsed.success) throw new McpError(ErrorCode.InvalidParams, 'Invalid tools/call request');
+    const { name, arguments: args } = parsed.data.params;
+    // call_tool with a good input is forwarded here too, so its failures are the same MCP errors.
+    const meta = name === 'call_tool' ? CallToolInput.safeParse(args ?? {}) : null;
+    if (meta?.success) return answerForward(await forwardToolCall(svc, caller, meta.data.name, meta.data.arguments));
+    if (OWN_TOOLS.has(name)) return call(request, extra);
+    const outcome = await forwardToolCall(svc, caller, name, args ?? {});
+    return answerForward(outcome);
+  });
+}
+
+const OWN_TOOLS = new Set(['search_tools', 'report_tool_call', 'call_tool']);
+
+/**
+ * A JSON-RPC error the protocol answers with this code and message as they are (McpError would put
+ * "MCP error <code>:" before the message, and the client's SDK puts it there once more).
+ */
+class GatewayRpcError extends Error {
+  constructor(
+    readonly code: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** A forwarded call that got no answer from its upstream, as the MCP error a client reads. */
+function mcpErrorOf(f: ForwardFailure): GatewayRpcError {
+  switch (f.reason) {
+    case 'denied':
+    case 'unknown':
+    case 'unavailable':
+      return new GatewayRpcError(ErrorCode.InvalidParams, f.message);
+    case 'upstream':
+      if (f.error.kind === 'timeout') return new GatewayRpcError(ErrorCode.RequestTimeout, f.message);
+      return new GatewayRpcError(f.error.rpcCode ?? ErrorCode.InternalError, f.message);
+  }
+}
+
+/** The upstream's result as the answer, or the MCP error of a failure. */
+function answerForward(outcome: ForwardOutcome) {
+  if (outcome.ok) return outcome.result as { content: { type: 'text'; text: string }[] };
+  throw mcpErrorOf(outcome);
 }
 
 /** A tool result as JSON text (what a model reads) and as structured content (what code reads). */

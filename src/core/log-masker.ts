@@ -4,7 +4,7 @@
  * once, so masking the thousands of texts of a review costs one pass each.
  */
 import { buildPrivacyIndex, maskPersonal, type PrivacyIndex, toolVocabulary } from './privacy.ts';
-import type { CallRecord, TurnRecord } from './records.ts';
+import type { CallRecord, StoredTool, TurnRecord } from './records.ts';
 
 /** Masks every personal value of a text about a tool (null: no tool's words are spared). */
 export interface LogMasker {
@@ -60,4 +60,9 @@ export function createLogMasker(
       return maskPersonal(text, { index, minConversations, vocabulary: vocabularyOf(tool), values });
     },
   };
+}
+
+/** A stored tool as the masker reads its definition: name, docstring and description, parameters. */
+export function definedTool(t: StoredTool): DefinedTool {
+  return { name: t.name, description: [t.docstring, t.description ?? ''].join('\n'), parameters: t.parameters };
 }

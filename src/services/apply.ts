@@ -171,7 +171,7 @@ async function applyMemory(
     plan = planMemory(row, rev.memory, kept, settings, at);
     next = await withState(svc, row, withMemory(row, plan.memory), now);
   }
-  const guard = revisionStatusGuard(svc.store.db, agent, rev.revision_id, 'proposed');
+  const guard = svc.store.revisionStatusGuard(agent, rev.revision_id, 'proposed');
   const update = await svc.revisions.updateRevisionStatement(agent, rev.revision_id, 'proposed', {
     status: 'applied',
     applied_at: now,

@@ -12,7 +12,8 @@ import type { StoredTool } from '../core/records.ts';
 import { argumentValues } from '../core/scrub.ts';
 import type { Services } from '../env.ts';
 import type { Revision, Settings } from '../schemas.ts';
-import { definedTool, definitionOf, keptLines } from './review.ts';
+import { definitionOf, keptLines } from './review.ts';
+import { definedTool } from '../core/log-masker.ts';
 import { readReviewLog } from './review-log.ts';
 
 /** Checks an edit of a proposed revision of `row` against every check a proposed line passes. */

@@ -12,7 +12,7 @@ import type { NewRevision } from '../adapters/d1-revisions.ts';
 import { LOG_PAGE_ROWS } from '../adapters/log.ts';
 import { attributeRuns } from '../core/attribution.ts';
 import { learnedState } from '../core/learning.ts';
-import { createLogMasker } from '../core/log-masker.ts';
+import { createLogMasker, definedTool } from '../core/log-masker.ts';
 import type { StoredTool } from '../core/records.ts';
 import { mergeMemory, type MemoryWording, wordingBytes, wordingKey } from '../core/routing-memory.ts';
 import { argumentValues, scrubValues, withoutPlaceholders } from '../core/scrub.ts';
@@ -20,7 +20,6 @@ import { groupRuns, timeOf } from '../core/serving.ts';
 import type { Services } from '../env.ts';
 import { ApiError } from '../errors.ts';
 import type { MemoryChange, Revision, Settings } from '../schemas.ts';
-import { definedTool } from './review.ts';
 
 /** `approved_by` of a memory revision applied by `memory_auto_apply`. */
 export const MEMORY_APPLY_BY = 'whetstone:routing_memory';

@@ -20,7 +20,7 @@ import {
 } from '../core/evidence.ts';
 import { attributeRuns, countDoubtful } from '../core/attribution.ts';
 import { buildExampleCall } from '../core/example-call.ts';
-import { createLogMasker, type DefinedTool, type LogMasker } from '../core/log-masker.ts';
+import { createLogMasker, type DefinedTool, definedTool, type LogMasker } from '../core/log-masker.ts';
 import { buildReviewInput, buildReviewTask } from '../core/prompts.ts';
 import {
   checkExampleCall,
@@ -622,10 +622,6 @@ function proposalContext(t: ToolReview, evidence: readonly Evidence[]): Proposal
 }
 
 /** A stored tool as the privacy rule reads its definition: its own words are never values. */
-export function definedTool(t: StoredTool): DefinedTool {
-  return { name: t.name, description: [t.docstring, t.description ?? ''].join('\n'), parameters: t.parameters };
-}
-
 function asProposed(r: NewRevision): Revision {
   return {
     ...r,

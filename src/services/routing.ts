@@ -151,7 +151,12 @@ export async function routingSnapshot(
  */
 async function buildSnapshot({ svc, agent, key, settings }: SnapshotBuild): Promise<RoutingSnapshot> {
   const bound = svc.vectorIndex;
-  const tools = await svc.store.listTools(agent, { vectors: bound === null });
+  // A tool its upstream no longer lists keeps its row (history, learned lines) but is never routed.
+  const [rows, unavailable] = await Promise.all([
+    svc.store.listTools(agent, { vectors: bound === null }),
+    svc.upstreams.unavailable(agent),
+  ]);
+  const tools = unavailable.size === 0 ? rows : rows.filter((t) => !unavailable.has(t.name));
   const none = new Float32Array(0);
   const docs = bound
     ? tools.map((t) => ({ name: t.name, text: embeddingText(t), vector: none }))

@@ -47,7 +47,7 @@ describe('MCP endpoint /v1/agents/:agent/mcp', () => {
     const client = await connect(await setup());
     expect(client.getServerVersion()).toEqual({ name: 'whetstone', version: pkg.version });
     const { tools: listed } = await client.listTools();
-    expect(listed.map((t) => t.name)).toEqual(['search_tools', 'report_tool_call']);
+    expect(listed.map((t) => t.name)).toEqual(['search_tools', 'report_tool_call', 'call_tool']);
     const search = listed[0];
     expect(search?.inputSchema).toMatchObject({ type: 'object', required: ['request'], additionalProperties: false });
     expect(Object.keys(search?.inputSchema.properties ?? {})).toEqual(['request', 'conversation_id', 'k']);
@@ -148,7 +148,7 @@ describe('MCP endpoint /v1/agents/:agent/mcp', () => {
     const agent = await setup();
     const key = (await api('POST', `/v1/agents/${agent}/keys`, { body: { role: 'agent' } })).body.key as string;
     const client = await connect(agent, key);
-    expect((await client.listTools()).tools).toHaveLength(2);
+    expect((await client.listTools()).tools).toHaveLength(3);
     await client.close();
 
     const other = await setup();

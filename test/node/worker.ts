@@ -58,6 +58,8 @@ export async function startWorker(timeoutMs = 120_000): Promise<RunningWorker> {
       '--var',
       `ADMIN_TOKEN:${token}`,
       // The Node-side tests keep the workerd suite's behaviour: request limits off (vitest.config.ts).
+      '--var',
+      `UPSTREAM_SECRET_KEY:${randomBytes(32).toString('base64')}`,
       ...['RATE_LIMIT_PER_MINUTE:0', 'RATE_LIMIT_AGENT_PER_MINUTE:0', 'RATE_LIMIT_AUTH_FAILURES_PER_MINUTE:0'].flatMap(
         (v) => ['--var', v],
       ),

@@ -45,6 +45,14 @@ async function appliedTool(a: Seeded, n: number): Promise<string> {
   return name;
 }
 
+/** A fresh upstream of A that nothing answers (a sync fails fast and is marked failing). */
+async function upstreamOf(a: Seeded, n: number): Promise<string> {
+  const path = `${base(a)}/upstreams/up${n}`;
+  const body = { url: 'http://127.0.0.1:9/mcp', timeout_ms: 1000 };
+  expect((await api('PUT', path, { body })).status).toBe(200);
+  return path;
+}
+
 async function proposed(a: Seeded, n: number): Promise<string> {
   const name = `decide_${n}`;
   expect((await api('PUT', `${base(a)}/tools`, { body: { tools: [tool(name, 'A tool to decide on.')] } })).status).toBe(
@@ -98,6 +106,31 @@ const ROUTES: Record<string, RouteCase> = {
     need: 'read',
     ok: 200,
     prepare: async (a) => ({ path: `${base(a)}/tools/lookup_order/examples` }),
+  },
+  'get /v1/agents/{agent}/upstreams': {
+    need: 'read',
+    ok: 200,
+    prepare: async (a) => ({ path: `${base(a)}/upstreams` }),
+  },
+  'put /v1/agents/{agent}/upstreams/{name}': {
+    need: 'operator',
+    ok: 200,
+    prepare: async (a, n) => ({ path: `${base(a)}/upstreams/up${n}`, body: { url: 'https://mcp.example/mcp' } }),
+  },
+  'get /v1/agents/{agent}/upstreams/{name}': {
+    need: 'read',
+    ok: 200,
+    prepare: async (a, n) => ({ path: await upstreamOf(a, n) }),
+  },
+  'delete /v1/agents/{agent}/upstreams/{name}': {
+    need: 'operator',
+    ok: 204,
+    prepare: async (a, n) => ({ path: await upstreamOf(a, n) }),
+  },
+  'post /v1/agents/{agent}/upstreams/{name}/sync': {
+    need: 'operator',
+    ok: 200,
+    prepare: async (a, n) => ({ path: `${await upstreamOf(a, n)}/sync` }),
   },
   'get /v1/agents/{agent}/pins': { need: 'read', ok: 200, prepare: async (a) => ({ path: `${base(a)}/pins` }) },
   'get /v1/agents/{agent}/pins/suggested': {

@@ -57,6 +57,11 @@ NOT_IN_CLIENT = {
     "getExport": "admin: NDJSON export",
     "import": "admin: NDJSON import",
     "mcp": "MCP clients speak JSON-RPC to it",
+    "listUpstreams": "MCP gateway setup: done once by whoever deploys, with curl or the API",
+    "getUpstream": "MCP gateway setup",
+    "putUpstream": "MCP gateway setup",
+    "deleteUpstream": "MCP gateway setup",
+    "createUpstreamSync": "MCP gateway setup (the cron re-syncs)",
 }
 
 #: Path parameters: `agent` is the client's; the others are the methods' first argument.

@@ -1,0 +1,190 @@
+/**
+ * An agent's upstream MCP servers (docs/api.md "Upstreams", docs/integrations.md "Whetstone as an
+ * MCP gateway"): put, read, remove, sync. Header values are write-only: stored sealed, answered by
+ * name only, never logged.
+ */
+import { createRoute, z } from '@hono/zod-openapi';
+import { notFound } from '../errors.ts';
+import { putUpstream, syncUpstream, upstreamView } from '../services/upstreams.ts';
+import { AgentParams, agentFor, bearer, createApi, jsonBody, nowIso, responses, type AppContext } from './common.ts';
+
+export const upstreamsApi = createApi();
+
+/** An upstream's name: what prefixes its tools when their names collide, so a tool-name word. */
+const UpstreamName = z
+  .string()
+  .regex(/^[A-Za-z0-9_-]{1,32}$/, 'upstream names are 1-32 characters of A-Z a-z 0-9 _ -')
+  .openapi({ param: { name: 'name', in: 'path' } });
+const UpstreamParams = AgentParams.extend({ name: UpstreamName });
+
+/** An HTTP header name (RFC 9110 token) and a value without line breaks. */
+const HeaderName = z.string().regex(/^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,64}$/, 'a header name is an HTTP token');
+const HeaderValue = z
+  .string()
+  .max(4096)
+  .regex(/^[^\r\n\0]*$/, 'a header value has no line breaks');
+/** Headers the transport sets itself: an upstream's settings may not override them. */
+const RESERVED = new Set([
+  'content-type',
+  'accept',
+  'content-length',
+  'host',
+  'mcp-session-id',
+  'mcp-protocol-version',
+]);
+
+export const UpstreamPut = z
+  .object({
+    url: z.url({ protocol: /^https?$/, error: 'url must be an http(s) URL of a Streamable HTTP MCP server' }).max(2048),
+    headers: z
+      .record(HeaderName, HeaderValue)
+      .refine((h) => Object.keys(h).length <= 20, 'at most 20 headers')
+      .refine(
+        (h) => Object.keys(h).every((k) => !RESERVED.has(k.toLowerCase())),
+        `these headers are the transport's own: ${[...RESERVED].join(', ')}`,
+      )
+      .optional()
+      .openapi({
+        description:
+          'sent with every request to the upstream (an Authorization header, say); values are stored sealed and never answered. Omitted: the stored headers are kept',
+      }),
+    timeout_ms: z.number().int().min(100).max(60_000).default(10_000).openapi({
+      description: 'how long one request to the upstream may take (a forwarded call is never retried)',
+    }),
+  })
+  .strict()
+  .openapi('UpstreamPut');
+
+const Upstream = z
+  .object({
+    name: z.string(),
+    url: z.string(),
+    header_names: z
+      .array(z.string())
+      .openapi({ description: 'the names of the stored headers; values are write-only' }),
+    timeout_ms: z.number().int(),
+    status: z.enum(['new', 'ok', 'failing']),
+    last_error: z.string().nullable(),
+    failures: z.number().int().openapi({ description: 'failed syncs in a row' }),
+    last_sync_at: z.string().nullable(),
+    next_sync_at: z.string().nullable(),
+    tools: z.array(z.object({ name: z.string(), remote_name: z.string(), available: z.boolean() })),
+    created_at: z.string(),
+    updated_at: z.string(),
+  })
+  .openapi('Upstream');
+
+const Finding = z.looseObject({ severity: z.string(), check: z.string(), field: z.string(), why: z.string() });
+const SyncReport = z
+  .object({
+    status: z.enum(['ok', 'failing']),
+    error: z.string().nullable(),
+    listed: z.number().int(),
+    registered: z.array(z.string()),
+    unavailable: z.array(z.string()),
+    quarantined: z.array(z.object({ name: z.string(), findings: z.array(Finding) })),
+    skipped: z.array(z.object({ name: z.string(), reason: z.string() })),
+  })
+  .openapi('UpstreamSync');
+
+async function answer(c: AppContext, agent: string, name: string) {
+  const svc = c.get('svc');
+  const u = await svc.upstreams.get(agent, name);
+  if (!u) throw notFound(`upstream ${name}`);
+  const tools = (await svc.upstreams.tools(agent)).filter((t) => t.upstream === name);
+  return upstreamView(u, tools);
+}
+
+upstreamsApi.openapi(
+  createRoute({
+    method: 'get',
+    path: '/v1/agents/{agent}/upstreams',
+    summary: "The agent's upstream MCP servers, with their status and tools",
+    security: bearer,
+    request: { params: AgentParams },
+    responses: responses(z.object({ upstreams: z.array(Upstream) }), 'upstreams by name'),
+  }),
+  async (c) => {
+    const agent = agentFor(c, c.req.valid('param').agent, 'read');
+    const svc = c.get('svc');
+    if (!(await svc.store.getAgent(agent))) throw notFound(`agent ${agent}`);
+    const [ups, tools] = await Promise.all([svc.upstreams.list(agent), svc.upstreams.tools(agent)]);
+    return c.json(
+      {
+        upstreams: ups.map((u) =>
+          upstreamView(
+            u,
+            tools.filter((t) => t.upstream === u.name),
+          ),
+        ),
+      },
+      200,
+    );
+  },
+);
+
+upstreamsApi.openapi(
+  createRoute({
+    method: 'put',
+    path: '/v1/agents/{agent}/upstreams/{name}',
+    summary: 'Add or replace an upstream MCP server (Streamable HTTP); POST …/sync reads its tools',
+    security: bearer,
+    request: { params: UpstreamParams, ...jsonBody(UpstreamPut) },
+    responses: responses(Upstream, 'the upstream as stored (header names only)', [400, 401, 403, 404, 500]),
+  }),
+  async (c) => {
+    const { agent: id, name } = c.req.valid('param');
+    const agent = agentFor(c, id, 'operator');
+    await putUpstream(c.get('svc'), agent, name, c.req.valid('json'), nowIso());
+    return c.json(await answer(c, agent, name), 200);
+  },
+);
+
+upstreamsApi.openapi(
+  createRoute({
+    method: 'get',
+    path: '/v1/agents/{agent}/upstreams/{name}',
+    summary: 'One upstream with its status and tools (header names only)',
+    security: bearer,
+    request: { params: UpstreamParams },
+    responses: responses(Upstream, 'the upstream'),
+  }),
+  async (c) => {
+    const { agent: id, name } = c.req.valid('param');
+    const agent = agentFor(c, id, 'read');
+    return c.json(await answer(c, agent, name), 200);
+  },
+);
+
+upstreamsApi.openapi(
+  createRoute({
+    method: 'delete',
+    path: '/v1/agents/{agent}/upstreams/{name}',
+    summary: 'Remove an upstream; its tools stay registered but unavailable (not routed, not forwarded)',
+    security: bearer,
+    request: { params: UpstreamParams },
+    responses: { 204: { description: 'removed' }, ...responses(z.object({}), 'unused') },
+  }),
+  async (c) => {
+    const { agent: id, name } = c.req.valid('param');
+    const agent = agentFor(c, id, 'operator');
+    if (!(await c.get('svc').upstreams.delete(agent, name))) throw notFound(`upstream ${name}`);
+    return c.body(null, 204);
+  },
+);
+
+upstreamsApi.openapi(
+  createRoute({
+    method: 'post',
+    path: '/v1/agents/{agent}/upstreams/{name}/sync',
+    summary: "Read the upstream's tools now and register them as the agent's tools",
+    security: bearer,
+    request: { params: UpstreamParams },
+    responses: responses(SyncReport, 'what the sync did; a failing upstream answers status failing with the error'),
+  }),
+  async (c) => {
+    const { agent: id, name } = c.req.valid('param');
+    const agent = agentFor(c, id, 'operator');
+    return c.json(await syncUpstream(c.get('svc'), agent, name, nowIso()), 200);
+  },
+);

@@ -1,0 +1,134 @@
+import { env } from 'cloudflare:workers';
+import { describe, expect, it } from 'vitest';
+import { agentId, api } from '../helpers.ts';
+
+const SECRET = 'Bearer sk-upstream-Zr81qPx0';
+
+async function keyOf(agent: string, role: 'agent' | 'operator'): Promise<string> {
+  const res = await api('POST', `/v1/agents/${agent}/keys`, { body: { role } });
+  expect(res.status).toBe(200);
+  return res.body.key;
+}
+
+async function upstreamRows(agent: string) {
+  const { results } = await env.DB.prepare('SELECT * FROM upstreams WHERE agent = ?1').bind(agent).all();
+  return results;
+}
+
+describe('upstreams /v1/agents/:agent/upstreams/:name', () => {
+  it('puts, reads and lists an upstream: the header value is never answered and never stored in clear', async () => {
+    const agent = agentId('ups');
+    const put = await api('PUT', `/v1/agents/${agent}/upstreams/files`, {
+      body: { url: 'https://mcp.example.com/mcp', headers: { Authorization: SECRET, 'X-Team': 'blue' } },
+    });
+    expect(put.status).toBe(200);
+    expect(put.body).toEqual({
+      name: 'files',
+      url: 'https://mcp.example.com/mcp',
+      header_names: ['Authorization', 'X-Team'],
+      timeout_ms: 10000,
+      status: 'new',
+      last_error: null,
+      failures: 0,
+      last_sync_at: null,
+      next_sync_at: put.body.created_at,
+      tools: [],
+      created_at: put.body.created_at,
+      updated_at: put.body.created_at,
+    });
+    const one = await api('GET', `/v1/agents/${agent}/upstreams/files`);
+    expect(one.status).toBe(200);
+    expect(one.body).toEqual(put.body);
+    const list = await api('GET', `/v1/agents/${agent}/upstreams`);
+    expect(list.body).toEqual({ upstreams: [put.body] });
+    for (const answer of [put, one, list]) expect(JSON.stringify(answer.body)).not.toContain('sk-upstream');
+    const [row] = await upstreamRows(agent);
+    expect(JSON.stringify(row)).not.toContain('sk-upstream');
+    expect(JSON.stringify(row)).not.toContain('blue');
+    expect(String(row?.headers_sealed)).toMatch(/^v1\./);
+  });
+
+  it('keeps the stored headers when a PUT omits them, and drops them when it sends {}', async () => {
+    const agent = agentId('ups');
+    const path = `/v1/agents/${agent}/upstreams/files`;
+    await api('PUT', path, { body: { url: 'https://a.example/mcp', headers: { Authorization: SECRET } } });
+    const sealed = (await upstreamRows(agent))[0]?.headers_sealed;
+    const moved = await api('PUT', path, { body: { url: 'https://b.example/mcp', timeout_ms: 2500 } });
+    expect(moved.status).toBe(200);
+    expect(moved.body).toMatchObject({
+      url: 'https://b.example/mcp',
+      header_names: ['Authorization'],
+      timeout_ms: 2500,
+    });
+    expect((await upstreamRows(agent))[0]?.headers_sealed).toBe(sealed);
+    const cleared = await api('PUT', path, { body: { url: 'https://b.example/mcp', headers: {} } });
+    expect(cleared.body.header_names).toEqual([]);
+    expect((await upstreamRows(agent))[0]?.headers_sealed).toBeNull();
+  });
+
+  it('answers a bad body or name with 400 and writes nothing', async () => {
+    const agent = agentId('ups');
+    const cases: [string, unknown][] = [
+      ['files', { url: 'ftp://mcp.example.com' }],
+      ['files', { url: 'not a url' }],
+      ['files', { url: 'https://a.example/mcp', headers: { 'Bad Header': 'x' } }],
+      ['files', { url: 'https://a.example/mcp', headers: { Authorization: 'a\r\nX-Injected: 1' } }],
+      ['files', { url: 'https://a.example/mcp', headers: { 'Content-Type': 'text/plain' } }],
+      ['files', { url: 'https://a.example/mcp', timeout_ms: 10 }],
+      ['files', { url: 'https://a.example/mcp', extra: true }],
+      ['has.dot', { url: 'https://a.example/mcp' }],
+    ];
+    for (const [name, body] of cases) {
+      const res = await api('PUT', `/v1/agents/${agent}/upstreams/${name}`, { body });
+      expect(res.status, JSON.stringify(body)).toBe(400);
+      expect(res.body.error.code).toBe('invalid_request');
+      expect(res.body.error.details.length).toBeGreaterThan(0);
+    }
+    expect(await upstreamRows(agent)).toEqual([]);
+    expect(await env.DB.prepare('SELECT agent FROM agents WHERE agent = ?1').bind(agent).first()).toBeNull();
+  });
+
+  it('answers 404 for an unknown upstream or agent, and DELETE removes one', async () => {
+    const agent = agentId('ups');
+    expect((await api('GET', `/v1/agents/${agent}/upstreams`)).body.error.code).toBe('not_found');
+    await api('PUT', `/v1/agents/${agent}/upstreams/files`, { body: { url: 'https://a.example/mcp' } });
+    const missing = await api('GET', `/v1/agents/${agent}/upstreams/nope`);
+    expect(missing.status).toBe(404);
+    expect(missing.body).toEqual({ error: { code: 'not_found', message: 'upstream nope not found', details: [] } });
+    expect((await api('POST', `/v1/agents/${agent}/upstreams/nope/sync`)).status).toBe(404);
+    expect((await api('DELETE', `/v1/agents/${agent}/upstreams/files`)).status).toBe(204);
+    expect((await api('DELETE', `/v1/agents/${agent}/upstreams/files`)).status).toBe(404);
+    expect(await upstreamRows(agent)).toEqual([]);
+  });
+
+  it('lets an agent key read but only an operator key change upstreams', async () => {
+    const agent = agentId('ups');
+    const agentKey = await keyOf(agent, 'agent');
+    const operatorKey = await keyOf(agent, 'operator');
+    const body = { url: 'https://a.example/mcp', headers: { Authorization: SECRET } };
+    const refused = await api('PUT', `/v1/agents/${agent}/upstreams/files`, { token: agentKey, body });
+    expect(refused.status).toBe(403);
+    expect(await upstreamRows(agent)).toEqual([]);
+    expect((await api('PUT', `/v1/agents/${agent}/upstreams/files`, { token: operatorKey, body })).status).toBe(200);
+    const read = await api('GET', `/v1/agents/${agent}/upstreams/files`, { token: agentKey });
+    expect(read.status).toBe(200);
+    expect(JSON.stringify(read.body)).not.toContain('sk-upstream');
+    expect((await api('POST', `/v1/agents/${agent}/upstreams/files/sync`, { token: agentKey })).status).toBe(403);
+    expect((await api('DELETE', `/v1/agents/${agent}/upstreams/files`, { token: agentKey })).status).toBe(403);
+  });
+
+  it('marks an unreachable upstream failing on sync, with the error naming it, and backs off', async () => {
+    const agent = agentId('ups');
+    await api('PUT', `/v1/agents/${agent}/upstreams/gone`, {
+      body: { url: 'http://127.0.0.1:9/mcp', headers: { Authorization: SECRET }, timeout_ms: 2000 },
+    });
+    const sync = await api('POST', `/v1/agents/${agent}/upstreams/gone/sync`);
+    expect(sync.status).toBe(200);
+    expect(sync.body).toMatchObject({ status: 'failing', listed: 0, registered: [] });
+    expect(sync.body.error).toMatch(/^upstream gone: /);
+    expect(sync.body.error).not.toContain('sk-upstream');
+    const after = await api('GET', `/v1/agents/${agent}/upstreams/gone`);
+    expect(after.body).toMatchObject({ status: 'failing', failures: 1, last_error: sync.body.error });
+    expect(Date.parse(after.body.next_sync_at) - Date.parse(after.body.last_sync_at)).toBe(60_000);
+  });
+});
