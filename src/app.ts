@@ -25,6 +25,7 @@ import { routeApi } from './api/route.ts';
 import { toolsApi } from './api/tools.ts';
 import { transferApi } from './api/transfer.ts';
 import { usageApi } from './api/usage.ts';
+import { webhooksApi } from './api/webhooks.ts';
 import { preAuthorize } from './api/pre-authorize.ts';
 import { dashboardApp } from './dashboard/page.ts';
 import { services } from './env.ts';
@@ -86,6 +87,7 @@ for (const api of [
   previewApi,
   reviewsApi,
   pinsApi,
+  webhooksApi,
 ])
   app.route('/', api);
 // Not an OpenAPI route: MCP speaks JSON-RPC over Streamable HTTP.

@@ -10,6 +10,7 @@ import { createD1Quality } from './adapters/d1-quality.ts';
 import { createReviewLog } from './adapters/review-log.ts';
 import { createD1Revisions } from './adapters/d1-revisions.ts';
 import { createD1Store } from './adapters/d1-store.ts';
+import { createD1Webhooks } from './adapters/d1-webhooks.ts';
 import { createLegacyLog } from './adapters/legacy-log.ts';
 import { createDurableLog, type LogOf } from './adapters/log-db.ts';
 import { createUsage } from './adapters/usage.ts';
@@ -39,7 +40,7 @@ import { ApiError } from './errors.ts';
  * (`npm run types`; `npm run check` fails when it is out of date), the optional ones a deployment
  * may add (Vectorize, Workers AI, secrets) are written here.
  */
-export interface Bindings extends Pick<WranglerEnv, 'DB' | 'AGENTS'> {
+export interface Bindings extends Pick<WranglerEnv, 'DB' | 'AGENTS' | 'WEBHOOKS'> {
   VECTORIZE?: VectorizeIndex;
   AI?: Ai;
   EMBEDDER?: string;
@@ -66,6 +67,8 @@ export interface Bindings extends Pick<WranglerEnv, 'DB' | 'AGENTS'> {
    * rule costs routing (docs/evaluation.md); anything else, or absent, is the whole rule.
    */
   PRIVACY_RULE?: string;
+  /** `true`: webhooks may be plain http or loopback and private hosts (local development only; docs/configuration.md). */
+  WEBHOOKS_ALLOW_LOCAL?: string;
 }
 
 export interface Services {
@@ -102,6 +105,12 @@ export interface Services {
   routingCacheBytes: number;
   /** False only when PRIVACY_RULE narrows the rule to argument values (a measurement). */
   privacyRule: boolean;
+  /** Each agent's webhooks and their deliveries (docs/integrations.md "Webhooks"). */
+  webhooks: ReturnType<typeof createD1Webhooks>;
+  /** The queue webhook events are sent through; the Worker's `queue` handler delivers them. */
+  webhookQueue: Queue;
+  /** WEBHOOKS_ALLOW_LOCAL: http, loopback and private receivers are accepted. */
+  allowLocalWebhooks: boolean;
 }
 
 const cache = new WeakMap<object, Services>();
@@ -141,6 +150,9 @@ export function services(env: Bindings): Services {
     modelBudget: createDurableModelBudget(env.AGENTS),
     routingCacheBytes: cacheBytes(env.ROUTING_CACHE_MB),
     privacyRule: env.PRIVACY_RULE !== 'argument-values-only',
+    webhooks: createD1Webhooks(env.DB),
+    webhookQueue: env.WEBHOOKS,
+    allowLocalWebhooks: env.WEBHOOKS_ALLOW_LOCAL === 'true',
   };
   cache.set(env, built);
   return built;

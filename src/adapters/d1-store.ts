@@ -86,6 +86,8 @@ export const AGENT_TABLES = [
   'quality_hours',
   'quality_pairs',
   'quality_settled',
+  'webhooks',
+  'webhook_deliveries',
 ] as const;
 
 /** D1-backed store for the registry. Strongly consistent (one primary), every write one batch. */

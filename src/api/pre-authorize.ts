@@ -20,6 +20,7 @@ const TABLE: [string, RegExp, Need][] = [
   ['DELETE', new RegExp(`^/tools/${SEG}/pin$`), 'operator'],
   ['POST', new RegExp(`^/tools/${SEG}/undo$`), 'decide'],
   ['PUT', /^\/config$/, 'operator'],
+  ['PUT', /^\/webhooks$/, 'operator'],
   ['POST', /^\/reviews$/, 'operator'],
   ['POST', new RegExp(`^/revisions/${SEG}/(apply|dismiss)$`), 'decide'],
   ['POST', /^\/revisions\/bulk$/, 'decide'],

@@ -44,6 +44,7 @@ import { usageFlags } from './flags.ts';
 import { readReviewLog, type ReviewLog } from './review-log.ts';
 import { rankChanges, toolboxOf, type Toolbox } from './review-ranks.ts';
 import { routingDocs, settingsOf } from './routing.ts';
+import { notifyReview } from './webhooks.ts';
 
 export interface ReviewOptions {
   /** Propose and answer, store nothing (docs/learning.md). */
@@ -113,8 +114,13 @@ export async function runReview(
       revisions: done.review.revisions.length,
       refused: done.review.refused.length,
     });
-    if (!(opts.auto_apply ?? settings.auto_apply)) return done.review;
-    return autoApply(svc, agent, done.review, opts.actor ?? trigger, now);
+    const review =
+      (opts.auto_apply ?? settings.auto_apply)
+        ? await autoApply(svc, agent, done.review, opts.actor ?? trigger, now)
+        : done.review;
+    // Only enqueued (src/services/webhooks.ts): no receiver is waited for.
+    await notifyReview(svc, agent, review.review_id, review.revisions, now);
+    return review;
   });
 }
 
