@@ -24,6 +24,8 @@ export default defineConfig(async () => {
             RATE_LIMIT_PER_MINUTE: '0',
             RATE_LIMIT_AGENT_PER_MINUTE: '0',
             RATE_LIMIT_AUTH_FAILURES_PER_MINUTE: '0',
+            // Webhooks to the loopback receiver of test/global-setup.ts (docs/configuration.md).
+            WEBHOOKS_ALLOW_LOCAL: 'true',
             TEST_MIGRATIONS: migrations,
           },
         },

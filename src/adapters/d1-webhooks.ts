@@ -39,10 +39,10 @@ const COLUMNS = 'webhook_id, url, kind, secret, events, created_at';
 
 export function createD1Webhooks(db: D1Database) {
   return {
-    /** The agent's webhooks, oldest first. */
+    /** The agent's webhooks in the order the last PUT listed them. */
     async list(agent: string): Promise<StoredWebhook[]> {
       const { results } = await db
-        .prepare(`SELECT ${COLUMNS} FROM webhooks WHERE agent = ?1 ORDER BY created_at, webhook_id`)
+        .prepare(`SELECT ${COLUMNS} FROM webhooks WHERE agent = ?1 ORDER BY rowid`)
         .bind(agent)
         .all<WebhookRow>();
       return results.map(webhookOf);

@@ -106,7 +106,7 @@ webhooksApi.openapi(
     summary: "The agent's webhooks (secrets never answered) and the deliveries that reached the dead-letter queue",
     security: bearer,
     request: { params: AgentParams },
-    responses: responses(WebhookList, 'webhooks, oldest first; failed deliveries, newest first'),
+    responses: responses(WebhookList, 'webhooks in the order they were set; failed deliveries, newest first'),
   }),
   async (c) => {
     const agent = agentFor(c, c.req.valid('param').agent, 'read');
