@@ -270,6 +270,35 @@ describe('a review enqueues its events; the queue delivers them', () => {
     expect(row).toEqual({ status: 'delivered', attempts: 1 });
   });
 
+  it('a review with auto_apply sends one revisions.applied message naming each applied revision and its version', async () => {
+    const agent = await newAgent('wh-applied');
+    const name = receiverName();
+    const hook = await put(agent, [
+      { url: `${RECEIVER}/hook/${name}`, kind: 'json', secret: SECRET, events: ['revisions.applied'] },
+    ]);
+    expect(hook.status).toBe(200);
+    const calls = failingThenWorking('upload_file', 'u', { file_mb: 2 });
+    expect((await api('POST', `/v1/agents/${agent}/calls`, { body: { calls } })).status).toBe(200);
+    const review = await api('POST', `/v1/agents/${agent}/reviews`, { body: { auto_apply: true } });
+    expect(review.status).toBe(200);
+    const [applied] = review.body.revisions;
+    expect(applied).toMatchObject({ tool: 'upload_file', status: 'applied', applied_version: 2 });
+    const [delivery] = await eventually(async () => {
+      const got = await received(name);
+      return got.length > 0 ? got : undefined;
+    }, 15_000);
+    if (!delivery) throw new Error('no delivery');
+    expect(signatureValid(delivery, SECRET)).toBe(true);
+    expect(JSON.parse(delivery.body)).toMatchObject({
+      type: 'revisions.applied',
+      agent,
+      data: {
+        review_id: review.body.review_id,
+        revisions: [{ revision_id: applied.revision_id, tool: 'upload_file', version: 2 }],
+      },
+    });
+  });
+
   it('a webhook that asked only for review.failed gets nothing from a review with waiting revisions', async () => {
     const agent = await newAgent('wh-filter');
     const name = receiverName();
