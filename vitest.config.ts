@@ -26,6 +26,8 @@ export default defineConfig(async () => {
             UPSTREAM_SECRET_KEY: 'dGVzdC11cHN0cmVhbS1zZWNyZXQta2V5LTMyLWJ5dGU=',
             RATE_LIMIT_AGENT_PER_MINUTE: '0',
             RATE_LIMIT_AUTH_FAILURES_PER_MINUTE: '0',
+            // Webhooks to the loopback receiver of test/global-setup.ts (docs/configuration.md).
+            WEBHOOKS_ALLOW_LOCAL: 'true',
             TEST_MIGRATIONS: migrations,
           },
         },

@@ -26,6 +26,7 @@ import { toolsApi } from './api/tools.ts';
 import { upstreamsApi } from './api/upstreams.ts';
 import { transferApi } from './api/transfer.ts';
 import { usageApi } from './api/usage.ts';
+import { webhooksApi } from './api/webhooks.ts';
 import { preAuthorize } from './api/pre-authorize.ts';
 import { dashboardApp } from './dashboard/page.ts';
 import { services } from './env.ts';
@@ -88,6 +89,7 @@ for (const api of [
   reviewsApi,
   pinsApi,
   upstreamsApi,
+  webhooksApi,
 ])
   app.route('/', api);
 // Not an OpenAPI route: MCP speaks JSON-RPC over Streamable HTTP.

@@ -16,6 +16,7 @@ import { runReview } from './services/review.ts';
 import { settingsOf } from './services/routing.ts';
 import { syncUpstream } from './services/upstreams.ts';
 import { syncBackoffMs } from './core/upstream-naming.ts';
+import { notifyReviewFailed } from './services/webhooks.ts';
 
 /** Agents reviewed per tick: a tick is one Worker invocation, bounded in time and model calls. */
 export const AGENTS_PER_TICK = 5;
@@ -92,12 +93,17 @@ async function reviewOne(svc: Services, a: AgentDue, now: string, tick: CronTick
   }
 }
 
-/** A failed agent gets a review row saying why, and waits for its next due time (its call mark stays). */
+/**
+ * A failed agent gets a review row saying why, and waits for its next due time (its call mark
+ * stays); its `review.failed` webhooks are told.
+ */
 async function recordFailure(svc: Services, a: AgentDue, error: string, now: string): Promise<void> {
+  const reviewId = `rvw_${crypto.randomUUID()}`;
+  await notifyReviewFailed(svc, a.agent, reviewId, 'cron', error, now);
   try {
     await svc.revisions.commit([
       svc.revisions.insertReviewStatement(a.agent, {
-        review_id: `rvw_${crypto.randomUUID()}`,
+        review_id: reviewId,
         created_at: now,
         trigger: 'cron',
         summary: { error },

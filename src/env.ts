@@ -11,6 +11,7 @@ import { createReviewLog } from './adapters/review-log.ts';
 import { createD1Revisions } from './adapters/d1-revisions.ts';
 import { createD1Store } from './adapters/d1-store.ts';
 import { createD1Pins } from './adapters/d1-pins.ts';
+import { createD1Webhooks } from './adapters/d1-webhooks.ts';
 import { createLegacyLog } from './adapters/legacy-log.ts';
 import { createLogRetention } from './adapters/log-retention.ts';
 import { createDurableLog, type LogOf } from './adapters/log-db.ts';
@@ -45,7 +46,7 @@ import { ApiError } from './errors.ts';
  * (`npm run types`; `npm run check` fails when it is out of date), the optional ones a deployment
  * may add (Vectorize, Workers AI, secrets) are written here.
  */
-export interface Bindings extends Pick<WranglerEnv, 'DB' | 'AGENTS'> {
+export interface Bindings extends Pick<WranglerEnv, 'DB' | 'AGENTS' | 'WEBHOOKS'> {
   VECTORIZE?: VectorizeIndex;
   AI?: Ai;
   EMBEDDER?: string;
@@ -74,6 +75,8 @@ export interface Bindings extends Pick<WranglerEnv, 'DB' | 'AGENTS'> {
    * rule costs routing (docs/evaluation.md); anything else, or absent, is the whole rule.
    */
   PRIVACY_RULE?: string;
+  /** `true`: webhooks may be plain http or loopback and private hosts (local development only; docs/configuration.md). */
+  WEBHOOKS_ALLOW_LOCAL?: string;
 }
 
 export interface Services {
@@ -118,6 +121,12 @@ export interface Services {
   secretBox: SecretBox | null;
   /** False only when PRIVACY_RULE narrows the rule to argument values (a measurement). */
   privacyRule: boolean;
+  /** Each agent's webhooks and their deliveries (docs/integrations.md "Webhooks"). */
+  webhooks: ReturnType<typeof createD1Webhooks>;
+  /** The queue webhook events are sent through; the Worker's `queue` handler delivers them. */
+  webhookQueue: Queue;
+  /** WEBHOOKS_ALLOW_LOCAL: http, loopback and private receivers are accepted. */
+  allowLocalWebhooks: boolean;
 }
 
 const cache = new WeakMap<object, Services>();
@@ -167,6 +176,9 @@ export function services(env: Bindings): Services {
     privacyRule: env.PRIVACY_RULE !== 'argument-values-only',
     upstreams: createD1Upstreams(env.DB),
     secretBox: env.UPSTREAM_SECRET_KEY ? createSecretBox(env.UPSTREAM_SECRET_KEY) : null,
+    webhooks: createD1Webhooks(env.DB),
+    webhookQueue: env.WEBHOOKS,
+    allowLocalWebhooks: env.WEBHOOKS_ALLOW_LOCAL === 'true',
   };
   cache.set(env, built);
   return built;

@@ -7,6 +7,7 @@ import { logError, logInfo } from './log.ts';
 import { settleTick } from './services/quality.ts';
 import { moveLegacyLog } from './services/legacy-log.ts';
 import { pruneLog } from './services/retention.ts';
+import { consumeWebhooks } from './services/webhooks.ts';
 
 export { AgentObject } from './agent-object.ts';
 
@@ -50,5 +51,9 @@ export default {
     } catch (err) {
       logError('upstream_syncs_failed', { error: err instanceof Error ? err.message : String(err) });
     }
+  },
+  /** docs/integrations.md "Webhooks": delivers webhook events, and records what reached the dead-letter queue. */
+  async queue(batch, env) {
+    await consumeWebhooks(batch, services(env), Date.now());
   },
 } satisfies ExportedHandler<Bindings>;

@@ -6,10 +6,10 @@
  */
 import { createScheduledController } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
-import { beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, inject, it } from 'vitest';
 import { services } from '../src/env.ts';
 import worker from '../src/index.ts';
-import { agentId, api, count, tool } from './helpers.ts';
+import { agentId, api, count, eventually, tool } from './helpers.ts';
 
 const svc = services(env);
 const TOOLS = [
@@ -55,9 +55,9 @@ async function tick(at = Date.now()): Promise<void> {
 
 const reviewsOf = async (agent: string) =>
   (
-    await env.DB.prepare('SELECT trigger, summary FROM reviews WHERE agent = ?1 ORDER BY created_at')
+    await env.DB.prepare('SELECT review_id, trigger, summary FROM reviews WHERE agent = ?1 ORDER BY created_at')
       .bind(agent)
-      .all<{ trigger: string; summary: string }>()
+      .all<{ review_id: string; trigger: string; summary: string }>()
   ).results;
 
 const agentRow = (agent: string) =>
@@ -150,15 +150,30 @@ describe('scheduled review pass', () => {
     expect(await svc.revisions.getCronCursor()).toBe('');
   });
 
-  it('records a failing agent and goes on with the others', async () => {
+  it('records a failing agent, tells its review.failed webhook, and goes on with the others', async () => {
     const broken = await agentWithCalls();
     const fine = await agentWithCalls();
+    const hook = `${inject('webhookReceiver')}/hook/${broken}`;
+    const webhooks = [{ url: hook, kind: 'json', secret: 'whsec_cron_0123456789', events: ['review.failed'] }];
+    expect((await api('PUT', `/v1/agents/${broken}/webhooks`, { body: { webhooks } })).status).toBe(200);
     // A row the review cannot read (hand-edited, not valid JSON): this agent's review throws.
     await env.DB.prepare("UPDATE tools SET notes = '{broken' WHERE agent = ?1").bind(broken).run();
     await tick();
     const [failure] = await reviewsOf(broken);
     expect(failure?.trigger).toBe('cron');
     expect(JSON.parse(failure?.summary ?? '{}')).toEqual({ error: expect.stringContaining('JSON') });
+    const received = `${inject('webhookReceiver')}/_received/${broken}`;
+    const [delivery] = await eventually(async () => {
+      const got = (await (await fetch(received)).json()) as { body: string }[];
+      return got.length > 0 ? got : undefined;
+    }, 15_000);
+    expect(JSON.parse(delivery?.body ?? '{}')).toEqual({
+      id: expect.stringMatching(/^evt_/),
+      type: 'review.failed',
+      agent: broken,
+      created_at: expect.any(String),
+      data: { review_id: failure?.review_id, trigger: 'cron', error: JSON.parse(failure?.summary ?? '{}').error },
+    });
     expect((await agentRow(broken))?.last_review_seq).toBe(0);
     expect((await reviewsOf(fine)).map((r) => r.trigger)).toEqual(['cron']);
     expect(await count('revisions', fine)).toBe(1);

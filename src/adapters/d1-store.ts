@@ -92,6 +92,8 @@ export const AGENT_TABLES = [
   'upstreams',
   'upstream_tools',
   'gateway_sessions',
+  'webhooks',
+  'webhook_deliveries',
 ] as const;
 
 /** D1-backed store for the registry. Strongly consistent (one primary), every write one batch. */

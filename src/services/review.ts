@@ -48,6 +48,7 @@ import { usageFlags } from './flags.ts';
 import { readReviewLog, type ReviewLog } from './review-log.ts';
 import { rankChanges, toolboxOf, type Toolbox } from './review-ranks.ts';
 import { routingDocs, settingsOf } from './routing.ts';
+import { notifyReview } from './webhooks.ts';
 
 export interface ReviewOptions {
   /** Propose and answer, store nothing (docs/learning.md). */
@@ -120,11 +121,16 @@ export async function runReview(
       refused: done.review.refused.length,
       memory: memory.length,
     });
-    const review = settings.memory_auto_apply
+    const remembered = settings.memory_auto_apply
       ? await applyMemory(svc, agent, done.review, opts.actor ?? trigger, now)
       : done.review;
-    if (!(opts.auto_apply ?? settings.auto_apply)) return review;
-    return autoApply(svc, agent, review, opts.actor ?? trigger, now);
+    const review =
+      (opts.auto_apply ?? settings.auto_apply)
+        ? await autoApply(svc, agent, remembered, opts.actor ?? trigger, now)
+        : remembered;
+    // Only enqueued (src/services/webhooks.ts): no receiver is waited for.
+    await notifyReview(svc, agent, review.review_id, review.revisions, now);
+    return review;
   });
 }
 

@@ -1,6 +1,6 @@
 /** `DELETE /v1/agents/:agent` through HTTP: every row in D1, the Durable Object, then a clean start. */
 import { env } from 'cloudflare:workers';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, inject, it } from 'vitest';
 import { AGENT_TABLES } from '../../src/adapters/d1-store.ts';
 import { services } from '../../src/env.ts';
 import { settleQuality } from '../../src/services/quality.ts';
@@ -13,7 +13,8 @@ const TOOLS = [
 
 /**
  * An agent with something in every table: tools, versions, turns, calls, outcomes, a revision, a
- * review, a key, a pin, a trace, and settled routing-quality hours with a confused pair.
+ * review, a key, a pin, a trace, settled routing-quality hours with a confused pair, and a webhook
+ * with the review's delivery (to the loopback receiver of test/global-setup.ts).
  */
 async function busyAgent(prefix: string): Promise<string> {
   const agent = agentId(prefix);
@@ -34,7 +35,10 @@ async function busyAgent(prefix: string): Promise<string> {
   await api('POST', `/v1/agents/${agent}/outcomes`, {
     body: { turn_id: routed.body.turn_id, ok: true, served_by: 'get_order' },
   });
+  const webhooks = [{ url: `${inject('webhookReceiver')}/hook/${agent}`, kind: 'slack' }];
+  expect((await api('PUT', `/v1/agents/${agent}/webhooks`, { body: { webhooks } })).status).toBe(200);
   expect((await api('POST', `/v1/agents/${agent}/reviews`, { body: {} })).status).toBe(200);
+  await eventually(async () => ((await count('webhook_deliveries', agent)) > 0 ? true : undefined), 15_000);
   expect((await api('POST', `/v1/agents/${agent}/keys`, { body: { role: 'agent' } })).status).toBe(200);
   expect((await api('PUT', `/v1/agents/${agent}/tools/get_order/pin`, { body: {} })).status).toBeLessThan(300);
   const trace = {

@@ -60,9 +60,13 @@ export async function startWorker(timeoutMs = 120_000): Promise<RunningWorker> {
       // The Node-side tests keep the workerd suite's behaviour: request limits off (vitest.config.ts).
       '--var',
       `UPSTREAM_SECRET_KEY:${randomBytes(32).toString('base64')}`,
-      ...['RATE_LIMIT_PER_MINUTE:0', 'RATE_LIMIT_AGENT_PER_MINUTE:0', 'RATE_LIMIT_AUTH_FAILURES_PER_MINUTE:0'].flatMap(
-        (v) => ['--var', v],
-      ),
+      // and webhooks may go to a receiver on loopback (test/node/webhook-snippet.test.ts).
+      ...[
+        'RATE_LIMIT_PER_MINUTE:0',
+        'RATE_LIMIT_AGENT_PER_MINUTE:0',
+        'RATE_LIMIT_AUTH_FAILURES_PER_MINUTE:0',
+        'WEBHOOKS_ALLOW_LOCAL:true',
+      ].flatMap((v) => ['--var', v]),
       '--show-interactive-dev-session=false',
     ],
     {

@@ -211,6 +211,16 @@ const ROUTES: Record<string, RouteCase> = {
     ok: 200,
     prepare: async (a) => ({ path: `${base(a)}/config`, body: { min_calls: 3 } }),
   },
+  'get /v1/agents/{agent}/webhooks': { need: 'read', ok: 200, prepare: async (a) => ({ path: `${base(a)}/webhooks` }) },
+  'put /v1/agents/{agent}/webhooks': {
+    need: 'operator',
+    ok: 200,
+    // Only review.failed: a review later in the matrix must not enqueue deliveries to this host.
+    prepare: async (a) => ({
+      path: `${base(a)}/webhooks`,
+      body: { webhooks: [{ url: 'https://hooks.example.com/whetstone', kind: 'slack', events: ['review.failed'] }] },
+    }),
+  },
   'post /v1/agents/{agent}/reviews': {
     need: 'operator',
     ok: 200,
