@@ -28,6 +28,8 @@ export default defineConfig(async () => {
             RATE_LIMIT_AUTH_FAILURES_PER_MINUTE: '0',
             // Webhooks to the loopback receiver of test/global-setup.ts (docs/configuration.md).
             WEBHOOKS_ALLOW_LOCAL: 'true',
+            // MCP upstreams on loopback over plain http (test/api/upstreams.test.ts, src/core/upstream-url.ts).
+            UPSTREAMS_ALLOW_LOCAL: 'true',
             TEST_MIGRATIONS: migrations,
           },
         },

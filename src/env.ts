@@ -77,6 +77,7 @@ export interface Bindings extends Pick<WranglerEnv, 'DB' | 'AGENTS' | 'WEBHOOKS'
   PRIVACY_RULE?: string;
   /** `true`: webhooks may be plain http or loopback and private hosts (local development only; docs/configuration.md). */
   WEBHOOKS_ALLOW_LOCAL?: string;
+  UPSTREAMS_ALLOW_LOCAL?: string;
 }
 
 export interface Services {
@@ -127,6 +128,8 @@ export interface Services {
   webhookQueue: Queue;
   /** WEBHOOKS_ALLOW_LOCAL: http, loopback and private receivers are accepted. */
   allowLocalWebhooks: boolean;
+  /** UPSTREAMS_ALLOW_LOCAL: http, loopback and private MCP upstreams are accepted (src/core/upstream-url.ts). */
+  allowLocalUpstreams: boolean;
 }
 
 const cache = new WeakMap<object, Services>();
@@ -179,6 +182,7 @@ export function services(env: Bindings): Services {
     webhooks: createD1Webhooks(env.DB),
     webhookQueue: env.WEBHOOKS,
     allowLocalWebhooks: env.WEBHOOKS_ALLOW_LOCAL === 'true',
+    allowLocalUpstreams: env.UPSTREAMS_ALLOW_LOCAL === 'true',
   };
   cache.set(env, built);
   return built;

@@ -130,11 +130,19 @@ async function withClient<T>(
   }
 }
 
-/** `fetch` that gives up with the exchange and refuses an answer larger than RESPONSE_BYTES. */
+/**
+ * `fetch` that gives up with the exchange, refuses an answer larger than RESPONSE_BYTES, and never
+ * follows a redirect: the address was checked when the upstream was registered, and a redirect
+ * would take the request (and its Authorization header) somewhere that was not.
+ */
 function limitedFetch(upstream: string, signal: AbortSignal) {
   return async (input: string | URL, init?: RequestInit): Promise<Response> => {
     const merged = init?.signal ? AbortSignal.any([init.signal, signal]) : signal;
-    const res = await fetch(input, { ...init, signal: merged });
+    const res = await fetch(input, { ...init, signal: merged, redirect: 'manual' });
+    if (res.status >= 300 && res.status < 400) {
+      await res.body?.cancel();
+      throw new UpstreamError(upstream, 'rejected', `answered a redirect (${res.status}), which is not followed`);
+    }
     const declared = Number(res.headers.get('content-length') ?? '0');
     if (declared > RESPONSE_BYTES) {
       await res.body?.cancel();

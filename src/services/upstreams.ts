@@ -12,6 +12,7 @@ import { UpstreamError } from '../adapters/mcp-upstream.ts';
 import type { UpstreamRecord } from '../adapters/d1-upstreams.ts';
 import { checkDefinition, type DefinitionFinding, type KnownTool } from '../core/definition-check.ts';
 import { syncBackoffMs, upstreamToolNames } from '../core/upstream-naming.ts';
+import { checkUpstreamUrl } from '../core/upstream-url.ts';
 import type { Services } from '../env.ts';
 import { ApiError, notFound } from '../errors.ts';
 import { ToolName } from '../schemas.ts';
@@ -53,6 +54,11 @@ export async function putUpstream(
   settings: UpstreamSettings,
   now: string,
 ): Promise<UpstreamRecord> {
+  const address = checkUpstreamUrl(settings.url, { allowPrivate: svc.allowLocalUpstreams });
+  if (!address.ok) {
+    const hint = address.reason === 'metadata_address' ? '' : ' (local development: UPSTREAMS_ALLOW_LOCAL=true)';
+    throw new ApiError('invalid_request', `url: ${address.message}${address.reason === 'credentials' ? '' : hint}`);
+  }
   const existing = await svc.upstreams.get(agent, name);
   let header_names = existing?.header_names ?? [];
   let headers_sealed = existing?.headers_sealed ?? null;
@@ -64,7 +70,7 @@ export async function putUpstream(
   await svc.upstreams.put({
     agent,
     name,
-    url: settings.url,
+    url: address.url,
     header_names,
     headers_sealed,
     timeout_ms: settings.timeout_ms,

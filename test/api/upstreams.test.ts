@@ -1,6 +1,7 @@
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
-import { agentId, api } from '../helpers.ts';
+import { app } from '../../src/app.ts';
+import { ADMIN, agentId, api } from '../helpers.ts';
 
 const SECRET = 'Bearer sk-upstream-Zr81qPx0';
 
@@ -86,6 +87,54 @@ describe('upstreams /v1/agents/:agent/upstreams/:name', () => {
     }
     expect(await upstreamRows(agent)).toEqual([]);
     expect(await env.DB.prepare('SELECT agent FROM agents WHERE agent = ?1').bind(agent).first()).toBeNull();
+  });
+
+  it('refuses private, loopback and metadata addresses outside local development, and metadata always', async () => {
+    const agent = agentId('ups');
+    /** A PUT through the app with the deployment's env: UPSTREAMS_ALLOW_LOCAL as given. */
+    const putWith = async (allowLocal: string | undefined, url: string) => {
+      const res = await app.fetch(
+        new Request(`http://whetstone.test/v1/agents/${agent}/upstreams/files`, {
+          method: 'PUT',
+          headers: { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ url }),
+        }),
+        { ...env, UPSTREAMS_ALLOW_LOCAL: allowLocal },
+      );
+      return { status: res.status, body: (await res.json()) as { error?: { code: string; message: string } } };
+    };
+    const refusals: [string | undefined, string, string][] = [
+      [
+        undefined,
+        'http://127.0.0.1:8799/mcp',
+        'url: the upstream url must be https:// (plain http is only for local development) (local development: UPSTREAMS_ALLOW_LOCAL=true)',
+      ],
+      [
+        undefined,
+        'https://2130706433/mcp',
+        'url: the upstream host 127.0.0.1 is a private, loopback or link-local address (local development: UPSTREAMS_ALLOW_LOCAL=true)',
+      ],
+      [
+        undefined,
+        'https://db.internal/mcp',
+        'url: the upstream host db.internal names a private network, not a public host (local development: UPSTREAMS_ALLOW_LOCAL=true)',
+      ],
+      [
+        'true',
+        'http://169.254.169.254/latest/meta-data/',
+        'url: the upstream host 169.254.169.254 is a cloud metadata address',
+      ],
+    ];
+    for (const [allowLocal, url, message] of refusals) {
+      expect({ url, ...(await putWith(allowLocal, url)) }).toEqual({
+        url,
+        status: 400,
+        body: { error: { code: 'invalid_request', message, details: [] } },
+      });
+    }
+    expect(await upstreamRows(agent)).toEqual([]);
+    expect((await putWith('true', 'http://127.0.0.1:8799/mcp')).status).toBe(200);
+    expect((await putWith(undefined, 'https://mcp.example.com/mcp')).status).toBe(200);
   });
 
   it('answers 404 for an unknown upstream or agent, and DELETE removes one', async () => {

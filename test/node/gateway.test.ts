@@ -385,6 +385,32 @@ describe('the MCP gateway', () => {
     await client.close();
   });
 
+  it('never follows an upstream redirect: the sync fails naming it, and the header never reaches the target', async () => {
+    const target = await startUpstream(FILE_TOOLS);
+    const redirector = createServer((_req, res) => {
+      res.writeHead(307, { location: target.url });
+      res.end();
+    });
+    await new Promise<void>((r) => redirector.listen(0, '127.0.0.1', r));
+    try {
+      const address = redirector.address();
+      const url = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}/mcp`;
+      const put = await call('PUT', `/v1/agents/${agent}/upstreams/moved`, {
+        url,
+        headers: { Authorization: SECRET },
+        timeout_ms: 3000,
+      });
+      expect(put.status).toBe(200);
+      const sync = await call('POST', `/v1/agents/${agent}/upstreams/moved/sync`);
+      expect(sync.body.status).toBe('failing');
+      expect(sync.body.error).toContain('redirect (307), which is not followed');
+      expect(target.seen).toEqual([]);
+    } finally {
+      await new Promise<void>((r) => redirector.close(() => r()));
+      await target.close();
+    }
+  });
+
   it('refuses a key tool list that is not tool names or upstream entries, and creates no key', async () => {
     const bad = await call('POST', `/v1/agents/${agent}/keys`, {
       role: 'agent',

@@ -66,6 +66,7 @@ export async function startWorker(timeoutMs = 120_000): Promise<RunningWorker> {
         'RATE_LIMIT_AGENT_PER_MINUTE:0',
         'RATE_LIMIT_AUTH_FAILURES_PER_MINUTE:0',
         'WEBHOOKS_ALLOW_LOCAL:true',
+        'UPSTREAMS_ALLOW_LOCAL:true',
       ].flatMap((v) => ['--var', v]),
       '--show-interactive-dev-session=false',
     ],
