@@ -62,6 +62,8 @@ NOT_IN_CLIENT = {
     "putUpstream": "MCP gateway setup",
     "deleteUpstream": "MCP gateway setup",
     "createUpstreamSync": "MCP gateway setup (the cron re-syncs)",
+    "listWebhooks": "notification setup: done once by an operator, with curl or the API",
+    "putWebhooks": "notification setup",
 }
 
 #: Path parameters: `agent` is the client's; the others are the methods' first argument.

@@ -198,7 +198,12 @@ class TraceAnswer(TypedDict):
 # ── Reviews and revisions ──────────────────────────────────────────────────────────────────────
 
 
-class Evidence(TypedDict):
+class _EvidenceOptional(TypedDict, total=False):
+    #: Why a failed call teaches no usage note (an outage, a refusal on the merits, no one's fault).
+    why_no_note: str
+
+
+class Evidence(_EvidenceOptional):
     evidence_id: str
     kind: Literal["failed_call", "missed_request", "confused_request", "successful_call"]
     tool: str
@@ -363,6 +368,8 @@ class Review(_ReviewOptional):
     skipped: List[Skip]
     flags: List[Flag]
     model_calls: int
+    #: Runs whose attribution was doubtful: they taught nothing.
+    doubtful_runs: int
 
 
 # ── Quality, unregistered tools, settings ──────────────────────────────────────────────────────
