@@ -1,7 +1,7 @@
 /**
  * The MCP project's conformance suite (`@modelcontextprotocol/conformance`) against an agent's MCP
  * endpoint under `wrangler dev`: the server scenarios that apply to a tools server. The runner needs
- * Node 22 (test/node/node22.ts) and sends no `Authorization` header, so it talks to a loopback proxy
+ * Node 22 (installed by the global setup, test/node/node22.ts) and sends no `Authorization` header, so it talks to a loopback proxy
  * that adds the agent's token and passes everything else (`Host`, `Origin`) as the runner sent it.
  * The scenarios that do not apply are listed, with the reason, in docs/integrations.md.
  */
@@ -10,7 +10,6 @@ import { createServer, request, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, expect, inject, it } from 'vitest';
-import { node22 } from './node22.ts';
 
 const runner = fileURLToPath(
   new URL('../../node_modules/@modelcontextprotocol/conformance/dist/index.js', import.meta.url),
@@ -19,12 +18,12 @@ const runner = fileURLToPath(
 /** The scenarios a tools server without resources, prompts, logging or sampling must pass. */
 const SCENARIOS = ['server-initialize', 'ping', 'tools-list', 'dns-rebinding-protection'];
 
-let proxy: Server;
+let proxy: Server | undefined;
 let proxyUrl: string;
 let node: string;
 
 beforeAll(async () => {
-  node = await node22();
+  node = inject('node22');
   const base = inject('workerUrl');
   const token = inject('adminToken');
   const agent = `conformance-${Date.now().toString(36)}`;
@@ -43,7 +42,7 @@ beforeAll(async () => {
   });
   expect(put.status).toBe(200);
   const target = new URL(`${base}/v1/agents/${agent}/mcp`);
-  proxy = createServer((req, res) => {
+  const server = createServer((req, res) => {
     const up = request(
       {
         host: target.hostname,
@@ -63,12 +62,15 @@ beforeAll(async () => {
     });
     req.pipe(up);
   });
-  await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', () => resolve()));
-  proxyUrl = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}/mcp`;
-}, 240_000);
+  proxy = server;
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+  proxyUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`;
+});
 
 afterAll(async () => {
-  await new Promise((resolve) => proxy?.close(resolve));
+  // No proxy when the setup failed: closing nothing must not wait for a callback that never comes.
+  const open = proxy;
+  if (open) await new Promise((resolve) => open.close(resolve));
 });
 
 function run(scenario: string): Promise<{ code: number | null; out: string }> {

@@ -72,7 +72,8 @@ export async function startWorker(timeoutMs = 120_000): Promise<RunningWorker> {
     ],
     {
       cwd: root,
-      env: { ...process.env, CI: 'true' },
+      // The tests never edit wrangler.toml: a config watcher could only reload the Worker mid-request.
+      env: { ...process.env, CI: 'true', WRANGLER_CI_DISABLE_CONFIG_WATCHING: 'true' },
       stdio: ['ignore', 'pipe', 'pipe'],
     },
   );
@@ -91,6 +92,12 @@ export async function startWorker(timeoutMs = 120_000): Promise<RunningWorker> {
   const url = `http://127.0.0.1:${port}`;
   const stop = async () => {
     stopping = true;
+    // A reload mid-run answers a POST or PUT in flight with wrangler's 503 "Your worker restarted
+    // mid-request": nothing in the tests changes the Worker's files, so say it, with what wrangler
+    // printed around it, for the test that saw the 503.
+    const reloads = log.split('\n').filter((line) => line.includes('Reloading local server')).length;
+    if (reloads > 0)
+      console.error(`wrangler dev reloaded the Worker ${reloads} time(s) during the tests:\n${log.slice(-4000)}`);
     child.kill('SIGTERM');
     await Promise.race([exited, new Promise((r) => setTimeout(r, 5000))]);
     if (child.exitCode === null) child.kill('SIGKILL');
