@@ -704,3 +704,23 @@ export const UnregisteredTool = z
   .openapi('UnregisteredTool');
 export type UnregisteredTool = z.infer<typeof UnregisteredTool>;
 export const UnregisteredAnswer = z.object({ tools: z.array(UnregisteredTool), next_cursor: z.string().nullable() });
+
+/** An upstream MCP server of the agent's gateway, as the API answers it (header values never). */
+export const Upstream = z
+  .object({
+    name: z.string(),
+    url: z.string(),
+    header_names: z
+      .array(z.string())
+      .openapi({ description: 'the names of the stored headers; values are write-only' }),
+    timeout_ms: z.number().int(),
+    status: z.enum(['new', 'ok', 'failing']),
+    last_error: z.string().nullable(),
+    failures: z.number().int().openapi({ description: 'failed syncs in a row' }),
+    last_sync_at: z.string().nullable(),
+    next_sync_at: z.string().nullable(),
+    tools: z.array(z.object({ name: z.string(), remote_name: z.string(), available: z.boolean() })),
+    created_at: z.string(),
+    updated_at: z.string(),
+  })
+  .openapi('Upstream');

@@ -5,6 +5,7 @@
  */
 import { createRoute, z } from '@hono/zod-openapi';
 import { notFound } from '../errors.ts';
+import { Upstream } from '../schemas.ts';
 import { putUpstream, syncUpstream, upstreamView } from '../services/upstreams.ts';
 import { AgentParams, agentFor, bearer, createApi, jsonBody, nowIso, responses, type AppContext } from './common.ts';
 
@@ -54,25 +55,6 @@ export const UpstreamPut = z
   })
   .strict()
   .openapi('UpstreamPut');
-
-const Upstream = z
-  .object({
-    name: z.string(),
-    url: z.string(),
-    header_names: z
-      .array(z.string())
-      .openapi({ description: 'the names of the stored headers; values are write-only' }),
-    timeout_ms: z.number().int(),
-    status: z.enum(['new', 'ok', 'failing']),
-    last_error: z.string().nullable(),
-    failures: z.number().int().openapi({ description: 'failed syncs in a row' }),
-    last_sync_at: z.string().nullable(),
-    next_sync_at: z.string().nullable(),
-    tools: z.array(z.object({ name: z.string(), remote_name: z.string(), available: z.boolean() })),
-    created_at: z.string(),
-    updated_at: z.string(),
-  })
-  .openapi('Upstream');
 
 const Finding = z.looseObject({ severity: z.string(), check: z.string(), field: z.string(), why: z.string() });
 const SyncReport = z

@@ -10,6 +10,8 @@ import type * as S from '../schemas.ts';
 export type ToolDef = z.input<typeof S.ToolDef>;
 export type ToolRow = z.output<typeof S.ToolRow>;
 export type ModelTool = z.output<typeof S.ModelTool>;
+/** An upstream MCP server of the gateway (`GET …/upstreams/:name`). */
+export type Upstream = z.output<typeof S.Upstream>;
 export type RegisterToolsAnswer = z.output<typeof S.PutToolsAnswer>;
 export type ToolVersion = z.output<typeof S.ToolVersion>;
 export type RouteInput = z.input<typeof S.RouteBody>;

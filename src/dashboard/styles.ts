@@ -62,6 +62,11 @@ label { font-weight: 600; }
 .held { background: var(--warn-bg); border: 1px solid var(--line); border-radius: .3rem; padding: .2rem .6rem; margin: .5rem 0; }
 .badge.applied { background: var(--add-bg); color: var(--add-fg); }
 .badge.dismissed, .badge.undone { color: var(--muted); }
+.badge.status-ok { background: var(--add-bg); color: var(--add-fg); }
+.badge.status-failing { background: var(--del-bg); color: var(--del-fg); }
+.card .error { color: var(--del-fg); }
+dl.facts { display: grid; grid-template-columns: max-content 1fr; gap: .1rem 1rem; margin: .4rem 0; font-size: .9rem; }
+dl.facts dt { color: var(--muted); } dl.facts dd { margin: 0; }
 .cols { display: grid; grid-template-columns: repeat(auto-fit, minmax(22rem, 1fr)); gap: 1rem; }
 pre { background: var(--panel); border: 1px solid var(--line); border-radius: 6px; padding: .6rem .8rem;
   white-space: pre-wrap; word-break: break-word; margin: .3rem 0; font-size: .85rem; }

@@ -4,34 +4,13 @@
  * the agent's MCP endpoint as any MCP client would: sync, list, search, call, the call log, a tool
  * that vanished, allow/deny lists, an upstream that hangs or answers an error.
  */
-import { createServer, type IncomingMessage, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { createServer } from 'node:http';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { z } from 'zod';
+import { type Handler, startUpstream, text, type UpstreamServer } from './mcp-upstream-server.ts';
 
 const SECRET = 'Bearer upstream-secret-Vb71kQ';
-
-interface Upstream {
-  url: string;
-  /** Every JSON-RPC method the upstream received, with the tool name of a call and the auth header. */
-  seen: { method: string; tool?: string; authorization?: string }[];
-  /** The tools it lists now. */
-  tools: Set<string>;
-  close(): Promise<void>;
-}
-
-type Handler = (
-  args: Record<string, unknown>,
-) => Promise<{ content: { type: 'text'; text: string }[]; isError?: boolean }>;
-
-const text = (t: string, isError?: boolean) => ({
-  content: [{ type: 'text' as const, text: t }],
-  ...(isError ? { isError } : {}),
-});
 
 const FILE_TOOLS: Record<string, [string, Handler]> = {
   read_file: ['Read a text file from the workspace by its path.', async (a) => text(`contents of ${String(a.path)}`)],
@@ -44,54 +23,15 @@ const FILE_TOOLS: Record<string, [string, Handler]> = {
     async (a) =>
       String(a.order_id).startsWith('ORD-') ? text('shipped') : text('order_id must start with the ORD- prefix', true),
   ],
-  // Answered with a JSON-RPC error by the server below, before the SDK sees the call.
+  // Answered with a JSON-RPC error by the server (RPC_ERRORS), before the SDK sees the call.
   index_files: ['Rebuild the search index of the workspace files.', async () => text('indexed')],
 };
+
+const RPC_ERRORS = { index_files: 'index database offline' };
 
 const HANG_TOOLS: Record<string, [string, Handler]> = {
   wait_forever: ['A tool that never answers.', () => new Promise(() => undefined)],
 };
-
-/** A stateless SDK MCP server on a loopback port serving the listed subset of `tools`. */
-async function startUpstream(tools: Record<string, [string, Handler]>): Promise<Upstream> {
-  const listed = new Set(Object.keys(tools));
-  const seen: Upstream['seen'] = [];
-  const server: Server = createServer(async (req: IncomingMessage, res) => {
-    const chunks: Buffer[] = [];
-    for await (const chunk of req) chunks.push(chunk as Buffer);
-    const body = chunks.length ? JSON.parse(Buffer.concat(chunks).toString('utf8')) : undefined;
-    if (body?.method)
-      seen.push({ method: body.method, tool: body.params?.name, authorization: req.headers.authorization });
-    if (body?.method === 'tools/call' && body.params?.name === 'index_files') {
-      res.writeHead(200, { 'content-type': 'application/json' });
-      res.end(
-        JSON.stringify({ jsonrpc: '2.0', id: body.id, error: { code: -32603, message: 'index database offline' } }),
-      );
-      return;
-    }
-    const mcp = new McpServer({ name: 'upstream', version: '1.0.0' });
-    for (const name of listed) {
-      const [description, handler] = tools[name] ?? ['', async () => text('')];
-      mcp.registerTool(
-        name,
-        { description, inputSchema: { path: z.string().optional(), order_id: z.string().optional() } },
-        handler,
-      );
-    }
-    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
-    res.on('close', () => void transport.close());
-    await mcp.connect(transport);
-    await transport.handleRequest(req, res, body);
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}/mcp`,
-    seen,
-    tools: listed,
-    close: () => new Promise((r) => server.close(() => r()) && server.closeAllConnections()),
-  };
-}
 
 const base = () => inject('workerUrl');
 const admin = () => inject('adminToken');
@@ -153,12 +93,12 @@ async function rpcError(p: Promise<unknown>): Promise<{ code: number; message: s
   throw new Error('the call did not fail');
 }
 
-let files: Upstream;
-let hang: Upstream;
+let files: UpstreamServer;
+let hang: UpstreamServer;
 const agent = `gateway-${Date.now().toString(36)}`;
 
 beforeAll(async () => {
-  [files, hang] = await Promise.all([startUpstream(FILE_TOOLS), startUpstream(HANG_TOOLS)]);
+  [files, hang] = await Promise.all([startUpstream(FILE_TOOLS, RPC_ERRORS), startUpstream(HANG_TOOLS)]);
   const own = {
     name: 'get_weather',
     description: 'Current weather for a city',
@@ -386,7 +326,7 @@ describe('the MCP gateway', () => {
   });
 
   it('never follows an upstream redirect: the sync fails naming it, and the header never reaches the target', async () => {
-    const target = await startUpstream(FILE_TOOLS);
+    const target = await startUpstream(FILE_TOOLS, RPC_ERRORS);
     const redirector = createServer((_req, res) => {
       res.writeHead(307, { location: target.url });
       res.end();

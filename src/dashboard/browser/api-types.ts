@@ -14,7 +14,7 @@ export type {
   UnregisteredAnswer,
   UnregisteredTool,
 } from '../../client/types.ts';
-import type { ModelTool, Revision } from '../../client/types.ts';
+import type { ModelTool, Revision, Upstream } from '../../client/types.ts';
 
 /** `GET /v1/agents` (admin). */
 export interface AgentsAnswer {
@@ -44,4 +44,12 @@ export interface ViewContext {
   agent: string;
   reload: () => Promise<void>;
   open: (tab: string) => Promise<void>;
+}
+
+/** `GET …/upstreams/:name`: an upstream MCP server as the gateway answers it. */
+export type UpstreamView = Upstream;
+
+/** `GET …/upstreams`. */
+export interface UpstreamsAnswer {
+  upstreams: UpstreamView[];
 }

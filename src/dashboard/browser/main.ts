@@ -20,6 +20,7 @@ import {
 import { renderInbox } from './inbox.ts';
 import { renderOverview } from './overview.ts';
 import { renderSettings, renderTools, renderUsage } from './tools.ts';
+import { renderUpstreams } from './upstreams.ts';
 
 type Render = (ctx: ViewContext, panel: HTMLElement) => Promise<void>;
 interface Tab {
@@ -33,6 +34,7 @@ const TABS: Tab[] = [
   { key: 'inbox', label: 'Inbox', render: renderInbox },
   { key: 'tools', label: 'Tools', render: renderTools },
   { key: 'usage', label: 'Usage and unregistered', render: renderUsage },
+  { key: 'upstreams', label: 'Upstreams', render: renderUpstreams },
   { key: 'settings', label: 'Settings', render: renderSettings },
 ];
 

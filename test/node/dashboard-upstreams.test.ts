@@ -1,0 +1,111 @@
+/**
+ * The dashboard's Upstreams tab in headless Chromium against the Worker under `wrangler dev`: a
+ * healthy SDK upstream and one whose server is gone, calls made through the gateway with the SDK's
+ * Client, then the page shows each upstream's status, the failing one's error, the stored header's
+ * name but never its value, and per tool the calls and failed calls that went through the gateway.
+ */
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { launchChromium } from './browser.ts';
+import { startUpstream, text, type UpstreamServer } from './mcp-upstream-server.ts';
+
+const url = inject('workerUrl');
+const token = inject('adminToken');
+const SECRET = 'Bearer dashboard-upstream-secret-Qz48';
+const agent = `upstreams-${Date.now().toString(36)}`;
+
+async function call(method: string, path: string, body?: unknown): Promise<any> {
+  const res = await fetch(url + path, {
+    method,
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const raw = await res.text();
+  if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${raw}`);
+  return raw ? JSON.parse(raw) : null;
+}
+
+let files: UpstreamServer;
+let browser: Browser;
+let page: Page;
+const problems: string[] = [];
+
+beforeAll(async () => {
+  files = await startUpstream({
+    read_file: ['Read a text file from the workspace by its path.', async () => text('contents')],
+    write_file: ['Write text into a file of the workspace.', async () => text('disk full: 0 bytes left', true)],
+  });
+  // A server that was started and stopped: its port refuses connections.
+  const gone = await startUpstream({ list_jobs: ['List the print jobs.', async () => text('none')] });
+  await gone.close();
+  await call('PUT', `/v1/agents/${agent}/tools`, {
+    tools: [{ name: 'get_weather', description: 'Current weather for a city.' }],
+  });
+  await call('PUT', `/v1/agents/${agent}/upstreams/files`, { url: files.url, headers: { Authorization: SECRET } });
+  await call('PUT', `/v1/agents/${agent}/upstreams/printer`, { url: gone.url, timeout_ms: 1000 });
+  expect((await call('POST', `/v1/agents/${agent}/upstreams/files/sync`)).status).toBe('ok');
+  expect((await call('POST', `/v1/agents/${agent}/upstreams/printer/sync`)).status).toBe('failing');
+
+  // Two calls through the gateway, as any MCP client makes them: one answered, one failed.
+  const client = new Client({ name: 'dashboard-upstreams-test', version: '1.0.0' });
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(`${url}/v1/agents/${agent}/mcp`), {
+      requestInit: { headers: { authorization: `Bearer ${token}` } },
+    }),
+  );
+  await client.callTool({ name: 'search_tools', arguments: { query: 'read the notes file' } });
+  expect((await client.callTool({ name: 'read_file', arguments: { path: 'notes.txt' } })).isError).toBeFalsy();
+  expect((await client.callTool({ name: 'write_file', arguments: { path: 'notes.txt' } })).isError).toBe(true);
+  await client.close();
+
+  browser = await launchChromium();
+  page = await browser.newPage({ viewport: { width: 1280, height: 860 } });
+  page.on('console', (m) => {
+    if (m.type() === 'error') problems.push(m.text());
+  });
+  page.on('pageerror', (e) => problems.push(e.message));
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await files?.close();
+});
+
+describe('the Upstreams tab', () => {
+  it('shows each upstream with its status, the failing one’s error, header names only, and calls per tool', async () => {
+    await page.goto(`${url}/`);
+    await page.getByLabel('Token').fill(token);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('button', { name: agent, exact: true }).click();
+    await page.getByRole('button', { name: 'Upstreams', exact: true }).click();
+
+    const healthy = page.locator('article.upstream[data-upstream="files"]');
+    const broken = page.locator('article.upstream[data-upstream="printer"]');
+    await expect.poll(() => healthy.locator('[data-status]').textContent()).toBe('ok');
+    expect(await broken.locator('[data-status]').textContent()).toBe('failing');
+    expect(await broken.locator('[data-last-error]').textContent()).toMatch(
+      /^Last sync failed \(1 time in a row\): \S/,
+    );
+    expect(await healthy.textContent()).toContain('Authorization (values hidden)');
+    expect(await page.content()).not.toContain('dashboard-upstream-secret');
+
+    // The calls the log holds for each tool: the answered one, and the failed one counted as failed.
+    const row = (tool: string) => healthy.locator(`tr[data-tool="${tool}"]`);
+    await expect.poll(() => row('read_file').locator('[data-calls]').textContent()).toBe('1');
+    expect(await row('read_file').locator('[data-failures]').textContent()).toBe('0');
+    expect(await row('write_file').locator('[data-calls]').textContent()).toBe('1');
+    expect(await row('write_file').locator('[data-failures]').textContent()).toBe('1');
+    expect(await broken.locator('table').count()).toBe(0);
+
+    // Sync now answers in the status line; the upstream that stopped listing a tool shows it unavailable.
+    files.tools.delete('write_file');
+    await healthy.getByRole('button', { name: 'Sync now' }).click();
+    await expect.poll(() => page.locator('#status').textContent()).toBe('Synced files: 1 tool registered.');
+    await expect
+      .poll(() => row('write_file').locator('td').nth(2).textContent())
+      .toBe('no: the upstream no longer lists it');
+    expect(problems).toEqual([]);
+  });
+});
