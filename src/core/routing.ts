@@ -6,14 +6,17 @@
  */
 import type { VectorMatch } from './ports.ts';
 import type { RoutedTool } from '../schemas.ts';
+import { companionsOf } from './companions.ts';
 import { buildLexicalIndex, compareIds, type LexicalIndex } from './lexical.ts';
-import { normalize, splitIdentifier } from './text.ts';
+import { asksSeveral, normalize, splitIdentifier } from './text.ts';
 
 /** One tool as routing sees it: its name, its embedding text and that text's vector. */
 export interface RoutingDoc {
   name: string;
   text: string;
   vector: Float32Array;
+  /** The wordings of its routing memory: tools whose memories share wordings are companions. */
+  memory?: readonly string[];
 }
 
 /** A built routing index for one agent's toolbox (immutable: rebuild when a tool changes). */
@@ -32,6 +35,8 @@ export interface RoutingIndex {
   readonly namePhrases: ReadonlyMap<string, readonly number[]>;
   /** The most words in any name phrase: how long a run of request words is looked up. */
   readonly longestName: number;
+  /** Each tool's companion by position, the tool it serves requests with (src/core/companions.ts). */
+  readonly companions: ReadonlyMap<number, number>;
 }
 
 /**
@@ -95,6 +100,7 @@ export function buildRoutingIndex(docs: readonly RoutingDoc[]): RoutingIndex {
     lexical,
     namePhrases: phrases,
     longestName,
+    companions: companionsOf(docs.map((d) => d.memory ?? [])),
   };
 }
 
@@ -255,17 +261,24 @@ export function rankTools(
   const scores = fromMatches?.scores ?? vectorScores(index, query.vector);
   for (const [p, s] of lexical) scores[p] = (scores[p] ?? 0) + s * lexicalScale;
   if (fromMatches === null)
-    return withNamed(index, scores, query.text, selectTop(index.names, scores, 'all', Math.floor(k)));
+    return withCompanion(
+      index,
+      scores,
+      query.text,
+      withNamed(index, scores, query.text, selectTop(index.names, scores, 'all', Math.floor(k))),
+    );
   // With a vector index answer the candidates are its matches and the lexical hits. When they are
   // fewer than k (an index not yet caught up, or down) the other tools follow them, by name, so k
   // tools still come back: nothing is known of them but that they scored no higher.
   const named = new Set([...fromMatches.candidates, ...lexical.keys()]);
   const top = selectTop(index.names, scores, named, Math.floor(k));
-  if (top.length >= Math.min(Math.floor(k), n)) return withNamed(index, scores, query.text, top);
+  if (top.length >= Math.min(Math.floor(k), n))
+    return withCompanion(index, scores, query.text, withNamed(index, scores, query.text, top));
   const rest: number[] = [];
   for (let p = 0; p < n; p++) if (!named.has(p)) rest.push(p);
   const more = selectTop(index.names, scores, rest, Math.floor(k) - top.length);
-  return withNamed(index, scores, query.text, [...top, ...more.map((t, i) => ({ ...t, rank: top.length + i + 1 }))]);
+  const all = [...top, ...more.map((t, i) => ({ ...t, rank: top.length + i + 1 }))];
+  return withCompanion(index, scores, query.text, withNamed(index, scores, query.text, all));
 }
 
 /** Positions of the tools a request names: any run of its words equal to a name phrase. */
@@ -319,6 +332,31 @@ function withNamed(index: RoutingIndex, scores: Float64Array, text: string, top:
   }));
 }
 
+/** Tools a request needs at least besides the first and its companion: one alternative to the first. */
+const COMPANION_ROOM = 3;
+
+/**
+ * The first-ranked tool's companion (src/core/companions.ts) is offered with it: when it is not
+ * among the `k`, it takes the place of the lowest-ranked tool the request does not name. Only when
+ * k leaves room for it and one more (COMPANION_ROOM): the runner-up, the best guess should the first
+ * be wrong, is never the one given up. Only the first tool's: it is the one routing is surest the
+ * request needs, and a companion of every offered tool could push out all alternatives.
+ */
+function withCompanion(index: RoutingIndex, scores: Float64Array, text: string, top: RoutedTool[]): RoutedTool[] {
+  const first = top[0];
+  if (first === undefined || top.length < COMPANION_ROOM || index.companions.size === 0 || !asksSeveral(text))
+    return top;
+  const companion = index.companions.get(index.positions.get(first.name) ?? -1);
+  const name = companion === undefined ? undefined : index.names[companion];
+  if (companion === undefined || name === undefined || top.some((t) => t.name === name)) return top;
+  const named = new Set(namedPositions(index, text).map((p) => index.names[p]));
+  let drop = -1;
+  for (let i = top.length - 1; i >= 2 && drop < 0; i--) if (!named.has(top[i]?.name)) drop = i;
+  if (drop < 0) return top;
+  const kept = top.filter((_, i) => i !== drop).map((t) => ({ name: t.name, score: t.score }));
+  return [...kept, { name, score: scores[companion] ?? 0 }].map((t, i) => ({ ...t, rank: i + 1 }));
+}
+
 /** The argument names of a JSON-Schema object: the keys of its top-level `properties`. */
 function argumentNames(parameters: Record<string, unknown>): string[] {
   const properties = parameters.properties;
@@ -337,6 +375,11 @@ function argumentNames(parameters: Record<string, unknown>): string[] {
 export function embeddingText(tool: EmbeddedTool): string {
   const { head, examples } = embeddingParts(tool);
   return examples === null ? head : `${head}\n${examples}`;
+}
+
+/** A tool as routing reads it: its embedding text, its vector, and its memory's wordings. */
+export function routingDoc(tool: EmbeddedTool, vector: Float32Array): RoutingDoc {
+  return { name: tool.name, text: embeddingText(tool), vector, memory: (tool.memory ?? []).map((w) => w.text) };
 }
 
 /** What a row's embedding text is made of (docs/learning.md). */

@@ -129,3 +129,11 @@ export function contentWords(text: string): Set<string> {
   for (const token of tokenize(text)) if (token.length >= 3) words.add(token);
   return words;
 }
+
+/** Words by which one request asks for several things. */
+const JOINS = /\b(and|then|also|plus|as well as)\b|[&;]/i;
+
+/** True when a request joins several asks ("… and …", "… then …"). */
+export function asksSeveral(text: string): boolean {
+  return JOINS.test(text);
+}

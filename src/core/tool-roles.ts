@@ -35,7 +35,7 @@
  */
 import type { CallRecord } from './records.ts';
 import type { Run } from './serving.ts';
-import { contentWords, splitIdentifier } from './text.ts';
+import { asksSeveral, contentWords, splitIdentifier } from './text.ts';
 
 /** What the log says of each tool's place in a run. */
 export interface ToolRoles {
@@ -54,12 +54,9 @@ export interface RunService {
   doubt: Doubt | null;
 }
 
-/** Words by which one request asks for several things. */
-const JOINS = /\b(and|then|also|plus|as well as)\b|[&;]/i;
-
 /** True when the run's request joins several asks ("… and …"). */
 function joinsAsks(run: Run): boolean {
-  return run.request !== null && JOINS.test(run.request);
+  return run.request !== null && asksSeveral(run.request);
 }
 
 /** The tools of a run's successful calls, each at its last success, in call order. */

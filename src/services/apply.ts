@@ -16,7 +16,7 @@ import {
 } from '../core/learning.ts';
 import type { LogSlice } from '../adapters/log.ts';
 import type { StoredTool } from '../core/records.ts';
-import { buildRoutingIndex, embeddingText, type RoutingDoc, type RoutingIndex } from '../core/routing.ts';
+import { buildRoutingIndex, embeddingText, routingDoc, type RoutingDoc, type RoutingIndex } from '../core/routing.ts';
 import { isEmpty, linesOf, type EditResult, type LineEdit, type RevisionLines } from '../core/edits.ts';
 import type { Services } from '../env.ts';
 import { ApiError, notFound } from '../errors.ts';
@@ -250,8 +250,7 @@ function written(ctx: ApplyContext, next: StoredTool): void {
   if (!ctx.tools) return;
   ctx.tools.set(next.name, next);
   ctx.gen += 1;
-  if (ctx.docs && next.vector)
-    ctx.docs.set(next.name, { name: next.name, text: embeddingText(next), vector: next.vector });
+  if (ctx.docs && next.vector) ctx.docs.set(next.name, routingDoc(next, next.vector));
   else ctx.docs = null;
   ctx.index = null;
 }
@@ -398,11 +397,7 @@ async function recheckOf(
   return {
     displacedBy(changed, k) {
       const after = buildRoutingIndex(
-        docs.map((d) =>
-          d.name === changed.name
-            ? { name: d.name, text: embeddingText(changed), vector: changed.vector ?? d.vector }
-            : d,
-        ),
+        docs.map((d) => (d.name === changed.name ? routingDoc(changed, changed.vector ?? d.vector) : d)),
       );
       return findDisplaced(before, after, requests, k);
     },

@@ -6,7 +6,14 @@
  */
 import { mergeExamples } from '../core/displacement.ts';
 import type { StoredTool } from '../core/records.ts';
-import { buildRoutingIndex, embeddingText, rankTools, type RoutingDoc, type RoutingIndex } from '../core/routing.ts';
+import {
+  buildRoutingIndex,
+  embeddingText,
+  routingDoc,
+  rankTools,
+  type RoutingDoc,
+  type RoutingIndex,
+} from '../core/routing.ts';
 import { withoutPlaceholders } from '../core/scrub.ts';
 import type { Services } from '../env.ts';
 import type { Evidence, Revision, Settings } from '../schemas.ts';
@@ -44,13 +51,10 @@ export async function rankChanges(
     settings.max_queries,
   ).examples;
   const changed = { ...tool, examples };
-  const changedText = embeddingText(changed);
   const vectors = await svc.embedder.embed(texts);
   const [changedVector] = queriesAdded.length > 0 ? await embedTools(svc.embedder, [changed]) : [];
   const after = changedVector
-    ? buildRoutingIndex(
-        box.docs.map((d) => (d.name === tool.name ? { name: d.name, text: changedText, vector: changedVector } : d)),
-      )
+    ? buildRoutingIndex(box.docs.map((d) => (d.name === tool.name ? routingDoc(changed, changedVector) : d)))
     : box.index;
   return missed.map((e, i) => {
     const query = { text: texts[i] ?? '', vector: vectors[i] ?? new Float32Array(box.index.dimensions) };

@@ -9,7 +9,14 @@ import { routingWindow, storedRequest } from '../core/long-request.ts';
 import type { NewTurn } from '../adapters/log.ts';
 import type { StoredTool } from '../core/records.ts';
 import { modelView, toolboxTokens } from '../core/render.ts';
-import { buildRoutingIndex, embeddingText, rankTools, type RoutingDoc, type RoutingIndex } from '../core/routing.ts';
+import {
+  buildRoutingIndex,
+  embeddingText,
+  routingDoc,
+  rankTools,
+  type RoutingDoc,
+  type RoutingIndex,
+} from '../core/routing.ts';
 import type { VectorIndex, VectorMatch } from '../core/ports.ts';
 import type { Services } from '../env.ts';
 import { logError } from '../log.ts';
@@ -158,9 +165,7 @@ async function buildSnapshot({ svc, agent, key, settings }: SnapshotBuild): Prom
   ]);
   const tools = unavailable.size === 0 ? rows : rows.filter((t) => !unavailable.has(t.name));
   const none = new Float32Array(0);
-  const docs = bound
-    ? tools.map((t) => ({ name: t.name, text: embeddingText(t), vector: none }))
-    : await routingDocs(svc, tools);
+  const docs = bound ? tools.map((t) => routingDoc(t, none)) : await routingDocs(svc, tools);
   const index = buildRoutingIndex(docs);
   const vectorNames = bound ? new Map(tools.map((t) => [bound.idOf(agent, t.name), t.name])) : null;
   const views = new Map(tools.map((t) => [t.name, modelView(t, settings.show_learned_examples)]));
@@ -182,11 +187,7 @@ export async function routingDocs(svc: Services, tools: readonly StoredTool[]): 
   );
   const fresh = stale.length > 0 ? await embedTools(svc.embedder, stale) : [];
   const vectors = new Map(stale.map((t, i) => [t.name, fresh[i]]));
-  return tools.map((t) => ({
-    name: t.name,
-    text: embeddingText(t),
-    vector: vectors.get(t.name) ?? t.vector ?? new Float32Array(svc.embedder.dimensions),
-  }));
+  return tools.map((t) => routingDoc(t, vectors.get(t.name) ?? t.vector ?? new Float32Array(svc.embedder.dimensions)));
 }
 
 /** Forgets an agent's snapshot in this isolate (other isolates notice tools_gen). */
