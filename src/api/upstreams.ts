@@ -4,9 +4,19 @@
  * name only, never logged.
  */
 import { createRoute, z } from '@hono/zod-openapi';
-import { notFound } from '../errors.ts';
-import { putUpstream, syncUpstream, upstreamView } from '../services/upstreams.ts';
-import { AgentParams, agentFor, bearer, createApi, jsonBody, nowIso, responses, type AppContext } from './common.ts';
+import { ApiError, notFound } from '../errors.ts';
+import { putUpstream, releaseTool, syncUpstream, upstreamView } from '../services/upstreams.ts';
+import {
+  AgentParams,
+  actorOf,
+  agentFor,
+  bearer,
+  createApi,
+  jsonBody,
+  nowIso,
+  responses,
+  type AppContext,
+} from './common.ts';
 
 export const upstreamsApi = createApi();
 
@@ -55,6 +65,29 @@ export const UpstreamPut = z
   .strict()
   .openapi('UpstreamPut');
 
+const Flag = z
+  .object({
+    kind: z.enum(['other_named', 'name_collision', 'calls_other_tool', 'name']),
+    field: z.string(),
+    match: z.string(),
+    why: z.string(),
+  })
+  .openapi('UpstreamToolFlag');
+
+const HeldFinding = z
+  .object({
+    check: z
+      .string()
+      .openapi({ description: 'the check that fired: instruction, tag, secret, concealment, hidden_characters, name' }),
+    field: z
+      .string()
+      .openapi({ description: 'where the text is: name, description, parameters.properties.<p>.description, …' }),
+    text: z.string().openapi({ description: 'the offending text (at most 500 characters)' }),
+    match: z.string().openapi({ description: 'the part of text that fired the check, to highlight' }),
+    why: z.string(),
+  })
+  .openapi('QuarantineFinding');
+
 const Upstream = z
   .object({
     name: z.string(),
@@ -68,7 +101,36 @@ const Upstream = z
     failures: z.number().int().openapi({ description: 'failed syncs in a row' }),
     last_sync_at: z.string().nullable(),
     next_sync_at: z.string().nullable(),
-    tools: z.array(z.object({ name: z.string(), remote_name: z.string(), available: z.boolean() })),
+    tools: z.array(
+      z.object({ name: z.string(), remote_name: z.string(), available: z.boolean(), flags: z.array(Flag) }),
+    ),
+    quarantined: z
+      .array(
+        z.object({
+          name: z.string().openapi({ description: 'the name the upstream lists' }),
+          tool: z.string().openapi({ description: 'the name it would be served under' }),
+          quarantined_at: z.string(),
+          findings: z.array(HeldFinding),
+        }),
+      )
+      .openapi({
+        description:
+          'tools the definition check holds back: not listed, routed or callable until a person releases them (POST …/tools/{tool}/release)',
+      }),
+    released: z
+      .array(
+        z.object({
+          name: z.string(),
+          tool: z.string(),
+          released_by: z.string(),
+          released_key: z.string().nullable().openapi({ description: 'the key that released it (a key id, or admin)' }),
+          released_at: z.string(),
+        }),
+      )
+      .openapi({ description: 'held tools a person released; the release holds while the definition stays the same' }),
+    flagged: z
+      .array(z.object({ name: z.string(), remote_name: z.string(), flags: z.array(Flag) }))
+      .openapi({ description: 'served tools a person should read: why, per flag' }),
     created_at: z.string(),
     updated_at: z.string(),
   })
@@ -91,8 +153,12 @@ async function answer(c: AppContext, agent: string, name: string) {
   const svc = c.get('svc');
   const u = await svc.upstreams.get(agent, name);
   if (!u) throw notFound(`upstream ${name}`);
-  const tools = (await svc.upstreams.tools(agent)).filter((t) => t.upstream === name);
-  return upstreamView(u, tools);
+  const [tools, held] = await Promise.all([svc.upstreams.tools(agent), svc.upstreams.quarantine(agent, name)]);
+  return upstreamView(
+    u,
+    tools.filter((t) => t.upstream === name),
+    held,
+  );
 }
 
 upstreamsApi.openapi(
@@ -108,13 +174,18 @@ upstreamsApi.openapi(
     const agent = agentFor(c, c.req.valid('param').agent, 'read');
     const svc = c.get('svc');
     if (!(await svc.store.getAgent(agent))) throw notFound(`agent ${agent}`);
-    const [ups, tools] = await Promise.all([svc.upstreams.list(agent), svc.upstreams.tools(agent)]);
+    const [ups, tools, held] = await Promise.all([
+      svc.upstreams.list(agent),
+      svc.upstreams.tools(agent),
+      svc.upstreams.quarantine(agent),
+    ]);
     return c.json(
       {
         upstreams: ups.map((u) =>
           upstreamView(
             u,
             tools.filter((t) => t.upstream === u.name),
+            held,
           ),
         ),
       },
@@ -186,5 +257,68 @@ upstreamsApi.openapi(
     const { agent: id, name } = c.req.valid('param');
     const agent = agentFor(c, id, 'operator');
     return c.json(await syncUpstream(c.get('svc'), agent, name, nowIso()), 200);
+  },
+);
+
+const ReleaseParams = UpstreamParams.extend({
+  tool: z
+    .string()
+    .min(1)
+    .max(512)
+    .openapi({ param: { name: 'tool', in: 'path' }, description: 'the name the upstream lists (URL-encoded)' }),
+});
+const ReleaseBody = z
+  .object({ released_by: z.string().min(1).max(200).openapi({ description: 'who released it (a person)' }) })
+  .strict()
+  .openapi('UpstreamToolRelease');
+
+upstreamsApi.openapi(
+  createRoute({
+    method: 'post',
+    path: '/v1/agents/{agent}/upstreams/{name}/tools/{tool}/release',
+    summary:
+      'Release a quarantined upstream tool: it is served at once, for this definition only (a changed one is checked again); 409 when it is not quarantined',
+    security: bearer,
+    request: { params: ReleaseParams, ...jsonBody(ReleaseBody) },
+    responses: responses(
+      z
+        .object({
+          released: z.string().openapi({ description: 'the name the upstream lists' }),
+          tool: z.string(),
+          served: z.boolean().openapi({ description: 'false when the name cannot be a tool name (still not served)' }),
+          skipped: z.string().nullable(),
+          upstream: Upstream,
+        })
+        .openapi('UpstreamToolReleased'),
+      'the tool released, and its upstream as it is now',
+      [400, 401, 403, 404, 409],
+    ),
+  }),
+  async (c) => {
+    const { agent: id, name, tool } = c.req.valid('param');
+    const agent = agentFor(c, id, 'decide');
+    const body = c.req.valid('json');
+    const outcome = await releaseTool(
+      c.get('svc'),
+      agent,
+      name,
+      tool,
+      { released_by: body.released_by, actor: actorOf(c) },
+      nowIso(),
+    );
+    if (!outcome.ok) {
+      if (outcome.reason === 'unknown') throw notFound(`quarantined tool ${tool} of upstream ${name}`);
+      throw new ApiError('conflict', `tool ${tool} of upstream ${name} is not quarantined`);
+    }
+    return c.json(
+      {
+        released: tool,
+        tool: outcome.tool,
+        served: outcome.served,
+        skipped: outcome.skipped,
+        upstream: await answer(c, agent, name),
+      },
+      200,
+    );
   },
 );
