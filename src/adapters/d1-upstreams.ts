@@ -148,13 +148,15 @@ export function createD1Upstreams(db: D1Database) {
 
     /**
      * Removes an upstream; the tools it served stay (history and learned lines kept) but are marked
-     * unavailable, so they are no longer routed or forwarded. True when it existed.
+     * unavailable, so they are no longer routed or forwarded; what it held in quarantine goes (it
+     * serves nothing now). True when it existed.
      */
     async delete(agent: string, name: string): Promise<boolean> {
       try {
         const [del] = await db.batch([
           db.prepare('DELETE FROM upstreams WHERE agent = ?1 AND name = ?2').bind(agent, name),
           db.prepare('UPDATE upstream_tools SET available = 0 WHERE agent = ?1 AND upstream = ?2').bind(agent, name),
+          db.prepare('DELETE FROM upstream_quarantine WHERE agent = ?1 AND upstream = ?2').bind(agent, name),
           db.prepare('UPDATE agents SET tools_gen = tools_gen + 1 WHERE agent = ?1').bind(agent),
         ]);
         return (del?.meta.changes ?? 0) > 0;
