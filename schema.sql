@@ -243,6 +243,7 @@ CREATE TABLE upstream_tools (
   upstream     TEXT NOT NULL,
   remote_name  TEXT NOT NULL,                       -- the name the upstream lists
   available    INTEGER NOT NULL DEFAULT 1,
+  flags        TEXT NOT NULL DEFAULT '[]',          -- 0014: JSON [{kind, field, match, why}] a person should read
   PRIMARY KEY (agent, tool)
 );
 CREATE INDEX upstream_tools_upstream ON upstream_tools (agent, upstream);
@@ -287,3 +288,21 @@ CREATE TABLE webhook_deliveries (
   PRIMARY KEY (event_id, webhook_id)
 );
 CREATE INDEX webhook_deliveries_agent_status ON webhook_deliveries (agent, status, updated_at);
+
+-- 0014: gateway safety (see migrations/0014_upstream_quarantine.sql).
+-- A held definition of one upstream tool. A release holds for this definition only (its hash): a
+-- later changed definition is checked again. A tool the upstream no longer lists loses its row.
+CREATE TABLE upstream_quarantine (
+  agent            TEXT NOT NULL,
+  upstream         TEXT NOT NULL,
+  remote_name      TEXT NOT NULL,                   -- the name the upstream lists
+  tool             TEXT NOT NULL,                   -- the agent-level name it would be served under
+  definition       TEXT NOT NULL,                   -- JSON {name, description, inputSchema} as listed
+  definition_hash  TEXT NOT NULL,                   -- SHA-256 of the canonical definition
+  findings         TEXT NOT NULL,                   -- JSON [{severity, check, field, text, match, why}]
+  quarantined_at   TEXT NOT NULL,
+  released_by      TEXT,                            -- the person who released it; NULL while held
+  released_key     TEXT,                            -- the key that did (a key id, or 'admin')
+  released_at      TEXT,
+  PRIMARY KEY (agent, upstream, remote_name)
+);

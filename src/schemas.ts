@@ -706,6 +706,29 @@ export type UnregisteredTool = z.infer<typeof UnregisteredTool>;
 export const UnregisteredAnswer = z.object({ tools: z.array(UnregisteredTool), next_cursor: z.string().nullable() });
 
 /** An upstream MCP server of the agent's gateway, as the API answers it (header values never). */
+const UpstreamToolFlag = z
+  .object({
+    kind: z.enum(['other_named', 'name_collision', 'calls_other_tool', 'name']),
+    field: z.string(),
+    match: z.string(),
+    why: z.string(),
+  })
+  .openapi('UpstreamToolFlag');
+
+const HeldFinding = z
+  .object({
+    check: z
+      .string()
+      .openapi({ description: 'the check that fired: instruction, tag, secret, concealment, hidden_characters, name' }),
+    field: z
+      .string()
+      .openapi({ description: 'where the text is: name, description, parameters.properties.<p>.description, …' }),
+    text: z.string().openapi({ description: 'the offending text (at most 500 characters)' }),
+    match: z.string().openapi({ description: 'the part of text that fired the check, to highlight' }),
+    why: z.string(),
+  })
+  .openapi('QuarantineFinding');
+
 export const Upstream = z
   .object({
     name: z.string(),
@@ -719,7 +742,36 @@ export const Upstream = z
     failures: z.number().int().openapi({ description: 'failed syncs in a row' }),
     last_sync_at: z.string().nullable(),
     next_sync_at: z.string().nullable(),
-    tools: z.array(z.object({ name: z.string(), remote_name: z.string(), available: z.boolean() })),
+    tools: z.array(
+      z.object({ name: z.string(), remote_name: z.string(), available: z.boolean(), flags: z.array(UpstreamToolFlag) }),
+    ),
+    quarantined: z
+      .array(
+        z.object({
+          name: z.string().openapi({ description: 'the name the upstream lists' }),
+          tool: z.string().openapi({ description: 'the name it would be served under' }),
+          quarantined_at: z.string(),
+          findings: z.array(HeldFinding),
+        }),
+      )
+      .openapi({
+        description:
+          'tools the definition check holds back: not listed, routed or callable until a person releases them (POST …/tools/{tool}/release)',
+      }),
+    released: z
+      .array(
+        z.object({
+          name: z.string(),
+          tool: z.string(),
+          released_by: z.string(),
+          released_key: z.string().nullable().openapi({ description: 'the key that released it (a key id, or admin)' }),
+          released_at: z.string(),
+        }),
+      )
+      .openapi({ description: 'held tools a person released; the release holds while the definition stays the same' }),
+    flagged: z
+      .array(z.object({ name: z.string(), remote_name: z.string(), flags: z.array(UpstreamToolFlag) }))
+      .openapi({ description: 'served tools a person should read: why, per flag' }),
     created_at: z.string(),
     updated_at: z.string(),
   })

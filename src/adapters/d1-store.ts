@@ -91,6 +91,7 @@ export const AGENT_TABLES = [
   'quality_settled',
   'upstreams',
   'upstream_tools',
+  'upstream_quarantine',
   'gateway_sessions',
   'webhooks',
   'webhook_deliveries',

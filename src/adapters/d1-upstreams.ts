@@ -1,8 +1,10 @@
 /**
- * The D1 adapter for the gateway's tables (migrations/0011_upstreams.sql): upstreams, the tools each
- * serves, and each MCP session's last search_tools turn. All their SQL lives here. Strongly
+ * The D1 adapter for the gateway's tables (migrations/0011_upstreams.sql,
+ * 0014_upstream_quarantine.sql): upstreams, the tools each serves with their flags, the definitions
+ * held in quarantine, and each MCP session's last search_tools turn. All their SQL lives here. Strongly
  * consistent (D1's one primary); a sync's writes are one batch.
  */
+import type { DefinitionFinding, ToolFlag } from '../core/definition-check.ts';
 import { agentWritten } from './d1-store.ts';
 
 export type UpstreamStatus = 'new' | 'ok' | 'failing';
@@ -30,6 +32,46 @@ export interface UpstreamToolRecord {
   upstream: string;
   remote_name: string;
   available: boolean;
+  /** Why a person should read it; empty when nothing was found. */
+  flags: ToolFlag[];
+}
+
+/** A tool definition as an upstream listed it: what a release registers. */
+export interface ListedDefinition {
+  name: string;
+  description: string;
+  inputSchema: Record<string, unknown>;
+}
+
+/** One upstream tool held back by the definition check, or released by a person. */
+export interface QuarantineRecord {
+  agent: string;
+  upstream: string;
+  remote_name: string;
+  tool: string;
+  definition: ListedDefinition;
+  definition_hash: string;
+  findings: DefinitionFinding[];
+  quarantined_at: string;
+  released_by: string | null;
+  released_key: string | null;
+  released_at: string | null;
+}
+
+type QuarantineRow = Omit<QuarantineRecord, 'definition' | 'findings'> & { definition: string; findings: string };
+
+function toQuarantine(r: QuarantineRow): QuarantineRecord {
+  return {
+    ...r,
+    definition: JSON.parse(r.definition) as ListedDefinition,
+    findings: JSON.parse(r.findings) as DefinitionFinding[],
+  };
+}
+
+type ToolRow = Omit<UpstreamToolRecord, 'available' | 'flags'> & { available: number; flags: string };
+
+function toTool(r: ToolRow): UpstreamToolRecord {
+  return { ...r, available: r.available === 1, flags: JSON.parse(r.flags) as ToolFlag[] };
 }
 
 /** A session's last search_tools turn: the request a forwarded call answers. */
@@ -41,7 +83,14 @@ export interface SessionTurn {
 
 /** What a sync writes: the tools this upstream now serves, and how the attempt went. */
 export interface SyncOutcome {
-  served: { tool: string; remote_name: string }[];
+  served: { tool: string; remote_name: string; flags: ToolFlag[] }[];
+  /** Definitions held now (new or changed ones replace the row; the same one keeps its release). */
+  held: Omit<QuarantineRecord, 'agent' | 'upstream' | 'released_by' | 'released_key' | 'released_at'>[];
+  /**
+   * The names whose quarantine rows stay: those held now and released ones served under their
+   * release; the rows of every other name (listed clean, or no longer listed) are removed.
+   */
+  keep: string[];
   status: UpstreamStatus;
   last_error: string | null;
   failures: number;
@@ -99,13 +148,15 @@ export function createD1Upstreams(db: D1Database) {
 
     /**
      * Removes an upstream; the tools it served stay (history and learned lines kept) but are marked
-     * unavailable, so they are no longer routed or forwarded. True when it existed.
+     * unavailable, so they are no longer routed or forwarded; what it held in quarantine goes (it
+     * serves nothing now). True when it existed.
      */
     async delete(agent: string, name: string): Promise<boolean> {
       try {
         const [del] = await db.batch([
           db.prepare('DELETE FROM upstreams WHERE agent = ?1 AND name = ?2').bind(agent, name),
           db.prepare('UPDATE upstream_tools SET available = 0 WHERE agent = ?1 AND upstream = ?2').bind(agent, name),
+          db.prepare('DELETE FROM upstream_quarantine WHERE agent = ?1 AND upstream = ?2').bind(agent, name),
           db.prepare('UPDATE agents SET tools_gen = tools_gen + 1 WHERE agent = ?1').bind(agent),
         ]);
         return (del?.meta.changes ?? 0) > 0;
@@ -117,19 +168,23 @@ export function createD1Upstreams(db: D1Database) {
     /** Every tool of the agent that came from an upstream, available or not, by name. */
     async tools(agent: string): Promise<UpstreamToolRecord[]> {
       const { results } = await db
-        .prepare('SELECT tool, upstream, remote_name, available FROM upstream_tools WHERE agent = ?1 ORDER BY tool')
+        .prepare(
+          'SELECT tool, upstream, remote_name, available, flags FROM upstream_tools WHERE agent = ?1 ORDER BY tool',
+        )
         .bind(agent)
-        .all<Omit<UpstreamToolRecord, 'available'> & { available: number }>();
-      return results.map((r) => ({ ...r, available: r.available === 1 }));
+        .all<ToolRow>();
+      return results.map(toTool);
     },
 
     /** The upstream tool row of one agent tool, or null for the agent's own tools. */
     async tool(agent: string, tool: string): Promise<UpstreamToolRecord | null> {
       const r = await db
-        .prepare('SELECT tool, upstream, remote_name, available FROM upstream_tools WHERE agent = ?1 AND tool = ?2')
+        .prepare(
+          'SELECT tool, upstream, remote_name, available, flags FROM upstream_tools WHERE agent = ?1 AND tool = ?2',
+        )
         .bind(agent, tool)
-        .first<Omit<UpstreamToolRecord, 'available'> & { available: number }>();
-      return r ? { ...r, available: r.available === 1 } : null;
+        .first<ToolRow>();
+      return r ? toTool(r) : null;
     },
 
     /** Names of the agent's tools an upstream no longer serves: never routed. */
@@ -148,13 +203,35 @@ export function createD1Upstreams(db: D1Database) {
     async recordSync(agent: string, name: string, outcome: SyncOutcome, now: string): Promise<void> {
       const statements = [
         db.prepare('UPDATE upstream_tools SET available = 0 WHERE agent = ?1 AND upstream = ?2').bind(agent, name),
-        ...outcome.served.map((s) =>
+        ...outcome.served.map((s) => servedStatement(db, agent, name, s)),
+        db
+          .prepare(
+            'DELETE FROM upstream_quarantine WHERE agent = ?1 AND upstream = ?2 AND remote_name NOT IN (SELECT value FROM json_each(?3))',
+          )
+          .bind(agent, name, JSON.stringify(outcome.keep)),
+        ...outcome.held.map((q) =>
           db
             .prepare(
-              `INSERT INTO upstream_tools (agent, tool, upstream, remote_name, available) VALUES (?1, ?2, ?3, ?4, 1)
-               ON CONFLICT (agent, tool) DO UPDATE SET upstream = ?3, remote_name = ?4, available = 1`,
+              `INSERT INTO upstream_quarantine (agent, upstream, remote_name, tool, definition, definition_hash, findings,
+                 quarantined_at)
+               VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)
+               ON CONFLICT (agent, upstream, remote_name) DO UPDATE SET tool = ?4, definition = ?5, findings = ?7,
+                 definition_hash = ?6,
+                 quarantined_at = CASE WHEN definition_hash = ?6 THEN quarantined_at ELSE ?8 END,
+                 released_by = CASE WHEN definition_hash = ?6 THEN released_by END,
+                 released_key = CASE WHEN definition_hash = ?6 THEN released_key END,
+                 released_at = CASE WHEN definition_hash = ?6 THEN released_at END`,
             )
-            .bind(agent, s.tool, name, s.remote_name),
+            .bind(
+              agent,
+              name,
+              q.remote_name,
+              q.tool,
+              JSON.stringify(q.definition),
+              q.definition_hash,
+              JSON.stringify(q.findings),
+              q.quarantined_at,
+            ),
         ),
         statusStatement(db, agent, name, outcome, now),
         db.prepare('UPDATE agents SET tools_gen = tools_gen + 1 WHERE agent = ?1').bind(agent),
@@ -167,8 +244,69 @@ export function createD1Upstreams(db: D1Database) {
     },
 
     /** A failed sync: the status and backoff only; the tools stay as the last good sync left them. */
-    async recordFailure(agent: string, name: string, outcome: Omit<SyncOutcome, 'served'>, now: string) {
+    async recordFailure(agent: string, name: string, outcome: SyncStatus, now: string) {
       await statusStatement(db, agent, name, outcome, now).run();
+    },
+
+    /** Held and released definitions of one upstream (or of all the agent's), by upstream and name. */
+    async quarantine(agent: string, upstream?: string): Promise<QuarantineRecord[]> {
+      const { results } = await db
+        .prepare(
+          'SELECT * FROM upstream_quarantine WHERE agent = ?1 AND (?2 IS NULL OR upstream = ?2) ORDER BY upstream, remote_name',
+        )
+        .bind(agent, upstream ?? null)
+        .all<QuarantineRow>();
+      return results.map(toQuarantine);
+    },
+
+    /** One upstream tool's held (or released) definition, by the name the upstream lists. */
+    async quarantined(agent: string, upstream: string, remoteName: string): Promise<QuarantineRecord | null> {
+      const row = await db
+        .prepare('SELECT * FROM upstream_quarantine WHERE agent = ?1 AND upstream = ?2 AND remote_name = ?3')
+        .bind(agent, upstream, remoteName)
+        .first<QuarantineRow>();
+      return row ? toQuarantine(row) : null;
+    },
+
+    /** A held (not released) definition a call names: by its agent-level name or the upstream's. */
+    async heldNamed(agent: string, name: string): Promise<QuarantineRecord | null> {
+      const row = await db
+        .prepare(
+          `SELECT * FROM upstream_quarantine WHERE agent = ?1 AND released_at IS NULL AND (tool = ?2 OR remote_name = ?2)
+           ORDER BY tool = ?2 DESC, upstream LIMIT 1`,
+        )
+        .bind(agent, name)
+        .first<QuarantineRow>();
+      return row ? toQuarantine(row) : null;
+    },
+
+    /**
+     * Releases a held definition — only the one with this hash, only while still held — and, when
+     * it was registered (`served`), serves it now. False when nothing was held under that hash.
+     */
+    async release(
+      q: { agent: string; upstream: string; remote_name: string; definition_hash: string },
+      by: { released_by: string; actor: string },
+      now: string,
+      served: { tool: string; remote_name: string; flags: ToolFlag[] } | null,
+    ): Promise<boolean> {
+      const release = db
+        .prepare(
+          `UPDATE upstream_quarantine SET released_by = ?5, released_key = ?6, released_at = ?7
+           WHERE agent = ?1 AND upstream = ?2 AND remote_name = ?3 AND definition_hash = ?4 AND released_at IS NULL`,
+        )
+        .bind(q.agent, q.upstream, q.remote_name, q.definition_hash, by.released_by, by.actor, now);
+      if (!served) return ((await release.run()).meta.changes ?? 0) > 0;
+      try {
+        const [done] = await db.batch([
+          release,
+          servedStatement(db, q.agent, q.upstream, served),
+          db.prepare('UPDATE agents SET tools_gen = tools_gen + 1 WHERE agent = ?1').bind(q.agent),
+        ]);
+        return (done?.meta.changes ?? 0) > 0;
+      } finally {
+        agentWritten(db, q.agent);
+      }
     },
 
     /** Upstreams whose next sync is due at `now`, oldest due first, at most `limit`. */
@@ -201,13 +339,24 @@ export function createD1Upstreams(db: D1Database) {
 
 export type D1Upstreams = ReturnType<typeof createD1Upstreams>;
 
-function statusStatement(
+/** How a sync attempt went: the upstream's status and when it is tried next. */
+export type SyncStatus = Pick<SyncOutcome, 'status' | 'last_error' | 'failures' | 'next_sync_at'>;
+
+function servedStatement(
   db: D1Database,
   agent: string,
-  name: string,
-  o: Omit<SyncOutcome, 'served'>,
-  now: string,
+  upstream: string,
+  s: { tool: string; remote_name: string; flags: ToolFlag[] },
 ): D1PreparedStatement {
+  return db
+    .prepare(
+      `INSERT INTO upstream_tools (agent, tool, upstream, remote_name, available, flags) VALUES (?1, ?2, ?3, ?4, 1, ?5)
+       ON CONFLICT (agent, tool) DO UPDATE SET upstream = ?3, remote_name = ?4, available = 1, flags = ?5`,
+    )
+    .bind(agent, s.tool, upstream, s.remote_name, JSON.stringify(s.flags));
+}
+
+function statusStatement(db: D1Database, agent: string, name: string, o: SyncStatus, now: string): D1PreparedStatement {
   return db
     .prepare(
       `UPDATE upstreams SET status = ?3, last_error = ?4, failures = ?5, last_sync_at = ?6, next_sync_at = ?7

@@ -286,6 +286,7 @@ function mcpErrorOf(f: ForwardFailure): GatewayRpcError {
     case 'denied':
     case 'unknown':
     case 'unavailable':
+    case 'quarantined':
       return new GatewayRpcError(ErrorCode.InvalidParams, f.message);
     case 'upstream':
       if (f.error.kind === 'timeout') return new GatewayRpcError(ErrorCode.RequestTimeout, f.message);

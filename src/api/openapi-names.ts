@@ -14,7 +14,7 @@ type PathItem = Record<string, Operation | unknown>;
 
 const METHODS = ['get', 'put', 'post', 'delete', 'patch'] as const;
 /** Last path segments that name an action on the resource before them, not a collection. */
-const ACTIONS = new Set(['apply', 'dismiss', 'undo', 'route', 'preview', 'mcp', 'export', 'import']);
+const ACTIONS = new Set(['apply', 'dismiss', 'undo', 'release', 'route', 'preview', 'mcp', 'export', 'import']);
 /** Last path segments that name one thing of an agent or a tool, read with `get`, not listed. */
 const SINGLETONS = new Set(['config', 'activity', 'quality']);
 /** Verbs a resource reads better with than `create`: calls and outcomes are reported, not made. */

@@ -23,6 +23,7 @@ const TABLE: [string, RegExp, Need][] = [
   ['PUT', new RegExp(`^/upstreams/${SEG}$`), 'operator'],
   ['DELETE', new RegExp(`^/upstreams/${SEG}$`), 'operator'],
   ['POST', new RegExp(`^/upstreams/${SEG}/sync$`), 'operator'],
+  ['POST', new RegExp(`^/upstreams/${SEG}/tools/${SEG}/release$`), 'decide'],
   ['PUT', /^\/webhooks$/, 'operator'],
   ['POST', /^\/reviews$/, 'operator'],
   ['POST', new RegExp(`^/revisions/${SEG}/(apply|dismiss)$`), 'decide'],

@@ -4,10 +4,20 @@
  * name only, never logged.
  */
 import { createRoute, z } from '@hono/zod-openapi';
-import { notFound } from '../errors.ts';
+import { ApiError, notFound } from '../errors.ts';
 import { Upstream } from '../schemas.ts';
-import { putUpstream, syncUpstream, upstreamView } from '../services/upstreams.ts';
-import { AgentParams, agentFor, bearer, createApi, jsonBody, nowIso, responses, type AppContext } from './common.ts';
+import { putUpstream, releaseTool, syncUpstream, upstreamView } from '../services/upstreams.ts';
+import {
+  AgentParams,
+  actorOf,
+  agentFor,
+  bearer,
+  createApi,
+  jsonBody,
+  nowIso,
+  responses,
+  type AppContext,
+} from './common.ts';
 
 export const upstreamsApi = createApi();
 
@@ -73,8 +83,12 @@ async function answer(c: AppContext, agent: string, name: string) {
   const svc = c.get('svc');
   const u = await svc.upstreams.get(agent, name);
   if (!u) throw notFound(`upstream ${name}`);
-  const tools = (await svc.upstreams.tools(agent)).filter((t) => t.upstream === name);
-  return upstreamView(u, tools);
+  const [tools, held] = await Promise.all([svc.upstreams.tools(agent), svc.upstreams.quarantine(agent, name)]);
+  return upstreamView(
+    u,
+    tools.filter((t) => t.upstream === name),
+    held,
+  );
 }
 
 upstreamsApi.openapi(
@@ -90,13 +104,18 @@ upstreamsApi.openapi(
     const agent = agentFor(c, c.req.valid('param').agent, 'read');
     const svc = c.get('svc');
     if (!(await svc.store.getAgent(agent))) throw notFound(`agent ${agent}`);
-    const [ups, tools] = await Promise.all([svc.upstreams.list(agent), svc.upstreams.tools(agent)]);
+    const [ups, tools, held] = await Promise.all([
+      svc.upstreams.list(agent),
+      svc.upstreams.tools(agent),
+      svc.upstreams.quarantine(agent),
+    ]);
     return c.json(
       {
         upstreams: ups.map((u) =>
           upstreamView(
             u,
             tools.filter((t) => t.upstream === u.name),
+            held,
           ),
         ),
       },
@@ -168,5 +187,68 @@ upstreamsApi.openapi(
     const { agent: id, name } = c.req.valid('param');
     const agent = agentFor(c, id, 'operator');
     return c.json(await syncUpstream(c.get('svc'), agent, name, nowIso()), 200);
+  },
+);
+
+const ReleaseParams = UpstreamParams.extend({
+  tool: z
+    .string()
+    .min(1)
+    .max(512)
+    .openapi({ param: { name: 'tool', in: 'path' }, description: 'the name the upstream lists (URL-encoded)' }),
+});
+const ReleaseBody = z
+  .object({ released_by: z.string().min(1).max(200).openapi({ description: 'who released it (a person)' }) })
+  .strict()
+  .openapi('UpstreamToolRelease');
+
+upstreamsApi.openapi(
+  createRoute({
+    method: 'post',
+    path: '/v1/agents/{agent}/upstreams/{name}/tools/{tool}/release',
+    summary:
+      'Release a quarantined upstream tool: it is served at once, for this definition only (a changed one is checked again); 409 when it is not quarantined',
+    security: bearer,
+    request: { params: ReleaseParams, ...jsonBody(ReleaseBody) },
+    responses: responses(
+      z
+        .object({
+          released: z.string().openapi({ description: 'the name the upstream lists' }),
+          tool: z.string(),
+          served: z.boolean().openapi({ description: 'false when the name cannot be a tool name (still not served)' }),
+          skipped: z.string().nullable(),
+          upstream: Upstream,
+        })
+        .openapi('UpstreamToolReleased'),
+      'the tool released, and its upstream as it is now',
+      [400, 401, 403, 404, 409],
+    ),
+  }),
+  async (c) => {
+    const { agent: id, name, tool } = c.req.valid('param');
+    const agent = agentFor(c, id, 'decide');
+    const body = c.req.valid('json');
+    const outcome = await releaseTool(
+      c.get('svc'),
+      agent,
+      name,
+      tool,
+      { released_by: body.released_by, actor: actorOf(c) },
+      nowIso(),
+    );
+    if (!outcome.ok) {
+      if (outcome.reason === 'unknown') throw notFound(`quarantined tool ${tool} of upstream ${name}`);
+      throw new ApiError('conflict', `tool ${tool} of upstream ${name} is not quarantined`);
+    }
+    return c.json(
+      {
+        released: tool,
+        tool: outcome.tool,
+        served: outcome.served,
+        skipped: outcome.skipped,
+        upstream: await answer(c, agent, name),
+      },
+      200,
+    );
   },
 );

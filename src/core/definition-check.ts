@@ -281,3 +281,50 @@ function clip(text: string): string {
 function isRecord(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
+
+/** Why a served tool should be read by a person (stored with the tool, shown on its upstream). */
+export interface ToolFlag {
+  /** `other_named` (its text names another tool), `name_collision` (its name folds to another's), `calls_other_tool`, `name`. */
+  kind: 'other_named' | 'name_collision' | 'calls_other_tool' | 'name';
+  field: string;
+  match: string;
+  why: string;
+}
+
+/**
+ * The flags of a tool that passed the check: its flag findings, and — for a tool this upstream did
+ * not serve before — every known tool its name collides with (the same name, or the same words once
+ * case and separators are folded: `send_email` and `SendEmail`), since a new tool that takes a
+ * trusted tool's name is how shadowing starts.
+ */
+export function toolFlags(
+  name: string,
+  findings: readonly DefinitionFinding[],
+  others: readonly KnownTool[],
+  isNew: boolean,
+): ToolFlag[] {
+  const flags: ToolFlag[] = findings
+    .filter((f) => f.severity === 'flag')
+    .map((f) => ({
+      kind: f.check === 'shadowing' ? 'other_named' : f.check === 'calls_other_tool' ? 'calls_other_tool' : 'name',
+      field: f.field,
+      match: f.match,
+      why: f.why,
+    }));
+  if (isNew) {
+    const key = nameKey(name);
+    for (const o of others) {
+      if (nameKey(o.name) !== key) continue;
+      flags.push({
+        kind: 'name_collision',
+        field: 'name',
+        match: o.name,
+        why:
+          o.upstream === null
+            ? `a new tool whose name reads as the agent's own tool "${o.name}"`
+            : `a new tool whose name reads as "${o.name}" of the server "${o.upstream}"`,
+      });
+    }
+  }
+  return flags;
+}

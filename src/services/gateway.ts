@@ -32,6 +32,7 @@ export type ForwardFailure =
   | { reason: 'denied'; message: string }
   | { reason: 'unknown'; message: string }
   | { reason: 'unavailable'; message: string }
+  | { reason: 'quarantined'; message: string }
   | { reason: 'upstream'; message: string; error: UpstreamError };
 
 export type ForwardOutcome = { ok: true; result: Record<string, unknown> } | ({ ok: false } & ForwardFailure);
@@ -104,6 +105,21 @@ export async function forwardToolCall(
     const message = `tool ${tool} is not allowed for this key`;
     logCall(svc, caller, { tool, args, success: false, error: `denied: ${message}`, latencyMs: 0, upstream: null });
     return { ok: false, reason: 'denied', message };
+  }
+  if (!served?.available) {
+    const held = await svc.upstreams.heldNamed(caller.agent, tool);
+    if (held) {
+      // The check and where it fired, never the text: the model reads this error.
+      const fired = [
+        ...new Set(held.findings.filter((f) => f.severity === 'quarantine').map((f) => `${f.check} in ${f.field}`)),
+      ];
+      const why = fired.length > 0 ? ` (${fired.join('; ')})` : '';
+      return {
+        ok: false,
+        reason: 'quarantined',
+        message: `tool ${tool} of upstream ${held.upstream} is quarantined: its definition failed the definition check${why}; a person releases it with POST /v1/agents/${caller.agent}/upstreams/${held.upstream}/tools/{tool}/release`,
+      };
+    }
   }
   if (!served)
     return {

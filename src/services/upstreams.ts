@@ -9,8 +9,21 @@
  */
 import { callUpstreamTool, listUpstreamTools, type ListedTool, type UpstreamTarget } from '../adapters/mcp-upstream.ts';
 import { UpstreamError } from '../adapters/mcp-upstream.ts';
-import type { UpstreamRecord } from '../adapters/d1-upstreams.ts';
-import { checkDefinition, type DefinitionFinding, type KnownTool } from '../core/definition-check.ts';
+import type {
+  ListedDefinition,
+  QuarantineRecord,
+  SyncOutcome,
+  UpstreamRecord,
+  UpstreamToolRecord,
+} from '../adapters/d1-upstreams.ts';
+import {
+  checkDefinition,
+  type DefinitionFinding,
+  type KnownTool,
+  type ToolFlag,
+  toolFlags,
+} from '../core/definition-check.ts';
+import { canonicalJson } from '../core/tooldef.ts';
 import { syncBackoffMs, upstreamToolNames } from '../core/upstream-naming.ts';
 import { checkUpstreamUrl } from '../core/upstream-url.ts';
 import type { Services } from '../env.ts';
@@ -28,8 +41,9 @@ export interface UpstreamSettings {
   timeout_ms: number;
 }
 
-/** The upstream as answered: header names only, never a value. */
-export function upstreamView(u: UpstreamRecord, tools: { tool: string; remote_name: string; available: boolean }[]) {
+/** The upstream as answered: header names only, never a value; its held, released and flagged tools. */
+export function upstreamView(u: UpstreamRecord, tools: UpstreamToolRecord[], quarantine: QuarantineRecord[] = []) {
+  const mine = quarantine.filter((q) => q.upstream === u.name);
   return {
     name: u.name,
     url: u.url,
@@ -40,7 +54,31 @@ export function upstreamView(u: UpstreamRecord, tools: { tool: string; remote_na
     failures: u.failures,
     last_sync_at: u.last_sync_at,
     next_sync_at: u.next_sync_at,
-    tools: tools.map((t) => ({ name: t.tool, remote_name: t.remote_name, available: t.available })),
+    tools: tools.map((t) => ({ name: t.tool, remote_name: t.remote_name, available: t.available, flags: t.flags })),
+    quarantined: mine
+      .filter((q) => q.released_at === null)
+      .map((q) => ({
+        name: q.remote_name,
+        tool: q.tool,
+        quarantined_at: q.quarantined_at,
+        findings: q.findings.filter((f) => f.severity === 'quarantine'),
+      })),
+    released: mine.flatMap((q) =>
+      q.released_at === null || q.released_by === null
+        ? []
+        : [
+            {
+              name: q.remote_name,
+              tool: q.tool,
+              released_by: q.released_by,
+              released_key: q.released_key,
+              released_at: q.released_at,
+            },
+          ],
+    ),
+    flagged: tools
+      .filter((t) => t.available && t.flags.length > 0)
+      .map((t) => ({ name: t.tool, remote_name: t.remote_name, flags: t.flags })),
     created_at: u.created_at,
     updated_at: u.updated_at,
   };
@@ -172,17 +210,46 @@ async function registerListed(
     quarantined: [],
     skipped: [],
   };
-  const accepted: { tool: string; remote_name: string; def: ListedTool }[] = [];
+  const before = new Map(served.filter((s) => s.upstream === name).map((s) => [s.remote_name, s]));
+  const released = new Map(
+    (await svc.upstreams.quarantine(agent, name)).flatMap((q) =>
+      q.released_at === null ? [] : [[q.remote_name, q.definition_hash] as const],
+    ),
+  );
+  const accepted: { tool: string; remote_name: string; def: ListedTool; flags: ToolFlag[] }[] = [];
+  const held: SyncOutcome['held'] = [];
+  const keep: string[] = [];
   for (const def of listed) {
     const tool = names?.get(def.name) ?? def.name;
     const check = checkDefinition(
       { name: def.name, description: def.description ?? '', parameters: def.inputSchema },
       known,
     );
-    if (!check.ok) report.quarantined.push({ name: def.name, findings: check.findings });
-    else if (!ToolName.safeParse(tool).success)
+    const previous = before.get(def.name);
+    const flags = [
+      ...toolFlags(def.name, check.findings, known, previous === undefined),
+      ...(previous?.flags.filter((f) => f.kind === 'name_collision') ?? []),
+    ];
+    if (!check.ok) {
+      const hash = await listedHash(def);
+      if (released.get(def.name) === hash) keep.push(def.name);
+      else {
+        report.quarantined.push({ name: def.name, findings: check.findings });
+        held.push({
+          remote_name: def.name,
+          tool,
+          definition: listedDefinition(def),
+          definition_hash: hash,
+          findings: check.findings,
+          quarantined_at: now,
+        });
+        keep.push(def.name);
+        continue;
+      }
+    }
+    if (!ToolName.safeParse(tool).success)
       report.skipped.push({ name: def.name, reason: 'the name is not 1-128 characters of A-Z a-z 0-9 _ . - /' });
-    else accepted.push({ tool, remote_name: def.name, def });
+    else accepted.push({ tool, remote_name: def.name, def, flags });
   }
   if (accepted.length > 0) {
     const defs = accepted.map((a) => ({
@@ -197,7 +264,9 @@ async function registerListed(
     agent,
     name,
     {
-      served: accepted.map((a) => ({ tool: a.tool, remote_name: a.remote_name })),
+      served: accepted.map((a) => ({ tool: a.tool, remote_name: a.remote_name, flags: a.flags })),
+      held,
+      keep,
       status: 'ok',
       last_error: null,
       failures: 0,
@@ -221,6 +290,71 @@ function groupOthers(served: readonly { upstream: string; remote_name: string; a
     by.set(s.upstream, [...(by.get(s.upstream) ?? []), s.remote_name]);
   }
   return [...by].map(([upstream, tools]) => ({ upstream, tools }));
+}
+
+/** The definition as the upstream listed it: what is hashed, held and, once released, registered. */
+function listedDefinition(def: ListedTool): ListedDefinition {
+  return { name: def.name, description: def.description ?? '', inputSchema: def.inputSchema };
+}
+
+/** A release holds for one definition: this hash of it. */
+async function listedHash(def: ListedTool): Promise<string> {
+  const digest = await crypto.subtle.digest('SHA-256', new TextEncoder().encode(canonicalJson(listedDefinition(def))));
+  return Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, '0')).join('');
+}
+
+/** Why a release was refused: nothing held under that name, or it is not held (any more). */
+export type ReleaseOutcome =
+  | { ok: true; tool: string; served: boolean; skipped: string | null }
+  | { ok: false; reason: 'unknown' | 'not_quarantined' };
+
+/**
+ * A person releases a held definition (the caller has the right to decide): it is registered and
+ * served at once, and later syncs serve it while the upstream lists this same definition; a changed
+ * one is checked again. A name that cannot be a tool's name is released but still not served.
+ */
+export async function releaseTool(
+  svc: Services,
+  agent: string,
+  upstream: string,
+  remoteName: string,
+  by: { released_by: string; actor: string },
+  now: string,
+): Promise<ReleaseOutcome> {
+  const [u, q] = await Promise.all([
+    svc.upstreams.get(agent, upstream),
+    svc.upstreams.quarantined(agent, upstream, remoteName),
+  ]);
+  if (!u) return { ok: false, reason: 'unknown' };
+  if (!q) {
+    // A tool the upstream serves without a finding is known, just not held.
+    const served = (await svc.upstreams.tools(agent)).some(
+      (t) => t.upstream === upstream && t.remote_name === remoteName,
+    );
+    return { ok: false, reason: served ? 'not_quarantined' : 'unknown' };
+  }
+  if (q.released_at !== null) return { ok: false, reason: 'not_quarantined' };
+  const nameOk = ToolName.safeParse(q.tool).success;
+  if (nameOk) await registerTools(svc, agent, [{ ...q.definition, name: q.tool }], false, now);
+  const flags = releasedFlags(q);
+  const done = await svc.upstreams.release(
+    q,
+    by,
+    now,
+    nameOk ? { tool: q.tool, remote_name: remoteName, flags } : null,
+  );
+  if (!done) return { ok: false, reason: 'not_quarantined' };
+  return {
+    ok: true,
+    tool: q.tool,
+    served: nameOk,
+    skipped: nameOk ? null : 'the name is not 1-128 characters of A-Z a-z 0-9 _ . - /',
+  };
+}
+
+/** A released tool keeps its flag findings as flags; the quarantine findings stay on the released row. */
+function releasedFlags(q: QuarantineRecord): ToolFlag[] {
+  return toolFlags(q.remote_name, q.findings, [], false);
 }
 
 /** Forwards one call to the upstream that serves `tool`; the result as the upstream answered. */

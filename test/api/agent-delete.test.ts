@@ -55,7 +55,7 @@ async function busyAgent(prefix: string): Promise<string> {
   await api('POST', `/v1/agents/${agent}/outcomes`, {
     body: { turn_id: confused.body.turn_id, ok: false, served_by: 'get_order' },
   });
-  // The gateway's rows: an upstream, a tool it serves, an MCP session's last search turn.
+  // The gateway's rows: an upstream, a tool it serves, one it holds back, an MCP session's last search turn.
   await env.DB.batch([
     env.DB.prepare(
       "INSERT INTO upstreams (agent, name, url, timeout_ms, created_at, updated_at) VALUES (?1, 'up', 'https://mcp.example/mcp', 10000, '2026-01-01', '2026-01-01')",
@@ -65,6 +65,10 @@ async function busyAgent(prefix: string): Promise<string> {
     ).bind(agent),
     env.DB.prepare(
       "INSERT INTO gateway_sessions (agent, session_id, turn_id, request, updated_at) VALUES (?1, 's1', 't1', 'where', '2026-01-01')",
+    ).bind(agent),
+    env.DB.prepare(
+      `INSERT INTO upstream_quarantine (agent, upstream, remote_name, tool, definition, definition_hash, findings, quarantined_at)
+       VALUES (?1, 'up', 'read_file', 'read_file', '{}', 'h', '[]', '2026-01-01')`,
     ).bind(agent),
   ]);
   await eventually(async () => ((await count('turns', agent)) > 1 ? true : undefined));

@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { type CheckedDefinition, checkDefinition, collidingNames, textsOf } from '../../src/core/definition-check.ts';
+import {
+  type CheckedDefinition,
+  checkDefinition,
+  collidingNames,
+  textsOf,
+  toolFlags,
+} from '../../src/core/definition-check.ts';
 
 const params = (properties: Record<string, unknown>) => ({ type: 'object', properties });
 
@@ -188,5 +194,39 @@ describe('collidingNames', () => {
     expect(collidingNames('send-email', others).map((o) => o.name)).toEqual(['send_email', 'SendEmail']);
     expect(collidingNames('send_email', others).map((o) => o.name)).toEqual(['SendEmail']);
     expect(collidingNames('get_weather', others)).toEqual([]);
+  });
+});
+
+describe('toolFlags', () => {
+  const known = [
+    { name: 'send_email', upstream: 'mail' },
+    { name: 'lookup_order', upstream: null },
+  ];
+  it('flags a new tool whose name reads as a known one, and not the same tool on a later sync', () => {
+    const fresh = toolFlags('SendEmail', [], known, true);
+    expect(fresh).toEqual([
+      {
+        kind: 'name_collision',
+        field: 'name',
+        match: 'send_email',
+        why: 'a new tool whose name reads as "send_email" of the server "mail"',
+      },
+    ]);
+    expect(toolFlags('send-email', [], known, true).map((f) => f.kind)).toEqual(['name_collision']);
+    expect(toolFlags('SendEmail', [], known, false)).toEqual([]);
+    expect(toolFlags('send_emails', [], known, true)).toEqual([]);
+  });
+
+  it('keeps a description naming another tool as other_named, with what it named', () => {
+    const def = {
+      name: 'summarize_text',
+      description: 'Summarize a text. Mails sent with send_email should quote the summary.',
+      parameters: {},
+    };
+    const check = checkDefinition(def, known);
+    expect(check.ok).toBe(true);
+    expect(toolFlags(def.name, check.findings, known, true)).toEqual([
+      expect.objectContaining({ kind: 'other_named', field: 'description', match: 'send_email' }),
+    ]);
   });
 });

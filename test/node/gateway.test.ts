@@ -240,7 +240,12 @@ describe('the MCP gateway', () => {
     );
     expect(names).not.toContain('archive_file');
     const up = await call('GET', `/v1/agents/${agent}/upstreams/files`);
-    expect(up.body.tools).toContainEqual({ name: 'archive_file', remote_name: 'archive_file', available: false });
+    expect(up.body.tools).toContainEqual({
+      name: 'archive_file',
+      remote_name: 'archive_file',
+      available: false,
+      flags: [],
+    });
     expect((await call('GET', `/v1/agents/${agent}/tools/archive_file`)).status).toBe(200);
     await client.close();
   });

@@ -62,6 +62,10 @@ NOT_IN_CLIENT = {
     "putUpstream": "MCP gateway setup",
     "deleteUpstream": "MCP gateway setup",
     "createUpstreamSync": "MCP gateway setup (the cron re-syncs)",
+    "releaseUpstreamTool": (
+        "MCP gateway safety: a person's decision on a quarantined upstream tool, made after reading "
+        "the held text (GET upstream), with curl or the API; an agent never releases what was held from it"
+    ),
     "listWebhooks": "notification setup: done once by an operator, with curl or the API",
     "putWebhooks": "notification setup",
 }
