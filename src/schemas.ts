@@ -253,6 +253,21 @@ export const CreatedKey = z.object({
   tool_access: ToolAccess.optional(),
 });
 
+/** A right on an agent (docs/api.md "Rights"): what a route needs. */
+export const Right = z.enum(['read', 'agent', 'decide', 'operator', 'admin']);
+/** `GET …/whoami`: who the token is on this agent and what it may do there. */
+export const WhoAmI = z
+  .object({
+    /** `admin` for the ADMIN_TOKEN, else the key's role. */
+    role: z.union([KeyRole, z.literal('admin')]),
+    /** The key's id; null for the ADMIN_TOKEN. */
+    key_id: z.string().nullable(),
+    rights: z.array(Right),
+  })
+  .openapi('WhoAmI');
+export type Right = z.infer<typeof Right>;
+export type WhoAmI = z.infer<typeof WhoAmI>;
+
 export const ErrorBody = z
   .object({
     error: z.object({

@@ -444,6 +444,14 @@ class UnregisteredAnswer(TypedDict):
     next_cursor: Optional[str]
 
 
+class WhoAmI(TypedDict):
+    """Who the token is on the agent: `admin` or the key's role, its key id, and its rights there."""
+
+    role: Literal["agent", "operator", "approver", "read_only", "admin"]
+    key_id: Optional[str]
+    rights: List[Literal["read", "agent", "decide", "operator", "admin"]]
+
+
 class Settings(TypedDict):
     """Every tool-learning setting in force (docs/configuration.md)."""
 
