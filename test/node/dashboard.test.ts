@@ -130,7 +130,9 @@ async function signIn(secret: string): Promise<void> {
 
 /** The text boxes of a revision card, as the approver has them. */
 const lineTexts = (card: ReturnType<Page['locator']>) =>
-  card.locator('textarea[data-line]').evaluateAll((boxes) => boxes.map((b) => (b as HTMLTextAreaElement).value));
+  card
+    .locator('textarea[data-line]')
+    .evaluateAll((boxes) => boxes.map((b) => (b as unknown as { value: string }).value));
 
 const modelView = (tool: string) => page.locator(`details.tool[data-tool="${tool}"] pre.model-view`);
 
@@ -450,7 +452,7 @@ describe('the dashboard in Chromium', () => {
     expect(
       await page
         .locator('article.revision[data-revision]:visible')
-        .evaluateAll((c) => c.map((x) => (x as HTMLElement).dataset.tool)),
+        .evaluateAll((c) => c.map((x) => x.getAttribute('data-tool'))),
     ).toEqual(['get_order']);
     await page.getByLabel('Kind of line').selectOption('');
 
