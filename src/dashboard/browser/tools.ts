@@ -389,6 +389,8 @@ const SETTING_HINTS: Partial<Record<keyof Settings, string>> = {
   model_calls_per_hour: 'model calls an hour: reviews, dry runs and augmentation together',
   memory_bytes: 'bytes of served wordings routing remembers per tool (0 = off)',
   memory_auto_apply: 'apply routing memory without approval',
+  hit_rate_drop_share:
+    'a day whose hit rate fell by more than this share of the day before notifies quality.dropped webhooks (1 = never)',
 };
 
 type SettingValue = string | number | boolean | null;

@@ -478,6 +478,7 @@ class Settings(TypedDict):
     model_calls_per_hour: int
     memory_bytes: int
     memory_auto_apply: bool
+    hit_rate_drop_share: float
 
 
 class SettingsPatch(TypedDict, total=False):
@@ -506,6 +507,7 @@ class SettingsPatch(TypedDict, total=False):
     model_calls_per_hour: int
     memory_bytes: int
     memory_auto_apply: bool
+    hit_rate_drop_share: float
 
 
 #: A message of an OpenAI or Anthropic conversation, as the SDKs send it.
