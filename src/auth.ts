@@ -7,7 +7,7 @@
 import type { D1Store } from './adapters/d1-store.ts';
 import { ApiError, notFound } from './errors.ts';
 import type { ToolAccess } from './core/tool-access.ts';
-import type { KeyRole } from './schemas.ts';
+import type { KeyRole, Right } from './schemas.ts';
 
 export type Principal =
   | { kind: 'admin'; id: 'admin' }
@@ -39,7 +39,7 @@ export async function authenticate(
  * agent's own traffic: routing, reports, MCP), `decide` (apply, dismiss, undo a revision),
  * `operator` (register tools, pins, settings, reviews), `admin`.
  */
-export type Need = 'read' | 'agent' | 'decide' | 'operator' | 'admin';
+export type Need = Right;
 
 /** The needs each key role meets: an approver decides but never registers or configures; a read-only key for dashboards only reads. */
 const MEETS: Record<KeyRole, ReadonlySet<Need>> = {
@@ -55,12 +55,24 @@ const REFUSAL: Record<Exclude<Need, 'read' | 'admin'>, string> = {
   operator: 'this route needs an operator key',
 };
 
+const NEEDS: readonly Need[] = ['read', 'agent', 'decide', 'operator', 'admin'];
+
+/**
+ * The rights a principal holds on its agent, in the order of NEEDS: the one rule `authorize` and
+ * `GET …/whoami` both read, so what the dashboard shows is what the API allows.
+ */
+export function rightsOf(p: Principal): Need[] {
+  if (p.kind === 'admin') return [...NEEDS];
+  return NEEDS.filter((need) => need === 'read' || MEETS[p.role].has(need));
+}
+
 /** docs/api.md rights: the admin everything; a key only its agent, and only what its role meets. */
 export function authorize(p: Principal, agent: string | null, need: Need): void {
   if (p.kind === 'admin') return;
   if (need === 'admin') throw new ApiError('forbidden', 'this route needs the admin token');
   if (agent === null || p.agent !== agent) throw notFound(`agent ${agent ?? ''}`);
-  if (need !== 'read' && !MEETS[p.role].has(need)) throw new ApiError('forbidden', REFUSAL[need]);
+  if (need === 'read' || rightsOf(p).includes(need)) return;
+  throw new ApiError('forbidden', REFUSAL[need]);
 }
 
 /** A new key: the clear text is returned once; only salt and hash are stored. */

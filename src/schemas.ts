@@ -253,6 +253,21 @@ export const CreatedKey = z.object({
   tool_access: ToolAccess.optional(),
 });
 
+/** A right on an agent (docs/api.md "Rights"): what a route needs. */
+export const Right = z.enum(['read', 'agent', 'decide', 'operator', 'admin']);
+/** `GET …/whoami`: who the token is on this agent and what it may do there. */
+export const WhoAmI = z
+  .object({
+    /** `admin` for the ADMIN_TOKEN, else the key's role. */
+    role: z.union([KeyRole, z.literal('admin')]),
+    /** The key's id; null for the ADMIN_TOKEN. */
+    key_id: z.string().nullable(),
+    rights: z.array(Right),
+  })
+  .openapi('WhoAmI');
+export type Right = z.infer<typeof Right>;
+export type WhoAmI = z.infer<typeof WhoAmI>;
+
 export const ErrorBody = z
   .object({
     error: z.object({
@@ -298,6 +313,8 @@ export const Settings = z
     memory_bytes: z.number().int().min(0).max(16_384),
     /** Apply memory revisions at once as "whetstone:routing_memory"; false leaves them for approval. */
     memory_auto_apply: z.boolean(),
+    /** A settled UTC day whose hit rate fell by more than this share of the day before's sends `quality.dropped`; 1 = never. */
+    hit_rate_drop_share: z.number().min(0).max(1),
   })
   .strict()
   .openapi('Settings');
@@ -333,6 +350,8 @@ export const DEFAULT_SETTINGS: Settings = {
   model_calls_per_hour: 500,
   memory_bytes: DEFAULT_MEMORY_BYTES,
   memory_auto_apply: true,
+  // A quarter: a day routing offered the serving tool for 60% of requests after 80% the day before.
+  hit_rate_drop_share: 0.25,
 };
 
 export const EvidenceKind = z.enum(['failed_call', 'missed_request', 'confused_request', 'successful_call']);

@@ -1,8 +1,8 @@
 /** Agents, keys and settings (docs/api.md). Keys and the agent list are the admin's. */
 import { createRoute, z } from '@hono/zod-openapi';
-import { authorize, mintKey } from '../auth.ts';
+import { authorize, mintKey, rightsOf } from '../auth.ts';
 import { notFound } from '../errors.ts';
-import { CreateKeyBody, CreatedKey, Settings, SettingsPatch } from '../schemas.ts';
+import { CreateKeyBody, CreatedKey, Settings, SettingsPatch, WhoAmI } from '../schemas.ts';
 import { deleteAgent } from '../services/agent-delete.ts';
 import { settingsOf } from '../services/routing.ts';
 import { pageByOffset } from '../core/pagination.ts';
@@ -132,6 +132,27 @@ agentsApi.openapi(
     authorize(c.get('principal'), agent, 'admin');
     await deleteAgent(c.get('svc'), agent);
     return c.body(null, 204);
+  },
+);
+
+agentsApi.openapi(
+  createRoute({
+    method: 'get',
+    path: '/v1/agents/{agent}/whoami',
+    summary: "The token's role on the agent, its key id and its rights (what the dashboard shows buttons for)",
+    security: bearer,
+    request: { params: AgentParams },
+    responses: responses(WhoAmI, 'who the token is on this agent'),
+  }),
+  async (c) => {
+    agentFor(c, c.req.valid('param').agent, 'read');
+    const p = c.get('principal');
+    return c.json(
+      p.kind === 'admin'
+        ? { role: 'admin' as const, key_id: null, rights: rightsOf(p) }
+        : { role: p.role, key_id: p.id, rights: rightsOf(p) },
+      200,
+    );
   },
 );
 

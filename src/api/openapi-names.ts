@@ -16,7 +16,7 @@ const METHODS = ['get', 'put', 'post', 'delete', 'patch'] as const;
 /** Last path segments that name an action on the resource before them, not a collection. */
 const ACTIONS = new Set(['apply', 'dismiss', 'undo', 'release', 'route', 'preview', 'mcp', 'export', 'import']);
 /** Last path segments that name one thing of an agent or a tool, read with `get`, not listed. */
-const SINGLETONS = new Set(['config', 'activity', 'quality']);
+const SINGLETONS = new Set(['config', 'activity', 'quality', 'whoami']);
 /** Verbs a resource reads better with than `create`: calls and outcomes are reported, not made. */
 const POST_VERBS: Record<string, string> = { calls: 'report', outcomes: 'report', traces: 'report' };
 

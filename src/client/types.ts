@@ -35,6 +35,8 @@ export type UnregisteredAnswer = z.output<typeof S.UnregisteredAnswer>;
 export type Settings = z.output<typeof S.Settings>;
 export type SettingsPatch = z.input<typeof S.SettingsPatch>;
 export type ErrorBody = z.output<typeof S.ErrorBody>;
+export type WhoAmI = z.output<typeof S.WhoAmI>;
+export type BulkAnswer = z.output<typeof S.BulkAnswer>;
 
 /** `GET …/revisions` filters (docs/api.md). */
 export interface RevisionsQuery {

@@ -6,7 +6,12 @@
  */
 
 /** The event types an agent's webhooks may ask for, in the order docs/integrations.md lists them. */
-export const WEBHOOK_EVENT_TYPES = ['revisions.waiting', 'revisions.applied', 'review.failed'] as const;
+export const WEBHOOK_EVENT_TYPES = [
+  'revisions.waiting',
+  'revisions.applied',
+  'review.failed',
+  'quality.dropped',
+] as const;
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
 
 /** A revision an event names. */
@@ -19,7 +24,46 @@ export interface EventRevision {
 export type WebhookEvent =
   | EventBase<'revisions.waiting', { review_id: string; revisions: EventRevision[] }>
   | EventBase<'revisions.applied', { review_id: string; revisions: (EventRevision & { version: number | null })[] }>
-  | EventBase<'review.failed', { review_id: string; trigger: string; error: string }>;
+  | EventBase<'review.failed', { review_id: string; trigger: string; error: string }>
+  | EventBase<'quality.dropped', HitRateDrop>;
+
+/** A UTC day whose routing hit rate fell from the day before by more than the agent's set share. */
+export interface HitRateDrop {
+  date: string;
+  hit_rate: number;
+  previous_date: string;
+  previous_hit_rate: number;
+  /** (previous − this) / previous: the share of the day before's hit rate that was lost. */
+  fell_by: number;
+  /** The agent's `hit_rate_drop_share` it was compared with. */
+  threshold: number;
+}
+
+/** One day's hit rate, as `GET …/quality` answers it (null on a day routing ranked no served request). */
+export interface DayRate {
+  date: string;
+  hit_rate: number | null;
+}
+
+/**
+ * The drop from `previous` to `day`, or null: both days need a hit rate, the day before a rate
+ * above zero, and the fall, as a share of the day before's rate, must exceed `share` (so a share
+ * of 1 never fires: a rate cannot fall by more than all of it).
+ */
+export function hitRateDrop(previous: DayRate, day: DayRate, share: number): HitRateDrop | null {
+  if (previous.hit_rate === null || day.hit_rate === null || previous.hit_rate <= 0) return null;
+  const fell_by = (previous.hit_rate - day.hit_rate) / previous.hit_rate;
+  // Past the share by more than rounding: 0.8 → 0.6 is a fall of exactly a quarter, not more.
+  if (!(fell_by > share + 1e-9)) return null;
+  return {
+    date: day.date,
+    hit_rate: day.hit_rate,
+    previous_date: previous.date,
+    previous_hit_rate: previous.hit_rate,
+    fell_by,
+    threshold: share,
+  };
+}
 
 interface EventBase<T extends WebhookEventType, D> {
   id: string;
@@ -117,6 +161,11 @@ export function eventSentence(event: WebhookEvent): string {
       return `${plural(event.data.revisions.length, 'revision', 'revisions')} of agent ${agent} applied by the review: ${toolsOf(event.data.revisions)}.`;
     case 'review.failed':
       return `A ${slackEscape(event.data.trigger)} review of agent ${agent} failed: ${slackEscape(event.data.error)}`;
+    case 'quality.dropped': {
+      const d = event.data;
+      const pct = (x: number): string => `${(100 * x).toFixed(1)}%`;
+      return `Routing hit rate of agent ${agent} fell to ${pct(d.hit_rate)} on ${d.date} from ${pct(d.previous_hit_rate)} on ${d.previous_date} (down ${pct(d.fell_by)} of it; alert above ${pct(d.threshold)}).`;
+    }
   }
 }
 

@@ -59,6 +59,14 @@ label { font-weight: 600; }
 .badge { display: inline-block; padding: 0 .45rem; border-radius: 1rem; font-size: .8rem; border: 1px solid var(--line);
   background: var(--panel); }
 .badge.proposed { background: var(--warn-bg); }
+.line-edit { display: grid; grid-template-columns: 1fr auto; gap: .2rem .6rem; margin: .4rem 0; }
+.line-edit textarea { width: 100%; }
+.line-edit.dropped textarea { opacity: .5; text-decoration: line-through; }
+.line-edit .line-error { grid-column: 1 / -1; color: var(--del-fg); font-size: .9rem; margin: 0; }
+.line-edit .line-error:empty { display: none; }
+.filters, .bulk { display: flex; gap: .8rem; align-items: end; flex-wrap: wrap; }
+.bulk-results .ok { color: var(--add-fg); }
+.bulk-results .failed { color: var(--del-fg); }
 .held { background: var(--warn-bg); border: 1px solid var(--line); border-radius: .3rem; padding: .2rem .6rem; margin: .5rem 0; }
 .badge.applied { background: var(--add-bg); color: var(--add-fg); }
 .badge.dismissed, .badge.undone { color: var(--muted); }

@@ -19,7 +19,10 @@ import {
   sumBy,
   windowTotals,
 } from '../core/quality.ts';
+import { hitRateDrop } from '../core/webhooks.ts';
 import type { Services } from '../env.ts';
+import { settingsOf } from './routing.ts';
+import { notifyHitRateDrop } from './webhooks.ts';
 
 /** Longest window a report covers, and the most turns and calls one log read takes. */
 export const MAX_QUALITY_DAYS = 90;
@@ -68,6 +71,7 @@ export async function settleQuality(
 ): Promise<{ hours: number; rows: number }> {
   const { floor, target } = settleBounds(now);
   let from = later((await svc.quality.settledThrough(agent)) ?? floor, floor);
+  const began = from;
   let settled = 0;
   let rows = 0;
   for (let step = 0; step < steps && from < target && rows < rowBudget; step++) {
@@ -95,7 +99,52 @@ export async function settleQuality(
     settled += hoursBetween(from, to);
     from = to;
   }
+  const day = completedDay(began, from, now);
+  if (day !== null) await checkHitRateDrop(svc, agent, day, now);
   return { hours: settled, rows };
+}
+
+const DAY_MS = 86_400_000;
+const dayBefore = (date: string): string =>
+  new Date(Date.parse(`${date}T00:00:00.000Z`) - DAY_MS).toISOString().slice(0, 10);
+
+/**
+ * The newest UTC day whose last hour was settled in [from, to), if it is yesterday or today at
+ * `now`: a backlog of older days settled at once is history, not news.
+ */
+export function completedDay(from: string, to: string, now: string): string | null {
+  if (to <= from) return null;
+  const last = addHours(to, -1);
+  const date = last.slice(11, 13) === '23' ? last.slice(0, 10) : dayBefore(last.slice(0, 10));
+  if (`${date}T23` < from) return null;
+  return date >= dayBefore(now.slice(0, 10)) ? date : null;
+}
+
+/**
+ * `quality.dropped` (docs/integrations.md "Webhooks"): once a day's hours are all settled, its hit
+ * rate against the day before's, from the stored hours; enqueued when it fell by more than the
+ * agent's `hit_rate_drop_share`. Read only for an agent with a webhook that asks for it.
+ */
+async function checkHitRateDrop(svc: Services, agent: string, date: string, now: string): Promise<void> {
+  const hooks = await svc.webhooks.list(agent);
+  if (!hooks.some((h) => h.events.includes('quality.dropped'))) return;
+  const [row, hours] = await Promise.all([
+    svc.store.getAgent(agent),
+    svc.quality.hoursOf(agent, EVERY_TOOL, `${dayBefore(date)}T00`, addHours(`${date}T23`, 1)),
+  ]);
+  if (!row) return;
+  const { days } = composeQuality({
+    hours,
+    missed: [],
+    confused: [],
+    revisions: [],
+    days: 2,
+    now: `${date}T12:00:00.000Z`,
+  });
+  const [previous, day] = days;
+  if (!previous || !day) return;
+  const drop = hitRateDrop(previous, day, settingsOf(row.settings).hit_rate_drop_share);
+  if (drop) await notifyHitRateDrop(svc, agent, drop, now);
 }
 
 /**

@@ -19,6 +19,7 @@ import {
   signatureHeader,
   slackBody,
   WEBHOOK_EVENT_TYPES,
+  type HitRateDrop,
   type ReviewedRevision,
   type WebhookEvent,
 } from '../core/webhooks.ts';
@@ -47,6 +48,17 @@ const Event = z.discriminatedUnion('type', [
   z.object({
     type: z.literal('review.failed'),
     data: z.object({ review_id: z.string(), trigger: z.string(), error: z.string() }),
+  }),
+  z.object({
+    type: z.literal('quality.dropped'),
+    data: z.object({
+      date: z.string(),
+      hit_rate: z.number(),
+      previous_date: z.string(),
+      previous_hit_rate: z.number(),
+      fell_by: z.number(),
+      threshold: z.number(),
+    }),
   }),
 ]);
 /** A queue message: one event for one webhook. The secret is never in it; it is read when posting. */
@@ -106,6 +118,21 @@ export function notifyReviewFailed(
     agent,
     created_at: now,
     data: { review_id: reviewId, trigger, error },
+  };
+  return notify(svc, [event]);
+}
+
+/**
+ * A day whose hit rate fell past the agent's share, enqueued. The id is the agent's and the day's,
+ * so a day settled twice (a report and a tick at once) is still one event to a receiver.
+ */
+export function notifyHitRateDrop(svc: Services, agent: string, drop: HitRateDrop, now: string): Promise<number> {
+  const event: WebhookEvent = {
+    id: `evt_quality_dropped_${drop.date}_${agent}`,
+    type: 'quality.dropped',
+    agent,
+    created_at: now,
+    data: drop,
   };
   return notify(svc, [event]);
 }

@@ -101,7 +101,7 @@ describe('PUT and GET …/webhooks', () => {
           id: expect.stringMatching(/^whk_/),
           url: 'https://hooks.slack.com/…',
           kind: 'slack',
-          events: ['revisions.waiting', 'revisions.applied', 'review.failed'],
+          events: ['revisions.waiting', 'revisions.applied', 'review.failed', 'quality.dropped'],
           signed: false,
           created_at: at,
         },

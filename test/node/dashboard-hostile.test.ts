@@ -118,10 +118,18 @@ describe('the dashboard fed markup', () => {
     await card.waitFor();
     await card.locator('details.evidence > summary').click();
     const shown = await card.innerText();
-    expect(shown).toContain(`Usage note: ${NOTE}`);
+    // The proposed note is the value of its text box, where the approver may edit it.
+    const box = card.getByLabel('Usage note 1', { exact: true });
+    expect(await box.inputValue()).toBe(NOTE);
     expect(shown).toContain(`where is my order ${SHOWN_IMG}`);
     expect(await card.locator('pre.diff ins').allTextContents()).toContain(`+ - ${NOTE}`);
     await noMarkupRan(page);
+    // Markup typed into a line is previewed as text too, then taken back.
+    await box.fill(`${NOTE} ${IMG}`);
+    await expect.poll(() => card.locator('pre.diff ins').allTextContents()).toContain(`+ - ${NOTE} ${IMG}`);
+    await noMarkupRan(page);
+    await box.fill(NOTE);
+    await expect.poll(() => card.locator('pre.diff ins').allTextContents()).toContain(`+ - ${NOTE}`);
 
     await card.getByRole('button', { name: 'Apply revision to get_order' }).click();
     await expect.poll(() => page.getByRole('status').textContent()).toBe('Applied the revision of get_order.');

@@ -231,6 +231,15 @@ const ROUTES: Record<string, RouteCase> = {
     ok: 200,
     prepare: async (a) => ({ path: `${base(a)}/unregistered` }),
   },
+  'get /v1/agents/{agent}/whoami': {
+    need: 'read',
+    ok: 200,
+    prepare: async (a) => ({ path: `${base(a)}/whoami` }),
+    after: async (_a, r) => {
+      // The key id the audit columns record; the admin token has none.
+      expect(r.body.key_id).toBe(actor === 'admin' ? null : actor);
+    },
+  },
   'get /v1/agents/{agent}/config': { need: 'read', ok: 200, prepare: async (a) => ({ path: `${base(a)}/config` }) },
   'put /v1/agents/{agent}/config': {
     need: 'operator',

@@ -44,6 +44,7 @@ CLIENT_OPERATIONS: Dict[str, Tuple[str, Tuple[Any, ...], Dict[str, Any]]] = {
     "listFlags": ("flags", (), {}),
     "getQuality": ("quality", (), {}),
     "listUnregistered": ("unregistered", (), {}),
+    "getWhoami": ("whoami", (), {}),
     "getConfig": ("config", (), {}),
     "putConfig": ("set_config", ({},), {}),
 }

@@ -4,6 +4,7 @@
  * Type-only: nothing of this reaches the browser bundle.
  */
 export type {
+  BulkAnswer,
   FlagsAnswer,
   QualityAnswer,
   Review,
@@ -13,8 +14,9 @@ export type {
   ToolVersion,
   UnregisteredAnswer,
   UnregisteredTool,
+  WhoAmI,
 } from '../../client/types.ts';
-import type { ModelTool, Revision, Upstream } from '../../client/types.ts';
+import type { ModelTool, Revision, Upstream, WhoAmI } from '../../client/types.ts';
 
 /** `GET /v1/agents` (admin). */
 export interface AgentsAnswer {
@@ -42,6 +44,8 @@ export interface RevisionsAnswer {
 /** What each view gets from main.ts: the agent, a way to re-render itself and to open another tab. */
 export interface ViewContext {
   agent: string;
+  /** Who the token is on this agent (`GET …/whoami`): the views show only the actions its rights allow. */
+  who: WhoAmI;
   reload: () => Promise<void>;
   open: (tab: string) => Promise<void>;
 }

@@ -6,7 +6,7 @@
  * `<script>` in a tool description shows as text. Exercised end to end in Chromium by
  * test/node/dashboard.test.ts and test/node/dashboard-hostile.test.ts.
  */
-import type { Activity, QualityAnswer } from './api-types.ts';
+import type { Activity, QualityAnswer, ViewContext, WhoAmI } from './api-types.ts';
 
 /**
  * Session: the token lives in sessionStorage (this tab only, gone when it closes); the approver's
@@ -74,6 +74,11 @@ export async function api<T>(method: string, path: string, body?: unknown): Prom
   }
   if (!res.ok) throw new ApiFailure(res.status, data);
   return data as T;
+}
+
+/** Whether the token holds a right on the view's agent (`GET …/whoami`): a view shows an action only then. */
+export function can(ctx: ViewContext, right: WhoAmI['rights'][number]): boolean {
+  return ctx.who.rights.includes(right);
 }
 
 /** The path of an agent's resource; every id is URL-encoded (tool names may hold '/'). */

@@ -1,16 +1,22 @@
 /**
  * The agent's inbox. Proposed revisions with their evidence, ranks before/after, what the code
  * refused and why, and the model view before → after as a diff (rendered by the server's own
- * renderer through `POST …/tools/:tool/preview`); Apply and Dismiss with `approved_by`; applied
- * revisions with Undo; "Run review now" with a dry-run toggle (docs/api.md, docs/dashboard.md).
+ * renderer through `POST …/tools/:tool/preview`). An approver edits each proposed line in place
+ * (reword it, or untick Keep to drop it) and the diff follows the edit as they type; a refused edit's
+ * reason shows under the line it names. Apply and Dismiss with `approved_by`, one revision or the
+ * selected ones at once (each revision's outcome listed); filters by tool and kind of line; applied
+ * revisions with Undo; "Run review now" with a dry-run toggle. Buttons follow the token's rights
+ * (`GET …/whoami`): a read-only key sees no action (docs/api.md, docs/dashboard.md).
  */
-import type { Preview, Review, Revision, RevisionsAnswer, ViewContext } from './api-types.ts';
+import type { BulkAnswer, Preview, Review, Revision, RevisionsAnswer, ViewContext } from './api-types.ts';
 import {
   act,
   agentPath,
   alertError,
   announce,
+  ApiFailure,
   api,
+  can,
   count,
   describeFailure,
   diffView,
@@ -58,14 +64,20 @@ export async function renderInbox(ctx: ViewContext, panel: HTMLElement): Promise
   const cards = proposed.revisions.map((r) => revisionCard(ctx, r, true, false, undefined));
   const lines = applied.revisions.filter((r) => r.kind !== 'memory');
   const remembered = applied.revisions.length - lines.length;
+  // The outcome of the last bulk decision, shown once after the reload it caused.
+  const bulk = lastBulk?.agent === ctx.agent ? lastBulk : null;
+  lastBulk = null;
   fill(
     panel,
-    reviewControls(ctx),
+    can(ctx, 'operator') ? reviewControls(ctx) : null,
     autoAppliedSection(applied.revisions.filter((r) => r.approved_by === AUTO_APPLY_BY)),
     el(
       'section',
       { 'aria-labelledby': 'inbox-proposed' },
       el('h2', { id: 'inbox-proposed', text: `Proposed revisions (${proposed.revisions.length})` }),
+      cards.length ? filters(proposed.revisions, cards) : null,
+      cards.length && can(ctx, 'decide') ? bulkControls(ctx, cards) : null,
+      bulk ? bulkResults(bulk) : null,
       cards.length
         ? cards
         : el('p', { class: 'empty', text: 'Nothing waiting for approval. Run a review, or wait for the cron review.' }),
@@ -75,7 +87,9 @@ export async function renderInbox(ctx: ViewContext, panel: HTMLElement): Promise
       { 'aria-labelledby': 'inbox-applied' },
       el('h2', { id: 'inbox-applied', text: `Applied revisions (${lines.length})` }),
       lines.length
-        ? lines.map((r) => revisionCard(ctx, r, false, undoable.has(r.revision_id), quality.get(r.revision_id)))
+        ? lines.map((r) =>
+            revisionCard(ctx, r, false, can(ctx, 'decide') && undoable.has(r.revision_id), quality.get(r.revision_id)),
+          )
         : el('p', { class: 'empty', text: 'No applied revisions.' }),
       // Routing memory comes with every review of a busy tool: counted here, listed on each tool's history.
       ...(remembered
@@ -204,17 +218,46 @@ function revisionCard(
     ? `proposed ${when(rev.created_at)}`
     : `applied ${when(rev.applied_at)} by ${rev.approved_by || '—'}`;
   const preview = el('div', { class: 'preview' }, el('p', { class: 'empty', text: 'Loading the model view…' }));
+  const deciding = isProposed && can(ctx, 'decide');
+  // An approver edits the lines of a proposed revision of learned lines in place; routing memory is taken whole.
+  const editor = deciding && rev.kind !== 'memory' ? lineEditor(rev, () => schedulePreview()) : null;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let shown = 0;
+  const refresh = (): void => {
+    shown += 1;
+    const mine = shown;
+    void loadPreview(ctx, rev, editor ? editor.lines() : rev, preview, () => mine === shown);
+  };
+  // Debounced: the diff follows the typing without a request per key.
+  const schedulePreview = (): void => {
+    clearTimeout(timer);
+    timer = setTimeout(refresh, PREVIEW_DELAY_MS);
+  };
   const card = el(
     'article',
-    { class: 'card revision', 'aria-labelledby': heading, 'data-revision': rev.revision_id, 'data-tool': rev.tool },
+    {
+      class: 'card revision',
+      'aria-labelledby': heading,
+      'data-revision': rev.revision_id,
+      'data-tool': rev.tool,
+      'data-kinds': kindsOf(rev).join(' '),
+    },
     el(
       'header',
       {},
+      deciding
+        ? el('input', {
+            type: 'checkbox',
+            class: 'select',
+            'data-select': rev.revision_id,
+            'aria-label': `Select the revision of ${rev.tool} (${rev.revision_id})`,
+          })
+        : null,
       el('h3', { id: heading }, `${rev.tool} `, el('span', { class: `badge ${rev.status}`, text: rev.status })),
       el('span', { class: 'meta', text: `${stamp} · ${rev.revision_id}` }),
     ),
-    el('h4', { text: 'What it changes' }),
-    changeList(rev),
+    el('h4', { text: editor ? 'What it changes (edit a line, or untick Keep to drop it)' : 'What it changes' }),
+    editor ? editor.node : changeList(rev),
     heldList(rev),
     quality ? beforeAfter(rev.tool, quality) : null,
     isProposed ? [el('h4', { text: 'Model view: before → after' }), preview] : null,
@@ -227,10 +270,277 @@ function revisionCard(
       : null,
     rev.refused.length ? refusedTable(rev.refused) : null,
     evidenceDetails(rev.evidence),
-    isProposed ? proposedActions(ctx, rev) : canUndo ? undoAction(ctx, rev) : null,
+    deciding ? proposedActions(ctx, rev, editor) : canUndo ? undoAction(ctx, rev) : null,
   );
-  if (isProposed) void loadPreview(ctx, rev, preview);
+  if (isProposed) refresh();
   return card;
+}
+
+/** How long the preview waits after the last keystroke before asking for the model view. */
+const PREVIEW_DELAY_MS = 300;
+
+type LineField = 'notes_added' | 'avoid_added' | 'queries_added' | 'call_example';
+
+/** The kinds of line, as the filter and the editor name them. */
+const LINE_KINDS: { kind: string; field: LineField | null; label: string }[] = [
+  { kind: 'note', field: 'notes_added', label: 'Usage note' },
+  { kind: 'avoid', field: 'avoid_added', label: '"Not for" line' },
+  { kind: 'request', field: 'queries_added', label: 'Example request' },
+  { kind: 'call_example', field: 'call_example', label: 'Example call' },
+  { kind: 'memory', field: null, label: 'Routing memory' },
+];
+
+/** The kinds of line a revision proposes. */
+function kindsOf(rev: Revision): string[] {
+  return LINE_KINDS.filter(({ field }) =>
+    field === null
+      ? rev.kind === 'memory'
+      : field === 'call_example'
+        ? rev.call_example !== null
+        : rev[field].length > 0,
+  ).map((k) => k.kind);
+}
+
+interface EditableLines {
+  notes_added: string[];
+  avoid_added: string[];
+  queries_added: string[];
+  call_example: string | null;
+}
+
+interface LineRow {
+  field: LineField;
+  box: HTMLTextAreaElement;
+  keep: HTMLInputElement;
+  error: HTMLElement;
+  node: HTMLElement;
+}
+
+interface LineEditor {
+  node: HTMLElement;
+  /** The lines as the approver has them now: kept lines, as typed. */
+  lines(): EditableLines;
+  /** The edit to send with the apply, or null when every line is kept as proposed. */
+  edit(): Partial<EditableLines> | null;
+  /** Shows a refusal under the line it names (field and place among the kept lines); false when none matches. */
+  refuse(field: string, index: number, message: string): boolean;
+  clear(): void;
+}
+
+/** Each proposed line in a text box with a Keep box; `changed` runs on every edit. */
+function lineEditor(rev: Revision, changed: () => void): LineEditor {
+  const rows: LineRow[] = [];
+  for (const { field, label } of LINE_KINDS) {
+    if (field === null) continue;
+    const texts = field === 'call_example' ? (rev.call_example === null ? [] : [rev.call_example]) : rev[field];
+    texts.forEach((text, i) => {
+      const id = uid('line');
+      const name = field === 'call_example' ? label : `${label} ${i + 1}`;
+      const error = el('p', { class: 'line-error', id: `${id}-error`, 'data-line-error': `${field}.${i}` });
+      const box = el('textarea', {
+        id,
+        rows: 2,
+        spellcheck: 'true',
+        'data-line': `${field}.${i}`,
+        'aria-describedby': `${id}-error`,
+        text,
+      });
+      const keep = el('input', { type: 'checkbox', checked: true, id: `${id}-keep` });
+      const node = el(
+        'div',
+        { class: 'line-edit' },
+        el('label', { for: id, text: name }),
+        el('span', { class: 'inline' }, keep, el('label', { for: `${id}-keep`, text: `Keep ${name.toLowerCase()}` })),
+        box,
+        el('span', {}),
+        error,
+      );
+      const row = { field, box, keep, error, node };
+      box.addEventListener('input', () => {
+        clearRow(row);
+        changed();
+      });
+      keep.addEventListener('change', () => {
+        clearRow(row);
+        node.classList.toggle('dropped', !keep.checked);
+        box.disabled = !keep.checked;
+        changed();
+      });
+      rows.push(row);
+    });
+  }
+  const clearRow = (row: LineRow): void => {
+    row.error.textContent = '';
+    row.box.removeAttribute('aria-invalid');
+  };
+  const kept = (field: LineField): LineRow[] => rows.filter((r) => r.field === field && r.keep.checked);
+  const lines = (): EditableLines => ({
+    notes_added: kept('notes_added').map((r) => r.box.value),
+    avoid_added: kept('avoid_added').map((r) => r.box.value),
+    queries_added: kept('queries_added').map((r) => r.box.value),
+    call_example: kept('call_example')[0]?.box.value ?? null,
+  });
+  return {
+    node: rows.length
+      ? el(
+          'div',
+          { class: 'lines-editor' },
+          rows.map((r) => r.node),
+        )
+      : el('p', { class: 'empty', text: 'No change left after the checks.' }),
+    lines,
+    edit: () => {
+      const now = lines();
+      const edit: Partial<EditableLines> = {};
+      for (const field of ['notes_added', 'avoid_added', 'queries_added'] as const) {
+        if (JSON.stringify(now[field]) !== JSON.stringify(rev[field])) edit[field] = now[field];
+      }
+      if (now.call_example !== rev.call_example) edit.call_example = now.call_example;
+      return Object.keys(edit).length ? edit : null;
+    },
+    refuse: (field, index, message) => {
+      const row = kept(field as LineField)[index];
+      if (!row) return false;
+      row.error.textContent = message;
+      row.box.setAttribute('aria-invalid', 'true');
+      row.box.focus();
+      return true;
+    },
+    clear: () => {
+      for (const r of rows) clearRow(r);
+    },
+  };
+}
+
+/** Filters the proposed cards by tool and by kind of line (the cards stay; unmatched ones are hidden). */
+function filters(revisions: readonly Revision[], cards: HTMLElement[]): HTMLElement {
+  const toolId = uid('filter-tool');
+  const kindId = uid('filter-kind');
+  const tools = [...new Set(revisions.map((r) => r.tool))].sort();
+  const kinds = LINE_KINDS.filter((k) => revisions.some((r) => kindsOf(r).includes(k.kind)));
+  const tool = el(
+    'select',
+    { id: toolId },
+    el('option', { value: '', text: 'All tools' }),
+    tools.map((t) => el('option', { value: t, text: t })),
+  );
+  const kind = el(
+    'select',
+    { id: kindId },
+    el('option', { value: '', text: 'All kinds' }),
+    kinds.map((k) => el('option', { value: k.kind, text: k.label })),
+  );
+  const shown = el('span', { class: 'meta', 'aria-live': 'polite' });
+  const apply = (): void => {
+    let n = 0;
+    for (const card of cards) {
+      const match =
+        (!tool.value || card.dataset.tool === tool.value) &&
+        (!kind.value || (card.dataset.kinds ?? '').split(' ').includes(kind.value));
+      card.hidden = !match;
+      // A hidden revision is never decided by a bulk action.
+      if (!match) for (const box of card.querySelectorAll<HTMLInputElement>('input[data-select]')) box.checked = false;
+      if (match) n += 1;
+    }
+    shown.textContent = n === cards.length ? '' : `Showing ${n} of ${cards.length}.`;
+  };
+  tool.addEventListener('change', apply);
+  kind.addEventListener('change', apply);
+  return el(
+    'div',
+    { class: 'filters', role: 'group', 'aria-label': 'Filter proposed revisions' },
+    el('div', { class: 'field' }, el('label', { for: toolId, text: 'Tool' }), tool),
+    el('div', { class: 'field' }, el('label', { for: kindId, text: 'Kind of line' }), kind),
+    shown,
+  );
+}
+
+/** The last bulk decision of an agent, shown after the reload it caused. */
+let lastBulk: { agent: string; action: 'apply' | 'dismiss'; answer: BulkAnswer; tools: Map<string, string> } | null =
+  null;
+
+/** Apply or dismiss the selected revisions in one request; each is decided on its own. */
+function bulkControls(ctx: ViewContext, cards: HTMLElement[]): HTMLElement {
+  const selected = (): HTMLElement[] =>
+    cards.filter((c) => !c.hidden && c.querySelector<HTMLInputElement>('input[data-select]')?.checked);
+  const decide = (action: 'apply' | 'dismiss', button: HTMLButtonElement): void => {
+    const chosen = selected();
+    if (!chosen.length) {
+      alertError('Select the revisions to decide first.');
+      return;
+    }
+    const by = approver();
+    if (!by) return;
+    void act(button, async () => {
+      const answer = await api<BulkAnswer>('POST', agentPath(ctx.agent, 'revisions', 'bulk'), {
+        action,
+        approved_by: by,
+        revision_ids: chosen.map((c) => c.dataset.revision ?? ''),
+      });
+      lastBulk = {
+        agent: ctx.agent,
+        action,
+        answer,
+        tools: new Map(chosen.map((c) => [c.dataset.revision ?? '', c.dataset.tool ?? ''])),
+      };
+      await ctx.reload();
+      const verb = action === 'apply' ? 'applied' : 'dismissed';
+      announce(`${count(answer.decided, 'revision', 'revisions')} ${verb}, ${answer.failed} not.`);
+    });
+  };
+  const apply = el('button', {
+    type: 'button',
+    class: 'primary',
+    text: 'Apply selected',
+    onclick: () => decide('apply', apply),
+  });
+  const dismiss = el('button', {
+    type: 'button',
+    class: 'danger',
+    text: 'Dismiss selected',
+    onclick: () => decide('dismiss', dismiss),
+  });
+  const all = el('button', {
+    type: 'button',
+    text: 'Select all shown',
+    onclick: () => {
+      for (const c of cards) {
+        const box = c.querySelector<HTMLInputElement>('input[data-select]');
+        if (box && !c.hidden) box.checked = true;
+      }
+    },
+  });
+  return el(
+    'div',
+    { class: 'bulk', role: 'group', 'aria-label': 'Decide the selected revisions' },
+    all,
+    apply,
+    dismiss,
+    el('span', { class: 'meta', text: 'Each selected revision is applied as proposed or dismissed on its own.' }),
+  );
+}
+
+/** Each revision of the last bulk decision with its outcome: decided, or why not. */
+function bulkResults(bulk: NonNullable<typeof lastBulk>): HTMLElement {
+  const verb = bulk.action === 'apply' ? 'applied' : 'dismissed';
+  return el(
+    'div',
+    { class: 'card bulk-results', 'aria-label': 'Outcome of the bulk decision' },
+    el('h3', { text: `Last bulk decision: ${bulk.answer.decided} ${verb}, ${bulk.answer.failed} not` }),
+    el(
+      'ul',
+      { class: 'lines' },
+      bulk.answer.results.map((r) =>
+        el(
+          'li',
+          { 'data-bulk-result': r.revision_id, class: r.ok ? 'ok' : 'failed' },
+          el('strong', { text: `${bulk.tools.get(r.revision_id) || r.revision_id}: ` }),
+          r.ok ? (r.status ?? verb) : `not ${verb}: ${r.error?.message ?? 'refused'}`,
+          el('span', { class: 'meta', text: ` (${r.revision_id})` }),
+        ),
+      ),
+    ),
+  );
 }
 
 /** What routing did for the tool's requests before the apply and since (GET …/quality). */
@@ -282,9 +592,23 @@ function addedLines(rev: Revision): [string, string][] {
   ];
 }
 
-async function loadPreview(ctx: ViewContext, rev: Revision, slot: HTMLElement): Promise<void> {
+/** The model view before → after for `lines`; `current` says whether this answer is still the newest asked. */
+async function loadPreview(
+  ctx: ViewContext,
+  rev: Revision,
+  lines: EditableLines,
+  slot: HTMLElement,
+  current: () => boolean = () => true,
+): Promise<void> {
+  const body = {
+    notes_added: lines.notes_added,
+    avoid_added: lines.avoid_added,
+    queries_added: lines.queries_added,
+    call_example: lines.call_example,
+  };
   try {
-    const p = await api<Preview>('POST', agentPath(ctx.agent, 'tools', rev.tool, 'preview'), rev);
+    const p = await api<Preview>('POST', agentPath(ctx.agent, 'tools', rev.tool, 'preview'), body);
+    if (!current()) return;
     slot.replaceChildren(
       diffView(
         p.before.function.description,
@@ -293,6 +617,7 @@ async function loadPreview(ctx: ViewContext, rev: Revision, slot: HTMLElement): 
       ),
     );
   } catch (err) {
+    if (!current()) return;
     slot.replaceChildren(el('p', { class: 'empty', text: `No preview: ${describeFailure(err)}` }));
   }
 }
@@ -399,7 +724,23 @@ function approver(): string | null {
   return null;
 }
 
-function proposedActions(ctx: ViewContext, rev: Revision): HTMLElement {
+/** A refused edit (400): its reason under the line it names, from the check's details or the schema's path. */
+function showRefusal(editor: LineEditor, err: ApiFailure): boolean {
+  const d = err.details[0] as
+    | { field?: string; index?: number; check?: string; detail?: string; path?: (string | number)[]; message?: string }
+    | undefined;
+  if (!d) return false;
+  if (typeof d.field === 'string' && typeof d.index === 'number') {
+    return editor.refuse(d.field, d.index, `Refused by the ${d.check} check: ${d.detail}`);
+  }
+  const [root, field, index] = d.path ?? [];
+  if (root === 'edit' && typeof field === 'string') {
+    return editor.refuse(field, typeof index === 'number' ? index : 0, d.message ?? err.message);
+  }
+  return false;
+}
+
+function proposedActions(ctx: ViewContext, rev: Revision, editor: LineEditor | null): HTMLElement {
   const reasonId = uid('reason');
   const reason = el('input', { id: reasonId, type: 'text', maxlength: 1000 });
   const apply = el('button', {
@@ -410,15 +751,26 @@ function proposedActions(ctx: ViewContext, rev: Revision): HTMLElement {
     onclick: () => {
       const by = approver();
       if (!by) return;
+      const edit = editor?.edit() ?? null;
+      editor?.clear();
       void act(apply, async () => {
-        const done = await api<Revision>('POST', agentPath(ctx.agent, 'revisions', rev.revision_id, 'apply'), {
-          approved_by: by,
-        });
+        let done: Revision;
+        try {
+          done = await api<Revision>(
+            'POST',
+            agentPath(ctx.agent, 'revisions', rev.revision_id, 'apply'),
+            edit ? { approved_by: by, edit } : { approved_by: by },
+          );
+        } catch (err) {
+          // The alert says it too; the line's own message is where the approver fixes it.
+          if (err instanceof ApiFailure && err.status === 400 && editor) showRefusal(editor, err);
+          throw err;
+        }
         const withdrawn = done.queries_withdrawn.length
           ? ` (${done.queries_withdrawn.length} example requests withdrawn: they displaced another tool)`
           : '';
         await ctx.reload();
-        announce(`Applied the revision of ${rev.tool}${withdrawn}.`);
+        announce(`Applied the revision of ${rev.tool}${edit ? ' with your edits' : ''}${withdrawn}.`);
       });
     },
   });

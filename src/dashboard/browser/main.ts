@@ -3,7 +3,7 @@
  * `GET /v1/agents`: 200 is the admin (who may list agents), 403 an agent key (which reaches one
  * agent, so the user types its id), 401 a wrong token, shown as an error (docs/api.md rights).
  */
-import type { AgentsAnswer, ViewContext } from './api-types.ts';
+import type { AgentsAnswer, ViewContext, WhoAmI } from './api-types.ts';
 import {
   agentPath,
   alertError,
@@ -41,6 +41,16 @@ const TABS: Tab[] = [
 const main = byId('main');
 /** From GET /v1/agents: the admin token, or an agent key. */
 let role: 'admin' | 'key' | null = null;
+/** From GET …/whoami for the open agent: the key's role and the rights the views show actions for. */
+let who: WhoAmI | null = null;
+
+const ROLE_TEXT: Record<WhoAmI['role'], string> = {
+  admin: 'admin',
+  operator: 'agent key · operator',
+  agent: 'agent key · agent',
+  approver: 'agent key · approver (applies, dismisses, undoes)',
+  read_only: 'agent key · read-only',
+};
 
 function show(focus: boolean, ...nodes: Node[]): void {
   fill(main, nodes);
@@ -66,7 +76,7 @@ function renderSession(): void {
   });
   fill(
     nav,
-    el('span', { class: 'meta', text: role === 'admin' ? 'admin' : 'agent key' }),
+    el('span', { class: 'meta', text: who ? ROLE_TEXT[who.role] : role === 'admin' ? 'admin' : 'agent key' }),
     el('span', { class: 'inline' }, el('label', { for: id, text: 'Approve as' }), input),
     session.agent
       ? el('button', {
@@ -74,6 +84,7 @@ function renderSession(): void {
           text: role === 'admin' ? 'All agents' : 'Change agent',
           onclick: () => {
             session.agent = '';
+            who = null;
             void start();
           },
         })
@@ -152,6 +163,7 @@ function signOut(message?: string): void {
   session.token = '';
   session.agent = '';
   role = null;
+  who = null;
   renderSession();
   signInForm();
   if (message) announce(message);
@@ -226,9 +238,20 @@ async function checkAgent(agent: string): Promise<void> {
   return openAgent(agent, 'inbox');
 }
 
-function openAgent(agent: string, tab: string, focusTab = false): Promise<void> {
+async function openAgent(agent: string, tab: string, focusTab = false): Promise<void> {
   session.agent = agent;
   sessionStorage.setItem('ws.tab', tab);
+  let me: WhoAmI;
+  try {
+    me = await api<WhoAmI>('GET', agentPath(agent, 'whoami'));
+  } catch (err) {
+    if (err instanceof ApiFailure && err.status === 401) {
+      signOut();
+      return alertError('Your token is no longer accepted; sign in again.');
+    }
+    return alertError(describeFailure(err));
+  }
+  who = me;
   renderSession();
   const view = TABS.find((t) => t.key === tab) ?? (TABS[0] as Tab);
   const panel = el(
@@ -254,6 +277,7 @@ function openAgent(agent: string, tab: string, focusTab = false): Promise<void> 
   if (focusTab) main.querySelector<HTMLElement>(`[data-tab="${view.key}"]`)?.focus();
   const ctx: ViewContext = {
     agent,
+    who: me,
     // After an action re-renders the view, the button that had focus is gone: keep keyboard users in <main>.
     reload: async () => {
       await render(view, ctx, panel);

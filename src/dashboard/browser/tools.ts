@@ -23,6 +23,7 @@ import {
   ApiFailure,
   announce,
   api,
+  can,
   count,
   describeFailure,
   el,
@@ -357,9 +358,12 @@ function unregisteredCard(ctx: ViewContext, u: UnregisteredTool): HTMLElement {
         text: u.definition_source === 'metadata' ? 'from a trace' : 'inferred from the calls',
       }),
     ),
-    u.untrusted
+    u.untrusted && can(ctx, 'operator')
       ? untrustedDraft(ctx, u)
-      : [el('pre', { text: JSON.stringify(u.draft, null, 2) }), el('div', { class: 'actions' }, register)],
+      : [
+          el('pre', { text: JSON.stringify(u.draft, null, 2) }),
+          can(ctx, 'operator') ? el('div', { class: 'actions' }, register) : null,
+        ],
   );
 }
 
@@ -385,6 +389,8 @@ const SETTING_HINTS: Partial<Record<keyof Settings, string>> = {
   model_calls_per_hour: 'model calls an hour: reviews, dry runs and augmentation together',
   memory_bytes: 'bytes of served wordings routing remembers per tool (0 = off)',
   memory_auto_apply: 'apply routing memory without approval',
+  hit_rate_drop_share:
+    'a day whose hit rate fell by more than this share of the day before notifies quality.dropped webhooks (1 = never)',
 };
 
 type SettingValue = string | number | boolean | null;
@@ -402,6 +408,17 @@ export async function renderSettings(ctx: ViewContext, panel: HTMLElement): Prom
   const form = el('form', { class: 'settings', novalidate: true, 'aria-labelledby': 'settings-h' });
   for (const [key, value] of Object.entries(settings)) fields.set(key, settingField(key, value));
   const save = el('button', { type: 'submit', class: 'primary', text: 'Save settings' });
+  if (!can(ctx, 'operator')) {
+    // An approver or read-only key reads the settings; only an operator key changes them.
+    for (const f of fields.values()) f.input.disabled = true;
+    form.append(
+      el('h2', { id: 'settings-h', text: 'Tool-learning settings' }),
+      el('p', { class: 'meta', text: 'This key reads the settings; changing them needs an operator key.' }),
+      ...[...fields.values()].map((f) => f.node),
+    );
+    panel.replaceChildren(form);
+    return;
+  }
   form.addEventListener('submit', (e) => {
     e.preventDefault();
     void act(save, () => saveSettings(ctx, settings, fields));

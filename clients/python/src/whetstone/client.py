@@ -39,6 +39,7 @@ from .types import (
     ToolVersionsAnswer,
     TraceAnswer,
     UnregisteredAnswer,
+    WhoAmI,
 )
 
 
@@ -284,6 +285,10 @@ class Whetstone:
         """`GET …/unregistered`: names seen in calls or traces with no tool row, with a draft."""
         query = {"limit": limit, "cursor": cursor}
         return self._http.send("GET", self._path + "/unregistered", query=query, idempotent=True)
+
+    def whoami(self) -> WhoAmI:
+        """`GET …/whoami`: the token's role on the agent, its key id and its rights (`decide`, …)."""
+        return self._http.send("GET", self._path + "/whoami", idempotent=True)
 
     def config(self) -> Settings:
         """`GET …/config`: every tool-learning setting in force."""

@@ -444,6 +444,14 @@ class UnregisteredAnswer(TypedDict):
     next_cursor: Optional[str]
 
 
+class WhoAmI(TypedDict):
+    """Who the token is on the agent: `admin` or the key's role, its key id, and its rights there."""
+
+    role: Literal["agent", "operator", "approver", "read_only", "admin"]
+    key_id: Optional[str]
+    rights: List[Literal["read", "agent", "decide", "operator", "admin"]]
+
+
 class Settings(TypedDict):
     """Every tool-learning setting in force (docs/configuration.md)."""
 
@@ -470,6 +478,7 @@ class Settings(TypedDict):
     model_calls_per_hour: int
     memory_bytes: int
     memory_auto_apply: bool
+    hit_rate_drop_share: float
 
 
 class SettingsPatch(TypedDict, total=False):
@@ -498,6 +507,7 @@ class SettingsPatch(TypedDict, total=False):
     model_calls_per_hour: int
     memory_bytes: int
     memory_auto_apply: bool
+    hit_rate_drop_share: float
 
 
 #: A message of an OpenAI or Anthropic conversation, as the SDKs send it.
