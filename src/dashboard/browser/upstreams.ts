@@ -3,11 +3,13 @@
  * gateway") with their sync status, the last error of a failing one, when the next sync is due, the
  * names of their stored headers (values are write-only and never reach the page), and per tool
  * whether it is available and how many calls reached it through the gateway in the last 7 days.
- * "Sync now" reads an upstream's tools at once (an operator's right; another key sees the API's
- * refusal).
+ * Tools the definition check holds back are listed with the check that fired and the offending
+ * text, the part that fired marked, and a Release button for a key that may decide; served tools a
+ * person should read are listed with their flags. "Sync now" reads an upstream's tools at once (shown
+ * to an operator's key only).
  */
 import type { Activity, UpstreamsAnswer, UpstreamView, ViewContext } from './api-types.ts';
-import { act, agentPath, announce, api, count, el, fill, when } from './core.ts';
+import { act, agentPath, alertError, announce, api, can, count, el, fill, session, when } from './core.ts';
 
 /** Days of calls counted per tool. */
 const CALL_DAYS = 7;
@@ -114,7 +116,82 @@ async function upstreamCard(ctx: ViewContext, u: UpstreamView): Promise<HTMLElem
             );
           }),
         ),
-    sync,
+    heldList(ctx, u),
+    flaggedList(u),
+    can(ctx, 'operator') ? el('div', { class: 'actions' }, sync) : null,
+  );
+}
+
+/** `text` with each occurrence of `match` in a <mark>: the part of a held definition that fired. */
+function marked(text: string, match: string): (string | HTMLElement)[] {
+  if (match === '' || !text.includes(match)) return [text];
+  const parts = text.split(match);
+  return parts.flatMap((part, i) => (i === 0 ? [part] : [el('mark', { text: match }), part]));
+}
+
+function heldList(ctx: ViewContext, u: UpstreamView): HTMLElement | null {
+  if (u.quarantined.length === 0) return null;
+  return el(
+    'section',
+    { class: 'held', 'aria-label': `Held tools of ${u.name}` },
+    el('h4', { text: `Held back: ${count(u.quarantined.length, 'tool', 'tools')}` }),
+    el('p', {
+      class: 'meta',
+      text: 'Not listed, routed or callable until a person releases them, for this definition only.',
+    }),
+    u.quarantined.map((q) => {
+      const release = el('button', { type: 'button', text: `Release ${q.name}` });
+      release.onclick = () =>
+        void act(release, async () => {
+          if (!session.approvedBy) return alertError('Type your name in "Approve as" to release a tool.');
+          await api('POST', agentPath(ctx.agent, 'upstreams', u.name, 'tools', q.name, 'release'), {
+            released_by: session.approvedBy,
+          });
+          announce(`Released ${q.name}: it is served as ${q.tool}.`);
+          await ctx.reload();
+        });
+      return el(
+        'article',
+        { 'data-held': q.name },
+        el('h5', { text: `${q.name} (would be served as ${q.tool}), held ${when(q.quarantined_at)}` }),
+        el(
+          'ul',
+          { class: 'lines' },
+          q.findings.map((f) =>
+            el(
+              'li',
+              { 'data-check': f.check },
+              el('strong', { text: `${f.check} in ${f.field}` }),
+              `: ${f.why}`,
+              el('pre', {}, marked(f.text, f.match)),
+            ),
+          ),
+        ),
+        can(ctx, 'decide') ? release : null,
+      );
+    }),
+  );
+}
+
+function flaggedList(u: UpstreamView): HTMLElement | null {
+  if (u.flagged.length === 0) return null;
+  return el(
+    'section',
+    { 'aria-label': `Flagged tools of ${u.name}` },
+    el('h4', { text: `Served, to read: ${count(u.flagged.length, 'flagged tool', 'flagged tools')}` }),
+    el(
+      'ul',
+      { class: 'lines' },
+      u.flagged.map((f) =>
+        el(
+          'li',
+          { 'data-flagged': f.name },
+          el('strong', { text: f.name }),
+          ': ',
+          f.flags.map((x) => `${x.kind} in ${x.field} (${x.why})`).join('; '),
+        ),
+      ),
+    ),
   );
 }
 
