@@ -6,7 +6,17 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import { notFound } from '../errors.ts';
 import { putUpstream, syncUpstream, upstreamView } from '../services/upstreams.ts';
-import { AgentParams, agentFor, bearer, createApi, jsonBody, nowIso, responses, type AppContext } from './common.ts';
+import {
+  AgentParams,
+  agentFor,
+  bearer,
+  createApi,
+  jsonBody,
+  nowIso,
+  responses,
+  type AppContext,
+  agentRow,
+} from './common.ts';
 
 export const upstreamsApi = createApi();
 
@@ -107,7 +117,7 @@ upstreamsApi.openapi(
   async (c) => {
     const agent = agentFor(c, c.req.valid('param').agent, 'read');
     const svc = c.get('svc');
-    if (!(await svc.store.getAgent(agent))) throw notFound(`agent ${agent}`);
+    await agentRow(c, agent);
     const [ups, tools] = await Promise.all([svc.upstreams.list(agent), svc.upstreams.tools(agent)]);
     return c.json(
       {

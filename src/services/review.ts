@@ -29,7 +29,7 @@ import {
   type ProposalCheck,
   type ProposalContext,
 } from '../core/proposals.ts';
-import type { CallRecord, StoredTool } from '../core/records.ts';
+import { type CallRecord, noChanges, type StoredTool } from '../core/records.ts';
 import {
   type Chosen,
   chooseReads,
@@ -412,13 +412,11 @@ async function reviewTool(svc: Services, t: ToolReview): Promise<ToolResult> {
     revision_id: `rev_${crypto.randomUUID()}`,
     tool: t.tool.name,
     created_at: t.now,
+    ...noChanges(),
     notes_added: check.notes_added,
     queries_added: check.queries_added,
     avoid_added: check.avoid_added,
     call_example: callExample,
-    queries_withdrawn: [],
-    displaced: [],
-    queries_displaced: [],
     refused,
     evidence,
     ranks: await rankChanges(svc, t.box, t.tool, check.queries_added, missed, t.settings),
