@@ -6,7 +6,14 @@
  * - `src/core/` importing anything outside `src/core/` but `src/schemas.ts` and `src/errors.ts`, or a
  *   Workers module (`cloudflare:*`, `@cloudflare/*`): the core stays pure and runs anywhere;
  * - `src/adapters/` importing `src/services/` or `src/api/`;
- * - `src/services/` importing `src/api/`.
+ * - `src/services/` importing `src/api/`;
+ * - SQL in `src/` outside `src/adapters/`: a `.prepare(` call (D1's, or an agent log's), an `exec`
+ *   on something named `sql` (a Durable Object's `ctx.storage.sql`), or a string or template literal
+ *   that reads as a statement (`SELECT … FROM`, `INSERT INTO`, `UPDATE … SET`, `DELETE FROM`,
+ *   `CREATE TABLE`/`INDEX`/`TRIGGER`/`VIEW`, `DROP …`, `PRAGMA`, in capitals as SQL is written here).
+ *   Comments are not read, so prose about SQL is free; so are the words in lower case ("select
+ *   the tools", "delete from the list") and a route named in capitals (`DELETE /v1/agents/:agent`).
+ *   Files built from others (`*.gen.ts`) are not read: their sources are.
  *
  * `tsx scripts/check-layers.ts [ROOT]` checks the tree at ROOT (default: this repository).
  */
@@ -25,6 +32,12 @@ const FORBIDDEN: readonly { from: string; to: readonly string[] }[] = [
   { from: 'src/adapters/', to: ['src/services/', 'src/api/'] },
   { from: 'src/services/', to: ['src/api/'] },
 ];
+
+/** Where SQL may be written: the adapters, behind the ports of src/core/ports.ts. */
+const SQL_HOME = 'src/adapters/';
+/** A literal that reads as an SQL statement (keywords in capitals, as every statement here is written). */
+const SQL_TEXT =
+  /\b(SELECT\s[\s\S]*?\bFROM\s+[\w"(]|SELECT\s+[\w*]+\s*\(|INSERT\s+(OR\s+[A-Z]+\s+)?INTO\s+[\w"]|UPDATE\s+[\w"]+\s+SET\s|DELETE\s+FROM\s+[\w"]|(CREATE|DROP|ALTER)\s+(TEMP\s+|TEMPORARY\s+|UNIQUE\s+|VIRTUAL\s+)?(TABLE|INDEX|TRIGGER|VIEW)\b|PRAGMA\s+\w)/;
 
 /** One import of one file: what it says, and the file of this tree it names (null: a package). */
 interface Import {
@@ -161,10 +174,42 @@ function circles(imports: readonly Import[]): { group: string[]; circle: Import[
   });
 }
 
+/** The SQL of one file of `src/` outside the adapters: one line each, with its line number. */
+function sqlIn(file: string, text: string): string[] {
+  const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, false);
+  const out: string[] = [];
+  const at = (node: ts.Node): string =>
+    `${file}:${source.getLineAndCharacterOfPosition(node.getStart(source)).line + 1}`;
+  const visit = (node: ts.Node): void => {
+    if (ts.isCallExpression(node) && ts.isPropertyAccessExpression(node.expression)) {
+      const method = node.expression.name.text;
+      const on = node.expression.expression.getText(source);
+      if (method === 'prepare') out.push(`${at(node)}: a prepare() call`);
+      else if (method === 'exec' && /sql$/i.test(on)) out.push(`${at(node)}: ${on}.exec()`);
+    }
+    if (
+      (ts.isStringLiteral(node) || ts.isNoSubstitutionTemplateLiteral(node) || ts.isTemplateLiteralToken(node)) &&
+      SQL_TEXT.test(node.text)
+    ) {
+      out.push(`${at(node)}: an SQL statement in a literal ('${node.text.trim().replace(/\s+/g, ' ').slice(0, 40)}')`);
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(source);
+  return out.map((line) => `${line}: SQL lives in ${SQL_HOME} only, behind a port of src/core/ports.ts`);
+}
+
+/** The SQL found in `src/` outside the adapters. */
+function sqlOutsideAdapters(root: string): string[] {
+  return sourceFiles(root)
+    .filter((f) => f.startsWith('src/') && !f.startsWith(SQL_HOME) && !/\.gen\.[cm]?[jt]sx?$/.test(f))
+    .flatMap((f) => sqlIn(f, readFileSync(join(root, f), 'utf8')));
+}
+
 /** Every breach in the tree at `root`, one line each; none when the layout holds. */
 function checkLayers(root: string): string[] {
   const imports = readImports(root);
-  const out: string[] = [];
+  const out: string[] = [...sqlOutsideAdapters(root)];
   for (const i of imports) {
     const why = layerBreach(i);
     if (why !== null) out.push(`${i.from}: import '${i.specifier}' (${i.to ?? 'a package'}): ${why}`);
@@ -182,5 +227,5 @@ if (breaches.length > 0) {
   process.stderr.write(`${breaches.join('\n')}\n${breaches.length} layout breach(es) in ${root}\n`);
   process.exitCode = 1;
 } else {
-  process.stdout.write('layers: no import circle, no layer breach\n');
+  process.stdout.write('layers: no import circle, no layer breach, no SQL outside src/adapters/\n');
 }

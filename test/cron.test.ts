@@ -9,14 +9,12 @@ import { env } from 'cloudflare:workers';
 import { beforeEach, describe, expect, inject, it } from 'vitest';
 import { services } from '../src/env.ts';
 import worker from '../src/index.ts';
+import { CLAIM_TOOLS } from './builders.ts';
 import { agentId, api, count, eventually, tool } from './helpers.ts';
 
 const svc = services(env);
 const TOOLS = [
-  tool('upload_file', 'Attach an uploaded document or photo to a claim.', {
-    claim_ref: { type: 'string' },
-    file_mb: { type: 'number' },
-  }),
+  CLAIM_TOOLS.upload_file,
   tool('lookup_claim', 'Look up an insurance claim by its claim reference.', { claim_ref: { type: 'string' } }),
 ];
 const error = (ref: string) => `claim_ref "${ref}" not found; references start with CW-`;

@@ -104,8 +104,4 @@ export async function count(table: string, agent: string): Promise<number> {
   return row?.n ?? 0;
 }
 
-export const tool = (name: string, description: string, props: Record<string, unknown> = {}) => ({
-  name,
-  description,
-  parameters: { type: 'object', properties: props },
-});
+export { tool } from './builders.ts';

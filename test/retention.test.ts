@@ -7,6 +7,7 @@ import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import { services } from '../src/env.ts';
 import { pruneLog } from '../src/services/retention.ts';
+import { newRevision } from './builders.ts';
 import { agentId, api, count, logDb, tool } from './helpers.ts';
 
 const svc = services(env);
@@ -109,24 +110,7 @@ describe('log retention', () => {
     ];
     await svc.revisions.insertRevisions(
       agent,
-      [
-        {
-          revision_id: id,
-          tool: 't',
-          created_at: daysAgo(40),
-          notes_added: ['A note.'],
-          queries_added: [],
-          avoid_added: [],
-          call_example: null,
-          queries_withdrawn: [],
-          displaced: [],
-          queries_displaced: [],
-          refused: [],
-          evidence,
-          ranks: [],
-          base_version: 1,
-        },
-      ],
+      [newRevision('t', { revision_id: id, created_at: daysAgo(40), notes_added: ['A note.'], evidence })],
       null,
     );
     await pruneLog(svc, NOW);

@@ -4,22 +4,9 @@
  * this module rather than the class, so the object's module, the wiring and the adapters that
  * reach the object never import each other in a circle.
  */
-import type { OfferCounts, RateRefusal } from '../core/ports.ts';
+import type { OfferCounts, RateRefusal, SqlResult, SqlStatement } from '../core/ports.ts';
 
-/** What a bound parameter or a column holds in the log. */
-export type SqlValue = string | number | null;
-
-/** A statement as it travels to the object. */
-export interface SqlStatement {
-  sql: string;
-  params: SqlValue[];
-}
-
-/** Rows a statement read, and rows it changed (SQLite's `changes()`). */
-export interface SqlResult<T = Record<string, SqlValue>> {
-  results: T[];
-  meta: { changes: number };
-}
+export type { SqlResult, SqlStatement, SqlValue } from '../core/ports.ts';
 
 /** The RPC methods of the agent's object; each runs alone in the object (input gate). */
 export interface AgentObjectRpc extends Rpc.DurableObjectBranded {

@@ -10,6 +10,7 @@
  * turns (agent, turn_id), (agent, conversation_id, seq), (agent, json_extract(offered,'$[0].name'), seq)
  * (src/adapters/agent-log-schema.ts). `+t.name` strips any affinity so the expression index applies.
  */
+import type { ToolActivity } from '../core/review-selection.ts';
 import type { CallRecord, OutcomeRecord, TurnRecord } from '../core/records.ts';
 import type { LogOf } from './log-db.ts';
 import { OUTCOMES_OF, type OutcomeRow, toCall, toOutcome, toTurn } from './log.ts';
@@ -73,19 +74,6 @@ export const REVIEW_SQL = {
 } as const;
 
 /** What the review chooses tools by, per registered tool (counts are over the newest `perTool`). */
-export interface ToolActivity {
-  name: string;
-  /** Highest calls.seq the last review of this tool read (0: never reviewed). */
-  reviewed_seq: number;
-  /** Newest call of the tool (0: none). */
-  last_call_seq: number;
-  recent_calls: number;
-  recent_failures: number;
-  /** Routed turns (of the newest `perTool`) that ranked the tool first. */
-  ranked_first: number;
-  /** Newest call made in one of those turns (0: none). */
-  last_ranked_call_seq: number;
-}
 
 /** Calls a run's serving call is looked for among: a runaway run's older calls are not read. */
 export const CALLS_PER_TURN = 50;

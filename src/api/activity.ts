@@ -5,8 +5,8 @@
  */
 import { createRoute, z } from '@hono/zod-openapi';
 import { BUCKET_KEY_CHARS, fillBuckets, windowStart, type BucketSize } from '../core/activity.ts';
-import { ApiError, notFound } from '../errors.ts';
-import { ToolParams, agentFor, bearer, createApi, nowIso, responses } from './common.ts';
+import { ApiError } from '../errors.ts';
+import { ToolParams, agentFor, bearer, createApi, nowIso, responses, agentRow } from './common.ts';
 
 export const activityApi = createApi();
 
@@ -61,7 +61,7 @@ activityApi.openapi(
       ]);
     }
     const svc = c.get('svc');
-    if (!(await svc.store.getAgent(agent))) throw notFound(`agent ${agent}`);
+    await agentRow(c, agent);
     const now = nowIso();
     const from = windowStart(now, bucket, span);
     const keyChars = BUCKET_KEY_CHARS[bucket];

@@ -17,6 +17,7 @@ import {
   jsonBody,
   nowIso,
   responses,
+  agentRow,
 } from './common.ts';
 
 export const agentsApi = createApi();
@@ -167,8 +168,7 @@ agentsApi.openapi(
   }),
   async (c) => {
     const agent = agentFor(c, c.req.valid('param').agent, 'read');
-    const row = await c.get('svc').store.getAgent(agent);
-    if (!row) throw notFound(`agent ${agent}`);
+    const row = await agentRow(c, agent);
     return c.json(settingsOf(row.settings), 200);
   },
 );

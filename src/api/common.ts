@@ -6,7 +6,7 @@ import { OpenAPIHono, z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import { authorize, type Need, type Principal } from '../auth.ts';
 import type { Bindings, Services } from '../env.ts';
-import { ApiError } from '../errors.ts';
+import { ApiError, notFound } from '../errors.ts';
 import { type CursorKey, decodeCursor } from '../core/pagination.ts';
 import { AgentId, ErrorBody, ToolName } from '../schemas.ts';
 
@@ -71,6 +71,13 @@ export function agentFor(c: AppContext, agent: string, need: Exclude<Need, 'admi
 }
 
 /** Who did a write, for the audit columns (a key id, never the key). */
+/** The agent's row, for a handler that needs the agent to exist: a 404 when it is not stored. */
+export async function agentRow(c: AppContext, agent: string) {
+  const row = await c.get('svc').store.getAgent(agent);
+  if (!row) throw notFound(`agent ${agent}`);
+  return row;
+}
+
 export function actorOf(c: AppContext): string {
   return c.get('principal').id;
 }

@@ -13,7 +13,7 @@ import {
   createApi,
   nowIso,
   responses,
-  type AppContext,
+  agentRow,
 } from './common.ts';
 
 export const pinsApi = createApi();
@@ -37,10 +37,6 @@ const SuggestQuery = z
   })
   .strict();
 
-async function requireAgent(c: AppContext, agent: string): Promise<void> {
-  if (!(await c.get('svc').store.getAgent(agent))) throw notFound(`agent ${agent}`);
-}
-
 pinsApi.openapi(
   createRoute({
     method: 'get',
@@ -52,7 +48,7 @@ pinsApi.openapi(
   }),
   async (c) => {
     const agent = agentFor(c, c.req.valid('param').agent, 'read');
-    await requireAgent(c, agent);
+    await agentRow(c, agent);
     return c.json({ pins: await c.get('svc').pins.list(agent) }, 200);
   },
 );
@@ -106,7 +102,7 @@ pinsApi.openapi(
   async (c) => {
     const agent = agentFor(c, c.req.valid('param').agent, 'read');
     const { share, days } = c.req.valid('query');
-    await requireAgent(c, agent);
+    await agentRow(c, agent);
     const svc = c.get('svc');
     const since = new Date(Date.now() - days * 86_400_000).toISOString();
     const [log, pinned] = await Promise.all([svc.log.windowLog(agent, since, WINDOW_ROWS), svc.pins.pinned(agent)]);

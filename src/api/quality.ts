@@ -6,7 +6,7 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import { MAX_QUALITY_DAYS, qualityOf } from '../services/quality.ts';
 import { notFound } from '../errors.ts';
-import { AgentParams, agentFor, bearer, createApi, nowIso, responses } from './common.ts';
+import { AgentParams, agentFor, bearer, createApi, nowIso, responses, agentRow } from './common.ts';
 
 export const qualityApi = createApi();
 
@@ -72,7 +72,7 @@ qualityApi.openapi(
     const agent = agentFor(c, c.req.valid('param').agent, 'read');
     const { days, tool } = c.req.valid('query');
     const svc = c.get('svc');
-    if (!(await svc.store.getAgent(agent))) throw notFound(`agent ${agent}`);
+    await agentRow(c, agent);
     if (tool !== undefined && !(await svc.store.getTool(agent, tool))) throw notFound(`tool ${tool}`);
     const now = nowIso();
     const [applied, undone] = await Promise.all([

@@ -21,6 +21,7 @@ import {
   jsonBody,
   nowIso,
   responses,
+  agentRow,
 } from './common.ts';
 import { turnWritten } from '../services/turn-writer.ts';
 
@@ -72,7 +73,7 @@ reviewsApi.openapi(
   async (c) => {
     const agent = agentFor(c, c.req.valid('param').agent, 'read');
     const svc = c.get('svc');
-    if (!(await svc.store.getAgent(agent))) throw notFound(`agent ${agent}`);
+    await agentRow(c, agent);
     const { tool, status, limit, cursor } = c.req.valid('query');
     const after = revisionCursor(cursorOf(cursor));
     const page = await svc.revisions.pageRevisions(agent, { tool, status, limit: limit ?? MAX_PAGE }, after);

@@ -16,6 +16,7 @@ import {
   nowIso,
   responses,
   type AppContext,
+  agentRow,
 } from './common.ts';
 
 export const toolsApi = createApi();
@@ -44,8 +45,7 @@ export function toToolRow(t: StoredTool, showLearnedExamples: boolean): ToolRow 
 }
 
 async function showLearned(c: AppContext, agent: string): Promise<boolean> {
-  const row = await c.get('svc').store.getAgent(agent);
-  if (!row) throw notFound(`agent ${agent}`);
+  const row = await agentRow(c, agent);
   return settingsOf(row.settings).show_learned_examples;
 }
 

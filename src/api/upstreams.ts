@@ -17,6 +17,7 @@ import {
   nowIso,
   responses,
   type AppContext,
+  agentRow,
 } from './common.ts';
 
 export const upstreamsApi = createApi();
@@ -103,7 +104,7 @@ upstreamsApi.openapi(
   async (c) => {
     const agent = agentFor(c, c.req.valid('param').agent, 'read');
     const svc = c.get('svc');
-    if (!(await svc.store.getAgent(agent))) throw notFound(`agent ${agent}`);
+    await agentRow(c, agent);
     const [ups, tools, held] = await Promise.all([
       svc.upstreams.list(agent),
       svc.upstreams.tools(agent),

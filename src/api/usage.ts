@@ -1,6 +1,5 @@
 /** Usage flags, traces and unregistered tools (docs/api.md). All three need an `agent` key. */
 import { createRoute } from '@hono/zod-openapi';
-import { notFound } from '../errors.ts';
 import { FlagsAnswer, TraceAnswer, TraceBody, UnregisteredAnswer } from '../schemas.ts';
 import { usageFlags } from '../services/flags.ts';
 import { settingsOf } from '../services/routing.ts';
@@ -17,6 +16,7 @@ import {
   jsonBody,
   nowIso,
   responses,
+  agentRow,
 } from './common.ts';
 
 export const usageApi = createApi();
@@ -33,8 +33,7 @@ usageApi.openapi(
   async (c) => {
     const agent = agentFor(c, c.req.valid('param').agent, 'read');
     const svc = c.get('svc');
-    const row = await svc.store.getAgent(agent);
-    if (!row) throw notFound(`agent ${agent}`);
+    const row = await agentRow(c, agent);
     return c.json({ flags: await usageFlags(svc, agent, settingsOf(row.settings)) }, 200);
   },
 );

@@ -6,9 +6,19 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import type { StoredWebhook } from '../adapters/d1-webhooks.ts';
 import { WEBHOOK_EVENT_TYPES, webhookUrlProblem } from '../core/webhooks.ts';
-import { ApiError, notFound } from '../errors.ts';
+import { ApiError } from '../errors.ts';
 import { ALL_EVENT_TYPES } from '../services/webhooks.ts';
-import { AgentParams, agentFor, bearer, createApi, jsonBody, nowIso, responses, type AppContext } from './common.ts';
+import {
+  AgentParams,
+  agentFor,
+  bearer,
+  createApi,
+  jsonBody,
+  nowIso,
+  responses,
+  type AppContext,
+  agentRow,
+} from './common.ts';
 
 export const webhooksApi = createApi();
 
@@ -95,10 +105,6 @@ async function listAnswer(c: AppContext, agent: string): Promise<z.infer<typeof 
   };
 }
 
-async function requireAgent(c: AppContext, agent: string): Promise<void> {
-  if (!(await c.get('svc').store.getAgent(agent))) throw notFound(`agent ${agent}`);
-}
-
 webhooksApi.openapi(
   createRoute({
     method: 'get',
@@ -110,7 +116,7 @@ webhooksApi.openapi(
   }),
   async (c) => {
     const agent = agentFor(c, c.req.valid('param').agent, 'read');
-    await requireAgent(c, agent);
+    await agentRow(c, agent);
     return c.json(await listAnswer(c, agent), 200);
   },
 );
@@ -136,7 +142,7 @@ webhooksApi.openapi(
       return problem === null ? [] : [{ path: ['webhooks', i, 'url'], message: `url ${problem}` }];
     });
     if (problems.length > 0) throw new ApiError('invalid_request', 'a webhook URL is refused', problems);
-    await requireAgent(c, agent);
+    await agentRow(c, agent);
     const now = nowIso();
     await svc.webhooks.replace(
       agent,

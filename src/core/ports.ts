@@ -2,6 +2,7 @@
  * Ports: the small interfaces the core needs from the platform. Adapters live in src/adapters/;
  * src/env.ts is the only module that picks them from bindings.
  */
+import type { Bucket } from './rate-limit.ts';
 
 /** Turns text into L2-normalised vectors of a fixed dimension. */
 export interface Embedder {
@@ -175,4 +176,72 @@ export interface RetentionStore {
    * tables in one batch: the rows removed from each of `tables`, in that order.
    */
   prune(agent: string, cutoff: string, limit: number): Promise<number[]>;
+}
+
+/** What a bound parameter or a column holds in an agent's log. */
+export type SqlValue = string | number | null;
+
+/** A statement of an agent's log as it travels to its Durable Object (the adapters build them). */
+export interface SqlStatement {
+  sql: string;
+  params: SqlValue[];
+}
+
+/** Rows a statement read, and rows it changed (SQLite's `changes()`). */
+export interface SqlResult<T = Record<string, SqlValue>> {
+  results: T[];
+  meta: { changes: number };
+}
+
+/** One tool's offers in a group of routed turns, and the routed turn that first offered it. */
+export interface ToolOffers {
+  tool: string;
+  count: number;
+  /** The agent's routed-turn count at the turn that first offered it: where a new tool's window starts. */
+  sinceTurn: number;
+}
+
+/** One tool's stored offer count and the routed turn its window started at. */
+export interface OfferRow {
+  tool: string;
+  offered: number;
+  sinceTurn: number;
+}
+
+/**
+ * The storage of one agent's Durable Object (src/agent-object.ts): its log, routed-turn and offer
+ * counts, review lease, dry-run slots and rate buckets (src/adapters/agent-sqlite.ts keeps them in
+ * the object's SQLite). Synchronous: the object runs one call at a time, so each is exact.
+ */
+export interface AgentObjectStore {
+  /** Creates what is missing (idempotent): on every start of the object, and after `clear`. */
+  create(): void;
+  /** Removes everything the object stores. */
+  clear(): Promise<void>;
+  /** Runs `fn` in one transaction: all of its writes or none. */
+  transaction<T>(fn: () => T): T;
+  /** One statement of the log; `changes` counts the rows it inserted, updated or deleted (0 for a read). */
+  logQuery(statement: SqlStatement): SqlResult;
+  /** True once the log's seqs start above those of the D1 log of an earlier version. */
+  seqFloorSet(): boolean;
+  /** Starts the log's seqs above `floor` (the highest seqs D1 gave), and remembers that it did. */
+  setSeqFloor(floor: { turns: number; calls: number }): void;
+  /** How many turns were routed for the agent. */
+  routedTurns(): number;
+  /** Adds `turns` routed turns and each tool's offers; a tool not seen before starts its window at its `sinceTurn`. */
+  addOffers(turns: number, offers: readonly ToolOffers[]): void;
+  /** Starts the window of each tool not seen before at routed turn `sinceTurn`; a tool seen keeps its own. */
+  registerTools(tools: readonly string[], sinceTurn: number): void;
+  /** Every tool's offer count. */
+  offerRows(): OfferRow[];
+  /** Takes the review lease for `holder` until `untilMs` unless another holder's lease lasts past `nowMs`. */
+  takeLease(holder: string, nowMs: number, untilMs: number): boolean;
+  /** Gives the lease back, if `holder` has it. */
+  releaseLease(holder: string): void;
+  /** Takes a dry-run slot for `holder` until `untilMs` unless `max` slots live past `nowMs`. */
+  takeDryRun(holder: string, nowMs: number, untilMs: number, max: number): boolean;
+  releaseDryRun(holder: string): void;
+  /** A rate bucket by name (src/core/rate-limit.ts), null when none is kept. */
+  bucket(name: string): Bucket | null;
+  keepBucket(name: string, bucket: Bucket): void;
 }

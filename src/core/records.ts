@@ -3,6 +3,8 @@
  * Times are ISO strings; `seq` orders rows as they were written.
  */
 
+import type { Revision } from '../schemas.ts';
+
 export interface OfferedTool {
   name: string;
   rank: number;
@@ -63,4 +65,35 @@ export interface StoredTool {
   reviewed_seq: number;
   created_at: string;
   updated_at: string;
+}
+
+/** What a revision adds, withdraws and rests on: the lists a new revision starts from, each empty. */
+export type RevisionChanges = Pick<
+  Revision,
+  | 'notes_added'
+  | 'queries_added'
+  | 'avoid_added'
+  | 'call_example'
+  | 'queries_withdrawn'
+  | 'displaced'
+  | 'queries_displaced'
+  | 'refused'
+  | 'evidence'
+  | 'ranks'
+>;
+
+/** A revision's changes before anything is proposed: every list new and empty, no call example. */
+export function noChanges(): RevisionChanges {
+  return {
+    notes_added: [],
+    queries_added: [],
+    avoid_added: [],
+    call_example: null,
+    queries_withdrawn: [],
+    displaced: [],
+    queries_displaced: [],
+    refused: [],
+    evidence: [],
+    ranks: [],
+  };
 }

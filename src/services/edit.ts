@@ -12,7 +12,7 @@ import type { StoredTool } from '../core/records.ts';
 import { argumentValues } from '../core/scrub.ts';
 import type { Services } from '../env.ts';
 import type { Revision, Settings } from '../schemas.ts';
-import { definitionOf, keptLines } from './review.ts';
+import { definitionOf, keptLinesOf } from './review.ts';
 import { definedTool } from '../core/log-masker.ts';
 import { readReviewLog } from './review-log.ts';
 
@@ -29,7 +29,7 @@ export async function checkRevisionEdit(
   const registered = new Set(tools.keys());
   const [log, kept] = await Promise.all([
     readReviewLog(svc, agent, [row.name], settings.max_calls_per_tool),
-    keptLines(svc, agent, tools),
+    keptLinesOf(svc, agent, tools.values()),
   ]);
   const values = argumentValues(log.calls);
   const masker = createLogMasker(log, [...tools.values()].map(definedTool), settings.min_conversations);

@@ -13,7 +13,7 @@ import { LOG_PAGE_ROWS } from '../adapters/log.ts';
 import { attributeRuns } from '../core/attribution.ts';
 import { learnedState } from '../core/learning.ts';
 import { createLogMasker, definedTool } from '../core/log-masker.ts';
-import type { StoredTool } from '../core/records.ts';
+import { noChanges, type StoredTool } from '../core/records.ts';
 import { mergeMemory, type MemoryWording, wordingBytes, wordingKey } from '../core/routing-memory.ts';
 import { argumentValues, scrubValues, withoutPlaceholders } from '../core/scrub.ts';
 import { groupRuns, timeOf } from '../core/serving.ts';
@@ -103,16 +103,7 @@ function memoryRevision(
     created_at: now,
     kind: 'memory',
     memory: { added: [...p.wordings.values()], withdrawn: [], dropped: [], runs: p.runs },
-    notes_added: [],
-    queries_added: [],
-    avoid_added: [],
-    call_example: null,
-    queries_withdrawn: [],
-    displaced: [],
-    queries_displaced: [],
-    refused: [],
-    evidence: [],
-    ranks: [],
+    ...noChanges(),
     base_version: tool?.version ?? 0,
   };
 }

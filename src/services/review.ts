@@ -10,7 +10,6 @@
 import { loopTurn } from '../keep-alive.ts';
 import { logInfo } from '../log.ts';
 import type { NewRevision } from '../adapters/d1-revisions.ts';
-import type { ToolActivity } from '../adapters/review-log.ts';
 import {
   evidenceByTool,
   findEvidenceWithOrigins,
@@ -20,19 +19,27 @@ import {
 } from '../core/evidence.ts';
 import { attributeRuns, countDoubtful } from '../core/attribution.ts';
 import { buildExampleCall } from '../core/example-call.ts';
-import { createLogMasker, type DefinedTool, definedTool, type LogMasker } from '../core/log-masker.ts';
+import { createLogMasker, definedTool, type LogMasker } from '../core/log-masker.ts';
 import { buildReviewInput, buildReviewTask } from '../core/prompts.ts';
 import {
   checkExampleCall,
   checkReply,
-  namedTool,
-  requestKey,
   type EvidenceOrigins,
   type KeptLines,
   type ProposalCheck,
   type ProposalContext,
 } from '../core/proposals.ts';
-import type { CallRecord, StoredTool } from '../core/records.ts';
+import { type CallRecord, noChanges, type StoredTool } from '../core/records.ts';
+import {
+  type Chosen,
+  chooseReads,
+  chooseTools,
+  keptLines,
+  newestSeq,
+  type Selection,
+  type ToolActivity,
+  withoutMirrors,
+} from '../core/review-selection.ts';
 import { checkLineText } from '../core/safety.ts';
 import { argumentValues, scrubValues } from '../core/scrub.ts';
 import { mapPool } from '../core/pool.ts';
@@ -83,8 +90,6 @@ export const DRY_RUN_SLOTS = 2;
 export function reviewLeaseMs(maxTools: number, longestCallMs: number): number {
   return Math.max(REVIEW_LEASE_MS, Math.ceil(maxTools / MODEL_CONCURRENCY) * longestCallMs + LEASE_MARGIN_MS);
 }
-
-type Skip = Review['skipped'][number];
 
 /** Reviews an agent's tools; stores nothing when `dry_run`. Throws 404 (agent), 409 (lease). */
 export async function runReview(
@@ -219,7 +224,7 @@ async function reviewTools(
     doubtful_runs: 0,
   };
   const done: ReviewDone = { review, marks: new Map(), lastSeq, failures: 0 };
-  const toRead = chooseReads(activity, waiting, settings, review.skipped, done.marks);
+  const toRead = select(done, chooseReads(activity, waiting, settings));
   const log = await readReviewLog(
     svc,
     agent,
@@ -242,13 +247,15 @@ async function reviewTools(
   const chosen = await withinModelBudget(
     svc,
     agent,
-    chooseTools(toRead, log, evidence, settings, review.skipped, done.marks),
+    select(done, chooseTools(toRead, log.own, evidence, settings)),
     settings,
     now,
     done,
   );
   const [docs, kept] =
-    chosen.length > 0 ? await Promise.all([routingDocs(svc, tools), keptLines(svc, agent, byName)]) : [null, new Map()];
+    chosen.length > 0
+      ? await Promise.all([routingDocs(svc, tools), keptLinesOf(svc, agent, tools)])
+      : [null, new Map<string, KeptLines>()];
   const box = docs ? toolboxOf(docs) : null;
   const values = argumentValues(log.calls);
   const results = await mapPool(chosen, MODEL_CONCURRENCY, async (c) => {
@@ -274,8 +281,27 @@ async function reviewTools(
     if (r && c) record(done, c.activity, r);
   });
   review.skipped.sort((a, b) => (a.tool < b.tool ? -1 : a.tool > b.tool ? 1 : 0));
-  withoutMirrors(review, registered);
+  const mirrors = withoutMirrors(review.revisions, registered);
+  review.revisions = mirrors.revisions;
+  review.refused.push(...mirrors.refused);
   return done;
+}
+
+/** Records what a selection skipped and marked in the review, and answers what it kept. */
+function select<T>(done: ReviewDone, selection: Selection<T>): T[] {
+  done.review.skipped.push(...selection.skipped);
+  for (const [tool, seq] of selection.marks) done.marks.set(tool, seq);
+  return selection.kept;
+}
+
+/** What each tool's kept "Not for" lines rest on (src/core/review-selection.ts `keptLines`), from the agent's applied revisions. */
+export async function keptLinesOf(
+  svc: Services,
+  agent: string,
+  tools: Iterable<StoredTool>,
+): Promise<Map<string, KeptLines>> {
+  const applied = await svc.revisions.listRevisions(agent, { status: 'applied' });
+  return keptLines(applied, new Map(Array.from(tools, (t) => [t.name, t.avoid])));
 }
 
 /**
@@ -312,77 +338,6 @@ async function withinModelBudget(
   return chosen.slice(0, budget.granted);
 }
 
-/**
- * What each tool's kept "Not for" lines rest on, from the evidence of the applied revisions that
- * added lines the row still keeps (docs/learning.md "Cross-checks"): per tool, the requests it
- * sends elsewhere, and the requests other tools' kept lines send to it.
- */
-export async function keptLines(
-  svc: Services,
-  agent: string,
-  tools: ReadonlyMap<string, StoredTool>,
-): Promise<Map<string, KeptLines>> {
-  const applied = await svc.revisions.listRevisions(agent, { status: 'applied' });
-  const avoided = new Map<string, Set<string>>();
-  const naming = new Map<string, Map<string, Set<string>>>();
-  for (const rev of applied) {
-    const row = tools.get(rev.tool);
-    if (!row || !rev.avoid_added.some((line) => row.avoid.includes(line))) continue;
-    for (const e of rev.evidence) {
-      if (e.kind !== 'confused_request' || e.served_by === null) continue;
-      const key = requestKey(e.text);
-      avoided.set(rev.tool, (avoided.get(rev.tool) ?? new Set()).add(key));
-      const target = naming.get(e.served_by) ?? new Map<string, Set<string>>();
-      target.set(rev.tool, (target.get(rev.tool) ?? new Set()).add(key));
-      naming.set(e.served_by, target);
-    }
-  }
-  const out = new Map<string, KeptLines>();
-  for (const name of tools.keys()) {
-    out.set(name, { avoided: avoided.get(name) ?? new Set(), naming: naming.get(name) ?? new Map() });
-  }
-  return out;
-}
-
-/**
- * Mirror-image lines proposed in one review (A: "use B" and B: "use A" resting on the same
- * requests) cannot both be right: the second tool's line, by name order, is refused.
- */
-function withoutMirrors(review: Review, registered: ReadonlySet<string>): void {
-  const sends = new Map<string, Set<string>>();
-  const ordered = [...review.revisions].sort((a, b) => (a.tool < b.tool ? -1 : a.tool > b.tool ? 1 : 0));
-  for (const rev of ordered) {
-    const keep: string[] = [];
-    for (const line of rev.avoid_added) {
-      const target = namedTool(line, registered);
-      const requests = rev.evidence
-        .filter((e) => e.kind === 'confused_request' && e.served_by === target)
-        .map((e) => requestKey(e.text));
-      const back = sends.get(`${target}\u0000${rev.tool}`);
-      const mirror = back ? requests.find((r) => back.has(r)) : undefined;
-      if (mirror !== undefined) {
-        const refusal: Refusal = {
-          tool: rev.tool,
-          kind: 'avoid',
-          text: line,
-          reason: 'contradicts',
-          detail: `${target} is proposed a "Not for" line sending "${mirror}" to ${rev.tool}`,
-        };
-        rev.refused.push(refusal);
-        review.refused.push(refusal);
-        continue;
-      }
-      keep.push(line);
-      const key = `${rev.tool}\u0000${target}`;
-      sends.set(key, new Set([...(sends.get(key) ?? []), ...requests]));
-    }
-    rev.avoid_added = keep;
-  }
-  review.revisions = review.revisions.filter(
-    (r) => r.notes_added.length + r.queries_added.length + r.avoid_added.length > 0 || r.call_example !== null,
-  );
-}
-
 /** Adds one tool's result to the review: a model failure is a skip and leaves the tool's mark. */
 function record(done: ReviewDone, activity: ToolActivity, r: ToolResult): void {
   const review = done.review;
@@ -395,112 +350,6 @@ function record(done: ReviewDone, activity: ToolActivity, r: ToolResult): void {
     return;
   }
   done.marks.set(activity.name, newestSeq(activity));
-}
-
-/** The newest call a tool's review reads about it: its own, or one in a turn that ranked it first. */
-function newestSeq(a: ToolActivity): number {
-  return Math.max(a.last_call_seq, a.last_ranked_call_seq);
-}
-
-/**
- * Which tools to read (docs/learning.md review rules): not one with a revision waiting, not one with no new
- * calls since its last review (no model call), not one that cannot reach `min_calls` calls,
- * `min_misses` missed requests (each is a call of the tool) or `min_confusions` confused requests.
- * A tool with no calls at all is not mentioned.
- */
-function chooseReads(
-  activity: readonly ToolActivity[],
-  waiting: ReadonlyMap<string, string>,
-  s: Settings,
-  skipped: Skip[],
-  marks: Map<string, number>,
-): ToolActivity[] {
-  const read: ToolActivity[] = [];
-  for (const a of activity) {
-    const newest = newestSeq(a);
-    const waitingId = waiting.get(a.name);
-    if (waitingId !== undefined)
-      skipped.push({ tool: a.name, reason: `revision_waiting: revision ${waitingId} is proposed` });
-    else if (newest === 0) continue;
-    else if (newest <= a.reviewed_seq)
-      skipped.push({ tool: a.name, reason: 'no_new_calls: no calls since its last review' });
-    else if (
-      a.recent_calls < s.min_calls &&
-      a.recent_calls < s.min_misses &&
-      a.recent_calls + a.ranked_first < s.min_confusions
-    ) {
-      skipped.push({ tool: a.name, reason: belowThreshold(a.recent_calls, 0, s) });
-      marks.set(a.name, newest);
-    } else read.push(a);
-  }
-  return read;
-}
-
-function belowThreshold(calls: number, confused: number, s: Settings): string {
-  return `below_threshold: ${calls} calls (min_calls ${s.min_calls}), ${confused} confused requests (min_confusions ${s.min_confusions})`;
-}
-
-/**
- * Why the tool's other failed calls teach no note, for the skip reason: how many, and the reason of
- * the most common kind (the reason quotes no error text, so no value).
- */
-function noNoteClause(ev: ToolEvidence): string {
-  const reasons = new Map<string, number>();
-  for (const e of ev.failed)
-    if (e.why_no_note !== undefined) reasons.set(e.why_no_note, (reasons.get(e.why_no_note) ?? 0) + 1);
-  if (reasons.size === 0) return '';
-  const [why] = [...reasons.entries()].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))[0] ?? [''];
-  const total = [...reasons.values()].reduce((a, b) => a + b, 0);
-  return `; ${total} failed calls that were not the caller's fault teach no note (${why})`;
-}
-
-interface Chosen {
-  activity: ToolActivity;
-  evidence: ToolEvidence;
-}
-
-/**
- * The tools reviewed this pass: ≥ `min_calls` calls, ≥ `min_misses` missed requests (a tool routing
- * keeps missing is seldom called through it) or ≥ `min_confusions` confused requests, with
- * enough of one kind of evidence for a line to pass its check (else no model call is worth making),
- * most failed calls first, at most `max_tools`.
- */
-function chooseTools(
-  read: readonly ToolActivity[],
-  log: ReviewLog,
-  evidence: ReadonlyMap<string, ToolEvidence>,
-  s: Settings,
-  skipped: Skip[],
-  marks: Map<string, number>,
-): Chosen[] {
-  const candidates: Chosen[] = [];
-  for (const a of read) {
-    const own = new Set((log.own.get(a.name) ?? []).map((c) => c.call_id));
-    const found = evidence.get(a.name) ?? { failed: [], missed: [], confused: [] };
-    // Failed calls count only among the tool's own newest calls (docs/learning.md max_calls_per_tool).
-    const ev: ToolEvidence = { ...found, failed: found.failed.filter((e) => e.call_id !== null && own.has(e.call_id)) };
-    // Only a failure that was the caller's fault can teach a note (docs/learning.md "Whose fault a failure is").
-    const teaching = ev.failed.filter(teachesNote).length;
-    if (a.recent_calls < s.min_calls && ev.missed.length < s.min_misses && ev.confused.length < s.min_confusions) {
-      skipped.push({ tool: a.name, reason: belowThreshold(a.recent_calls, ev.confused.length, s) });
-      marks.set(a.name, newestSeq(a));
-    } else if (teaching < s.min_failures && ev.missed.length < s.min_misses && ev.confused.length < s.min_confusions) {
-      const counts = `${teaching} failed calls, ${ev.missed.length} missed and ${ev.confused.length} confused requests`;
-      skipped.push({ tool: a.name, reason: `nothing_to_fix: ${counts}, each below its threshold${noNoteClause(ev)}` });
-      marks.set(a.name, newestSeq(a));
-    } else {
-      candidates.push({ activity: a, evidence: ev });
-    }
-  }
-  const teachingCount = (c: Chosen) => c.evidence.failed.filter(teachesNote).length;
-  candidates.sort((x, y) => teachingCount(y) - teachingCount(x) || (x.activity.name < y.activity.name ? -1 : 1));
-  for (const c of candidates.slice(s.max_tools)) {
-    skipped.push({
-      tool: c.activity.name,
-      reason: `max_tools: ${s.max_tools} tools with more failed calls were reviewed first`,
-    });
-  }
-  return candidates.slice(0, s.max_tools);
 }
 
 interface ToolReview {
@@ -563,13 +412,11 @@ async function reviewTool(svc: Services, t: ToolReview): Promise<ToolResult> {
     revision_id: `rev_${crypto.randomUUID()}`,
     tool: t.tool.name,
     created_at: t.now,
+    ...noChanges(),
     notes_added: check.notes_added,
     queries_added: check.queries_added,
     avoid_added: check.avoid_added,
     call_example: callExample,
-    queries_withdrawn: [],
-    displaced: [],
-    queries_displaced: [],
     refused,
     evidence,
     ranks: await rankChanges(svc, t.box, t.tool, check.queries_added, missed, t.settings),

@@ -4,13 +4,11 @@
  */
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
+import { CLAIM_TOOLS } from '../builders.ts';
 import { agentId, api, count, eventually, logDb, tool } from '../helpers.ts';
 
 const TOOLS = [
-  tool('upload_file', 'Attach an uploaded document or photo to a claim.', {
-    claim_ref: { type: 'string' },
-    file_mb: { type: 'number' },
-  }),
+  CLAIM_TOOLS.upload_file,
   tool('lookup_claim', 'Look up an insurance claim by its claim reference.', { claim_ref: { type: 'string' } }),
 ];
 const failed = (id: string, ref: string) => ({

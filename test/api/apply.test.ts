@@ -7,41 +7,20 @@ import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import type { NewRevision } from '../../src/adapters/d1-revisions.ts';
 import { services } from '../../src/env.ts';
+import { CLAIM_TOOLS, newRevision } from '../builders.ts';
 import { agentId, api, tool } from '../helpers.ts';
 
 const svc = services(env);
 
 const tools = [
   tool('lookup_claim', 'Fetch an insurance claim record by its claim reference.', { claim_ref: { type: 'string' } }),
-  tool('start_recovery', 'Start a subrogation recovery against a third party on a claim.', {
-    claim_ref: { type: 'string' },
-  }),
+  CLAIM_TOOLS.start_recovery,
   tool('refer_llu', 'Refer a large loss to the large loss unit.', { claim_ref: { type: 'string' } }),
   tool('get_weather', 'Current weather for a city.', { city: { type: 'string' } }),
   tool('send_email', 'Send an email to a recipient.', { to: { type: 'string' } }),
 ];
 
-let revSeq = 0;
-function revision(name: string, fields: Partial<NewRevision>): NewRevision {
-  revSeq += 1;
-  return {
-    revision_id: `rev-${Date.now().toString(36)}-${revSeq}`,
-    tool: name,
-    created_at: new Date(Date.UTC(2026, 0, 1, 0, 0, revSeq)).toISOString(),
-    notes_added: [],
-    queries_added: [],
-    avoid_added: [],
-    call_example: null,
-    queries_withdrawn: [],
-    displaced: [],
-    queries_displaced: [],
-    refused: [],
-    evidence: [],
-    ranks: [],
-    base_version: 1,
-    ...fields,
-  };
-}
+const revision = newRevision;
 
 async function setup(config: Record<string, unknown> = {}) {
   const agent = agentId('apply');

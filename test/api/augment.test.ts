@@ -8,6 +8,7 @@ import { env } from 'cloudflare:workers';
 import { describe, expect, inject, it } from 'vitest';
 import { app } from '../../src/app.ts';
 import { services } from '../../src/env.ts';
+import { newRevision } from '../builders.ts';
 import { ADMIN, agentId, api, tool } from '../helpers.ts';
 
 const FAKE = inject('fakeOpenAI');
@@ -135,22 +136,11 @@ describe('PUT …/tools with augment: true', () => {
     await services(env).revisions.insertRevisions(
       agent,
       [
-        {
+        newRevision('lookup_claim', {
           revision_id: id,
-          tool: 'lookup_claim',
           created_at: new Date().toISOString(),
-          notes_added: [],
           queries_added: ['pull up the FNOL file'],
-          avoid_added: [],
-          call_example: null,
-          queries_withdrawn: [],
-          displaced: [],
-          queries_displaced: [],
-          refused: [],
-          evidence: [],
-          ranks: [],
-          base_version: 1,
-        },
+        }),
       ],
       null,
     );

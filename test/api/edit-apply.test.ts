@@ -9,6 +9,7 @@ import { describe, expect, it } from 'vitest';
 import type { NewRevision } from '../../src/adapters/d1-revisions.ts';
 import { services } from '../../src/env.ts';
 import type { Evidence } from '../../src/schemas.ts';
+import { newRevision } from '../builders.ts';
 import { agentId, api, tool } from '../helpers.ts';
 
 const svc = services(env);
@@ -44,27 +45,14 @@ const EVIDENCE: Evidence[] = [
   evidence('confused_request', 'confused:refer_llu:run-5', 'send the large loss to LLU', 'refer_llu'),
 ];
 
-let seq = 0;
-function revision(fields: Partial<NewRevision> = {}): NewRevision {
-  seq += 1;
-  return {
-    revision_id: `rev-edit-${Date.now().toString(36)}-${seq}`,
-    tool: 'lookup_claim',
-    created_at: new Date(Date.UTC(2026, 0, 1, 0, 0, seq)).toISOString(),
+const revision = (fields: Partial<NewRevision> = {}): NewRevision =>
+  newRevision('lookup_claim', {
     notes_added: ['Pass claim_ref with its CW- prefix.'],
     queries_added: ['open the third party FNOL file'],
     avoid_added: ['Not for large loss referrals; use refer_llu.'],
-    call_example: null,
-    queries_withdrawn: [],
-    displaced: [],
-    queries_displaced: [],
-    refused: [],
     evidence: EVIDENCE,
-    ranks: [],
-    base_version: 1,
     ...fields,
-  };
-}
+  });
 
 async function setup(): Promise<{ agent: string; id: string }> {
   const agent = agentId('edit');

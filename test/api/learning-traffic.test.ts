@@ -5,6 +5,7 @@
  * case is the traffic an agent sends, then one review, and what each tool may learn from it.
  */
 import { describe, expect, it } from 'vitest';
+import { CLAIM_TOOLS } from '../builders.ts';
 import { agentId, api, tool } from '../helpers.ts';
 
 const ORDER = { order_id: { type: 'string' } };
@@ -20,19 +21,10 @@ const TOOLS = [
   tool('flight_checkin', 'Check a passenger in for a booked flight.', { passenger: { type: 'string' } }),
   tool('get_weather', 'Current weather and forecast for a city.', { city: { type: 'string' } }),
   tool('book_hotel', 'Book a hotel room in a city.', { city: { type: 'string' } }),
-  tool('lookup_claim', 'Look up an insurance claim by its claim reference and show its status.', {
-    claim_ref: { type: 'string' },
-  }),
-  tool('start_recovery', 'Start a subrogation recovery against a third party on a claim.', {
-    claim_ref: { type: 'string' },
-  }),
-  tool('refer_llu', 'Refer a large loss to the large loss unit for specialist handling.', {
-    claim_ref: { type: 'string' },
-  }),
-  tool('set_rvf', 'Set the reserve value figure held against a claim to an amount.', {
-    claim_ref: { type: 'string' },
-    amount: { type: 'number' },
-  }),
+  CLAIM_TOOLS.lookup_claim,
+  CLAIM_TOOLS.start_recovery,
+  CLAIM_TOOLS.refer_llu,
+  CLAIM_TOOLS.set_rvf,
 ];
 
 interface Call {
@@ -368,7 +360,7 @@ describe('learning under real traffic', () => {
     ];
     for (const [i, wording] of wordings.entries()) {
       await turn(agent, `m${i}`, wording, 1, [
-        { tool: 'book_flight', arguments: { to: 'Rome', date: '2027-05-0' + i, passenger: 'P' } },
+        { tool: 'book_flight', arguments: { to: 'Rome', date: `2027-05-0${i}`, passenger: 'P' } },
         { tool: 'book_hotel', arguments: { city: 'Rome' } },
       ]);
     }

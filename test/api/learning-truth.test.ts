@@ -6,25 +6,12 @@
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import { services } from '../../src/env.ts';
-import { agentId, api, count, eventually, tool, logDb } from '../helpers.ts';
+import { CLAIM_TOOLS } from '../builders.ts';
+import { agentId, api, count, eventually, logDb } from '../helpers.ts';
 
 const svc = services(env);
 
-const TOOLS = [
-  tool('lookup_claim', 'Look up an insurance claim by its claim reference and show its status.', {
-    claim_ref: { type: 'string' },
-  }),
-  tool('start_recovery', 'Start a subrogation recovery against a third party on a claim.', {
-    claim_ref: { type: 'string' },
-  }),
-  tool('refer_llu', 'Refer a large loss to the large loss unit for specialist handling.', {
-    claim_ref: { type: 'string' },
-  }),
-  tool('set_rvf', 'Set the reserve value figure held against a claim to an amount.', {
-    claim_ref: { type: 'string' },
-    amount: { type: 'number' },
-  }),
-];
+const TOOLS = [CLAIM_TOOLS.lookup_claim, CLAIM_TOOLS.start_recovery, CLAIM_TOOLS.refer_llu, CLAIM_TOOLS.set_rvf];
 
 interface Revision {
   revision_id: string;

@@ -1,14 +1,11 @@
 /** `GET …/quality` through HTTP on real local D1: today's numbers from a small log, and the errors. */
 import { describe, expect, it } from 'vitest';
+import { CLAIM_TOOLS } from '../builders.ts';
 import { agentId, api, count, eventually, tool } from '../helpers.ts';
 
 const TOOLS = [
-  tool('lookup_claim', 'Look up an insurance claim by its claim reference and show its status.', {
-    claim_ref: { type: 'string' },
-  }),
-  tool('refer_llu', 'Refer a large loss to the large loss unit for specialist handling.', {
-    claim_ref: { type: 'string' },
-  }),
+  CLAIM_TOOLS.lookup_claim,
+  CLAIM_TOOLS.refer_llu,
   tool('get_weather', 'Current weather for a city.', { city: { type: 'string' } }),
 ];
 

@@ -8,22 +8,14 @@ import { createExecutionContext, waitOnExecutionContext } from 'cloudflare:test'
 import { env } from 'cloudflare:workers';
 import { describe, expect, inject, it } from 'vitest';
 import { app } from '../../src/app.ts';
+import { CLAIM_TOOLS } from '../builders.ts';
 import { ADMIN, agentId, api, count, eventually, tool, logDb } from '../helpers.ts';
 
 const TOOLS = [
-  tool('lookup_claim', 'Look up an insurance claim by its claim reference and show its status.', {
-    claim_ref: { type: 'string' },
-  }),
-  tool('upload_file', 'Attach an uploaded document or photo to a claim.', {
-    claim_ref: { type: 'string' },
-    file_mb: { type: 'number' },
-  }),
-  tool('start_recovery', 'Start a subrogation recovery against a third party on a claim.', {
-    claim_ref: { type: 'string' },
-  }),
-  tool('refer_llu', 'Refer a large loss to the large loss unit for specialist handling.', {
-    claim_ref: { type: 'string' },
-  }),
+  CLAIM_TOOLS.lookup_claim,
+  CLAIM_TOOLS.upload_file,
+  CLAIM_TOOLS.start_recovery,
+  CLAIM_TOOLS.refer_llu,
   tool('get_weather', 'Current weather for a city.', { city: { type: 'string' } }),
 ];
 

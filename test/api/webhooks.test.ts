@@ -12,7 +12,8 @@ import { describe, expect, inject, it } from 'vitest';
 import { app } from '../../src/app.ts';
 import worker from '../../src/index.ts';
 import type { WebhookMessage } from '../../src/services/webhooks.ts';
-import { ADMIN, agentId, api, eventually, tool } from '../helpers.ts';
+import { CLAIM_TOOLS } from '../builders.ts';
+import { ADMIN, agentId, api, eventually } from '../helpers.ts';
 
 const RECEIVER = inject('webhookReceiver');
 const SECRET = 'whsec_0123456789abcdef';
@@ -48,15 +49,7 @@ function signatureValid(r: Received, secret: string): boolean {
 
 async function newAgent(prefix: string): Promise<string> {
   const agent = agentId(prefix);
-  const tools = [
-    tool('upload_file', 'Attach an uploaded document or photo to a claim.', {
-      claim_ref: { type: 'string' },
-      file_mb: { type: 'number' },
-    }),
-    tool('lookup_claim', 'Look up an insurance claim by its claim reference and show its status.', {
-      claim_ref: { type: 'string' },
-    }),
-  ];
+  const tools = [CLAIM_TOOLS.upload_file, CLAIM_TOOLS.lookup_claim];
   expect((await api('PUT', `/v1/agents/${agent}/tools`, { body: { tools } })).status).toBe(200);
   return agent;
 }

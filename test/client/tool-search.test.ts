@@ -9,16 +9,12 @@ import { exports } from 'cloudflare:workers';
 import { describe, expect, inject, it } from 'vitest';
 import { createClient } from 'whetstone/client';
 import { anthropicLoop, responsesLoop, type Handler } from '../../examples/tool-search-loops.ts';
+import { CLAIM_TOOLS } from '../builders.ts';
 import { ADMIN, agentId, api, eventually, tool, logDb } from '../helpers.ts';
 
 const TOOLS = [
-  tool('lookup_claim', 'Look up an insurance claim by its claim reference and show its status.', {
-    claim_ref: { type: 'string' },
-  }),
-  tool('upload_file', 'Attach an uploaded document or photo to a claim.', {
-    claim_ref: { type: 'string' },
-    file_mb: { type: 'number' },
-  }),
+  CLAIM_TOOLS.lookup_claim,
+  CLAIM_TOOLS.upload_file,
   tool('get_weather', 'Current weather for a city.', { city: { type: 'string' } }),
 ];
 const handlers: Record<string, Handler> = {

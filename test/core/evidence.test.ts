@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { callRecord } from '../builders.ts';
 import {
   evidenceByTool,
   findEvidence,
@@ -29,19 +30,7 @@ function turn(turn_id: string, request: string | null, offered: string[], extra:
 
 function call(call_id: string, tool: string, extra: Partial<CallRecord> = {}): CallRecord {
   seq++;
-  return {
-    seq,
-    call_id,
-    tool,
-    arguments: {},
-    success: true,
-    error: null,
-    request: null,
-    turn_id: null,
-    conversation_id: null,
-    at: `2026-01-01T00:01:${String(seq).padStart(2, '0')}Z`,
-    ...extra,
-  };
+  return callRecord(seq, tool, { call_id, ...extra });
 }
 
 function find(turns: TurnRecord[], calls: CallRecord[], outcomes: OutcomeRecord[] = []) {

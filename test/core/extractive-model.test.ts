@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { callRecord } from '../builders.ts';
 import { createExtractiveModel } from '../../src/adapters/extractive-model.ts';
 import { findEvidence } from '../../src/core/evidence.ts';
 import { buildExampleCall } from '../../src/core/example-call.ts';
@@ -28,19 +29,7 @@ function turn(turn_id: string, request: string, offered: string[], conversation_
 
 function call(tool: string, args: Record<string, unknown>, extra: Partial<CallRecord> = {}): CallRecord {
   seq++;
-  return {
-    seq,
-    call_id: `c${seq}`,
-    tool,
-    arguments: args,
-    success: true,
-    error: null,
-    request: null,
-    turn_id: null,
-    conversation_id: null,
-    at: `2026-01-01T00:01:${String(seq).padStart(2, '0')}Z`,
-    ...extra,
-  };
+  return callRecord(seq, tool, { arguments: args, ...extra });
 }
 
 /** The whole review path for one tool: evidence → task → extractive reply → the checks of docs/learning.md. */

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { callRecord } from '../builders.ts';
 import {
   findDisplaced,
   planApply,
@@ -102,19 +103,8 @@ describe('findDisplaced', () => {
 });
 
 describe('requestsServedByOthers', () => {
-  const call = (seq: number, tool: string, turn_id: string | null, request: string | null, extra = {}) => ({
-    seq,
-    call_id: `c${seq}`,
-    tool,
-    arguments: {},
-    success: true,
-    error: null,
-    request,
-    turn_id,
-    conversation_id: null,
-    at: `2026-01-01T00:00:0${seq}Z`,
-    ...extra,
-  });
+  const call = (seq: number, tool: string, turn_id: string | null, request: string | null, extra = {}) =>
+    callRecord(seq, tool, { request, turn_id, at: `2026-01-01T00:00:0${seq}Z`, ...extra });
   const turn = (seq: number, turn_id: string, request: string, conversation_id: string | null = null) => ({
     seq,
     turn_id,

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { callRecord } from '../builders.ts';
 import { qualityReport } from '../../src/core/quality.ts';
 import type { CallRecord, TurnRecord } from '../../src/core/records.ts';
 
@@ -23,19 +24,7 @@ function turn(
 }
 function call(id: string, tool: string, at: string, extra: Partial<CallRecord> = {}): CallRecord {
   seq++;
-  return {
-    seq,
-    call_id: id,
-    tool,
-    arguments: {},
-    success: true,
-    error: null,
-    request: null,
-    turn_id: null,
-    conversation_id: null,
-    at,
-    ...extra,
-  };
+  return callRecord(seq, tool, { call_id: id, at, ...extra });
 }
 
 /**

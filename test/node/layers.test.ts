@@ -1,6 +1,7 @@
 /**
  * scripts/check-layers.ts, as `npm run check` runs it: it passes on this repository, and fails, naming
- * the file and the import, on a small tree with an import circle or with a layer breach.
+ * the file and the import, on a small tree with an import circle or with a layer breach, and naming
+ * the file and the line on SQL outside src/adapters/.
  */
 import { execFile } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -41,7 +42,14 @@ const sound: Record<string, string> = {
   'src/core/ports.ts': 'export interface Store { get(id: string): Promise<string | null> }\n',
   'src/core/rule.ts': "import { z } from 'zod';\nimport type { Thing } from '../schemas.ts';\nexport const n = 1;\n",
   'src/schemas.ts': 'export type Thing = string;\n',
-  'src/adapters/d1.ts': "import type { Store } from '../core/ports.ts';\nexport const s: Store | null = null;\n",
+  'src/adapters/d1.ts':
+    "import type { Store } from '../core/ports.ts';\nexport const s: Store | null = null;\n" +
+    "export const q = (db: D1Database) => db.prepare('SELECT id FROM tools WHERE agent = ?');\n" +
+    'export const t = (sql: SqlStorage) => sql.exec(`CREATE TABLE IF NOT EXISTS x (id TEXT)`);\n',
+  // Words that name SQL without being SQL: prose, lower case, a route, a comment.
+  'src/api/docs.ts':
+    "// SELECT tool FROM tools runs in the adapter.\nexport const d = 'DELETE /v1/agents/:agent removes every row';\n" +
+    "export const e = 'select the tools, delete from the list, update the docs';\nexport const f = /x/.exec('x');\n",
   'src/services/svc.ts': "import { s } from '../adapters/d1.ts';\nimport { n } from '../core/rule.ts';\n",
   'src/api/route.ts': "import '../services/svc.ts';\n",
   'scripts/a.ts': "import { n } from '../src/core/rule.ts';\nimport { b } from './b.ts';\n",
@@ -111,5 +119,33 @@ describe('the layout check (npm run check:layers)', () => {
     expect(run.stderr).toContain(
       "src/services/other.ts: import '../api/route.ts' (src/api/route.ts): src/services/ never imports src/api/",
     );
+  });
+
+  it('fails on SQL outside src/adapters/: a prepare() call, an exec on sql, and statements in literals', async () => {
+    const run = await checkLayers(
+      tree({
+        ...sound,
+        'src/services/svc.ts':
+          "import { s } from '../adapters/d1.ts';\n" +
+          "export const a = (db: D1Database) => db.prepare('SELECT 1');\n" +
+          'export const b = (ctx: DurableObjectState) => ctx.storage.sql.exec(`\n  UPDATE offers SET offered = 0`);\n',
+        // biome-ignore lint/suspicious/noTemplateCurlyInString: the fixture's own source holds a template literal
+        'src/agent-object.ts': 'const k = `INSERT OR REPLACE INTO rate (principal) VALUES (${1})`;\n',
+      }),
+    );
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain(
+      'src/services/svc.ts:2: a prepare() call: SQL lives in src/adapters/ only, behind a port of src/core/ports.ts',
+    );
+    expect(run.stderr).toContain('src/services/svc.ts:3: ctx.storage.sql.exec()');
+    expect(run.stderr).toContain(
+      "src/services/svc.ts:3: an SQL statement in a literal ('UPDATE offers SET offered = 0')",
+    );
+    expect(run.stderr).toContain(
+      "src/agent-object.ts:1: an SQL statement in a literal ('INSERT OR REPLACE INTO rate (principal) ')",
+    );
+    expect(run.stderr).toContain('4 layout breach(es)');
+    expect(run.stderr).not.toContain('src/adapters/d1.ts');
+    expect(run.stderr).not.toContain('src/api/docs.ts');
   });
 });

@@ -10,6 +10,7 @@ import { expect } from 'vitest';
 import { createD1Revisions, type NewRevision } from '../../src/adapters/d1-revisions.ts';
 import { AGENT_TABLES } from '../../src/adapters/d1-store.ts';
 import { app } from '../../src/app.ts';
+import { newRevision } from '../builders.ts';
 import { ADMIN, agentId, api, eventually, LOG_TABLES, logDb, tool } from '../helpers.ts';
 
 /** Every D1 table that holds an agent's rows: the store's own list, which deleting an agent walks. */
@@ -86,22 +87,7 @@ export async function send(
 
 /** A proposed revision adding one usage note to `tool` (what a review would store). */
 export function noteRevision(tool: string, note = 'Pass order_id with its ORD- prefix.'): NewRevision {
-  return {
-    revision_id: `rev_${crypto.randomUUID()}`,
-    tool,
-    created_at: new Date().toISOString(),
-    notes_added: [note],
-    queries_added: [],
-    avoid_added: [],
-    call_example: null,
-    queries_withdrawn: [],
-    displaced: [],
-    queries_displaced: [],
-    refused: [],
-    evidence: [],
-    ranks: [],
-    base_version: 1,
-  };
+  return newRevision(tool, { created_at: new Date().toISOString(), notes_added: [note] });
 }
 
 export async function insertRevision(agent: string, rev: NewRevision): Promise<string> {

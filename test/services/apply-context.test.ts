@@ -9,15 +9,14 @@ import { describe, expect, it } from 'vitest';
 import type { NewRevision } from '../../src/adapters/d1-revisions.ts';
 import { services, type Services } from '../../src/env.ts';
 import { applyContext, applyRevision } from '../../src/services/apply.ts';
+import { CLAIM_TOOLS, newRevision } from '../builders.ts';
 import { agentId, api, eventually, logDb, tool } from '../helpers.ts';
 
 const base = services(env);
 
 const TOOLS = [
   tool('lookup_claim', 'Fetch an insurance claim record by its claim reference.', { claim_ref: { type: 'string' } }),
-  tool('start_recovery', 'Start a subrogation recovery against a third party on a claim.', {
-    claim_ref: { type: 'string' },
-  }),
+  CLAIM_TOOLS.start_recovery,
   tool('refer_llu', 'Refer a large loss to the large loss unit.', { claim_ref: { type: 'string' } }),
   tool('get_weather', 'Current weather for a city.', { city: { type: 'string' } }),
   tool('send_email', 'Send an email to a recipient.', { to: { type: 'string' } }),
@@ -77,26 +76,7 @@ function counting(): { svc: Services; counts: Counts } {
   return { svc, counts };
 }
 
-let seq = 0;
-function revision(name: string, text: string): NewRevision {
-  seq += 1;
-  return {
-    revision_id: `rev-ctx-${Date.now().toString(36)}-${seq}`,
-    tool: name,
-    created_at: new Date(Date.UTC(2026, 0, 1, 0, 0, seq)).toISOString(),
-    notes_added: [],
-    queries_added: [text],
-    avoid_added: [],
-    call_example: null,
-    queries_withdrawn: [],
-    displaced: [],
-    queries_displaced: [],
-    refused: [],
-    evidence: [],
-    ranks: [],
-    base_version: 1,
-  };
-}
+const revision = (name: string, text: string): NewRevision => newRevision(name, { queries_added: [text] });
 
 /** An agent with the tools, a log of served requests and the four revisions proposed. */
 async function setup(): Promise<{ agent: string; ids: string[] }> {

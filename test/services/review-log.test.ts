@@ -4,6 +4,7 @@
  * unread turns between them.
  */
 import { describe, expect, it } from 'vitest';
+import { callRecord } from '../builders.ts';
 import { findEvidence } from '../../src/core/evidence.ts';
 import type { CallRecord, TurnRecord } from '../../src/core/records.ts';
 import { splitConversations } from '../../src/services/review-log.ts';
@@ -17,19 +18,7 @@ const turn = (seq: number, conversation_id: string | null = 'k'): TurnRecord => 
   offered: [],
   created_at: `2026-01-01T00:00:${String(seq).padStart(2, '0')}Z`,
 });
-const call = (seq: number, tool: string, extra: Partial<CallRecord> = {}): CallRecord => ({
-  seq,
-  call_id: `c${seq}`,
-  tool,
-  arguments: {},
-  success: true,
-  error: null,
-  request: null,
-  turn_id: null,
-  conversation_id: null,
-  at: `2026-01-01T00:01:${String(seq).padStart(2, '0')}Z`,
-  ...extra,
-});
+const call = callRecord;
 
 describe('splitConversations', () => {
   it('cuts a conversation between two read turns neither of which had its neighbours read', () => {
