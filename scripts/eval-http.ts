@@ -142,8 +142,12 @@ export interface ReviewSummary {
   model_calls: number;
 }
 
-/** How long the eval waits for a review of the agent that is already running before it gives up (its lease is shorter). */
-const REVIEW_WAIT_MS = 15 * 60 * 1000;
+/**
+ * How long the eval waits for a review of the agent that is already running before it gives up:
+ * longer than the lease of a review with the eval's `max_tools` (docs/learning.md: ceil(50 / 4)
+ * slowest model calls of 106 s plus 5 minutes), so even a review that died holding it is outwaited.
+ */
+const REVIEW_WAIT_MS = 30 * 60 * 1000;
 
 /**
  * One `POST …/reviews` with `auto_apply`: the product's own path from proposal to applied row.

@@ -128,7 +128,7 @@ export interface RealisticQuality {
  * place) lost words the request had: it still comes from a run when its words appear in the
  * request's in the same order and keep at least half of them (`MASKED_MIN_SHARE`).
  */
-class RunIndex {
+export class RunIndex {
   private readonly exact = new Map<string, RunLabel[]>();
   private readonly byWording = new Map<string, RunLabel[]>();
   /** word → the runs whose request key holds it, with that key's words. */
