@@ -142,10 +142,62 @@ export interface ReviewSummary {
   model_calls: number;
 }
 
-/** One `POST …/reviews` with `auto_apply`: the product's own path from proposal to applied row. */
-export function review(w: BenchWorker, agent: string, config: Record<string, unknown>): Promise<ReviewSummary> {
-  return api<ReviewSummary>(w, 'POST', `/v1/agents/${agent}/reviews`, {
-    auto_apply: true,
-    ...(Object.keys(config).length > 0 ? { config } : {}),
-  });
+/**
+ * How long the eval waits for a review of the agent that is already running before it gives up:
+ * longer than the lease of a review with the eval's `max_tools` (docs/learning.md: ceil(50 / 4)
+ * slowest model calls of 106 s plus 5 minutes), so even a review that died holding it is outwaited.
+ */
+const REVIEW_WAIT_MS = 30 * 60 * 1000;
+
+/**
+ * One `POST …/reviews` with `auto_apply`: the product's own path from proposal to applied row.
+ *
+ * A review the eval sent may still be running when `api` sends the request again (wrangler's proxy
+ * answered "Your worker restarted mid-request", or a keep-alive socket closed, while workerd went on
+ * with the review): the second answer is then 409 "already running". That is no failure of the
+ * run: the eval waits, asking again every few seconds, until the agent's review lease is free, and
+ * adds the revisions the review it lost the answer of stored (created since the first request, and
+ * not in the answer it finally got) to that answer, so what the round learned is all counted.
+ */
+export async function review(w: BenchWorker, agent: string, config: Record<string, unknown>): Promise<ReviewSummary> {
+  const body = { auto_apply: true, ...(Object.keys(config).length > 0 ? { config } : {}) };
+  const started = new Date().toISOString();
+  const deadline = Date.now() + REVIEW_WAIT_MS;
+  let waited = false;
+  for (let delay = 2000; ; delay = Math.min(delay * 2, 15_000)) {
+    try {
+      const summary = await api<ReviewSummary>(w, 'POST', `/v1/agents/${agent}/reviews`, body);
+      return waited ? withLostRevisions(w, agent, summary, started) : summary;
+    } catch (err) {
+      if (!(err instanceof Error) || !/answered 409: .*already running/.test(err.message) || Date.now() > deadline)
+        throw err;
+      waited = true;
+      process.stderr.write(`a review of ${agent} is still running; waiting ${delay / 1000} s\n`);
+      await new Promise((r) => setTimeout(r, delay));
+    }
+  }
+}
+
+/** `summary` plus the revisions created since `since` that it does not hold (`GET …/revisions`, newest first). */
+async function withLostRevisions(
+  w: BenchWorker,
+  agent: string,
+  summary: ReviewSummary,
+  since: string,
+): Promise<ReviewSummary> {
+  const known = new Set(summary.revisions.map((r) => r.revision_id));
+  const lost: RevisionSummary[] = [];
+  let cursor: string | null = null;
+  do {
+    const q: string = cursor === null ? '' : `?cursor=${encodeURIComponent(cursor)}`;
+    const page = await api<{ revisions: (RevisionSummary & { created_at: string })[]; next_cursor: string | null }>(
+      w,
+      'GET',
+      `/v1/agents/${agent}/revisions${q}`,
+    );
+    const fresh = page.revisions.filter((r) => r.created_at >= since);
+    for (const r of fresh) if (!known.has(r.revision_id)) lost.push(r);
+    cursor = fresh.length === page.revisions.length ? page.next_cursor : null;
+  } while (cursor !== null);
+  return { ...summary, revisions: [...summary.revisions, ...lost] };
 }

@@ -12,7 +12,7 @@
  * - note precision and recall: a note is right when its tool has the planted mistake and the note
  *   names the planted argument (the planted error is the only repeated error that names it);
  *   recall over the tools with a planted mistake;
- * - re-ask precision and recall of `isReAsk` (src/core/reask.ts) on the labelled pairs;
+ * - re-ask precision and recall of the service's re-ask decision (the labelled log replayed through src/core/attribution.ts) on the labelled pairs;
  * - personal values leaked: any generated value, in any of its forms, found in anything learned.
  *
  * A learned text is matched to runs by its words with values out (digits, the generated values'
@@ -22,7 +22,10 @@
 import { readFileSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
-import { isReAsk } from '../src/core/reask.ts';
+import { attributeRuns } from '../src/core/attribution.ts';
+import type { CallRecord, OutcomeRecord, TurnRecord } from '../src/core/records.ts';
+import { groupRuns, type Run } from '../src/core/serving.ts';
+import { DEFAULT_SETTINGS } from '../src/schemas.ts';
 import { namedTool } from '../src/core/proposals.ts';
 import { type Labels, PLANTED_ARGUMENT, type RunLabel } from './eval-realistic-agent.ts';
 import { normalised, type PersonalValue, wordsOf } from './eval-realistic-data.ts';
@@ -125,7 +128,7 @@ export interface RealisticQuality {
  * place) lost words the request had: it still comes from a run when its words appear in the
  * request's in the same order and keep at least half of them (`MASKED_MIN_SHARE`).
  */
-class RunIndex {
+export class RunIndex {
   private readonly exact = new Map<string, RunLabel[]>();
   private readonly byWording = new Map<string, RunLabel[]>();
   /** word → the runs whose request key holds it, with that key's words. */
@@ -351,9 +354,58 @@ export function measureRealistic(
   };
 }
 
-/** Precision and recall of the re-ask test (`isReAsk`, with the argument values of both runs' calls) on the labelled pairs. */
+/**
+ * The labelled traffic as the service's log: one routed turn per run (offered ranks as routing
+ * answered them), its calls (those reported without the turn id too, as the agent sent them), and
+ * the outcomes it reported; grouped into runs by the service's own code (serving.ts).
+ */
+export function replayLog(labels: Pick<Labels, 'runs'>): { runs: Run[]; outcomes: OutcomeRecord[] } {
+  const at = (n: number): string => new Date(Date.UTC(2026, 0, 1) + n * 1000).toISOString();
+  const turns: TurnRecord[] = [];
+  const calls: CallRecord[] = [];
+  const outcomes: OutcomeRecord[] = [];
+  let seq = 0;
+  for (const r of [...labels.runs].sort((a, b) => a.run - b.run)) {
+    const base = r.run * 100;
+    turns.push({
+      seq: ++seq,
+      turn_id: r.turn_id,
+      request: r.request,
+      conversation_id: r.conversation,
+      routed: true,
+      offered: r.offered.map((name, i) => ({ name, rank: i + 1, score: 0 })),
+      created_at: at(base),
+    });
+    r.calls.forEach((c, i) => {
+      calls.push({
+        seq: ++seq,
+        call_id: c.id,
+        tool: c.tool,
+        arguments: c.arguments,
+        success: c.success,
+        error: c.error ?? null,
+        request: c.request,
+        turn_id: c.turn_id ?? null,
+        conversation_id: c.conversation_id,
+        at: at(base + i + 1),
+      });
+    });
+    if (r.outcome !== null) outcomes.push({ turn_id: r.turn_id, ok: r.outcome, served_by: null, at: at(base + 99) });
+  }
+  return { runs: groupRuns(turns, calls), outcomes };
+}
+
+/**
+ * Precision and recall of the re-ask decision as the service makes it, on the labelled pairs: the
+ * labelled log is replayed through the attribution of src/core/attribution.ts (the code a review
+ * runs), and a pair is said to be a re-ask when its first run is credited to the tool that finally
+ * served the next one (`via: next_request` with that run). That is the re-ask test of reask.ts, the
+ * passed-over rule, and a run nothing served, which any served next request re-asks. A pair
+ * whose two runs have no turn in the replay (never, with the generator's ids) is left out.
+ */
 export function measureReAsks(labels: Pick<Labels, 'runs' | 'pairs'>): RealisticQuality['reask'] {
   const byRun = new Map(labels.runs.map((r) => [r.run, r]));
+  const attribution = labels.pairs.length === 0 ? new Map() : attributeRuns(...replayArgs(labels));
   let tp = 0;
   let predicted = 0;
   let labelled = 0;
@@ -362,8 +414,8 @@ export function measureReAsks(labels: Pick<Labels, 'runs' | 'pairs'>): Realistic
     const first = byRun.get(p.first);
     const next = byRun.get(p.next);
     if (!first || !next) continue;
-    const args = [...first.calls, ...next.calls].flatMap((c) => Object.values(c.arguments));
-    const said = isReAsk(first.request, next.request, args);
+    const a = attribution.get(`turn:${first.turn_id}`);
+    const said = a?.via === 'next_request' && a.next?.key === `turn:${next.turn_id}`;
     const truth = p.label === 'reask';
     if (said) predicted++;
     if (truth) labelled++;
@@ -382,6 +434,11 @@ export function measureReAsks(labels: Pick<Labels, 'runs' | 'pairs'>): Realistic
     recall: pct(tp, labelled),
     by_kind: byKind,
   };
+}
+
+function replayArgs(labels: Pick<Labels, 'runs'>): [Run[], OutcomeRecord[], { minConversations: number }] {
+  const { runs, outcomes } = replayLog(labels);
+  return [runs, outcomes, { minConversations: DEFAULT_SETTINGS.min_conversations }];
 }
 
 /** Where a leak was found, without the tool, revision and index: `row notes`, `revision evidence`, `review refused`. */

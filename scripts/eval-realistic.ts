@@ -267,7 +267,7 @@ export function formatRealistic(r: RealisticReport, maxLeaks = Number.POSITIVE_I
     }`,
     `Not-for precision ${pct(q.not_for.precision)} (${q.not_for.right} of ${q.not_for.lines}); contradictions ${q.contradictions}`,
     `notes: precision ${pct(q.notes.precision)} (${q.notes.right} of ${q.notes.notes}), recall ${pct(q.notes.recall)} (${q.notes.planted_with_note} of ${q.notes.planted_tools} tools with a planted mistake)`,
-    `re-ask test (isReAsk) on ${q.reask.pairs} labelled pairs: precision ${pct(q.reask.precision)}, recall ${pct(q.reask.recall)} (${q.reask.true_positives} of ${q.reask.labelled_reasks} re-asks, ${q.reask.predicted_reasks} said re-ask); by kind: ${Object.entries(
+    `re-ask decision (attribution replayed) on ${q.reask.pairs} labelled pairs: precision ${pct(q.reask.precision)}, recall ${pct(q.reask.recall)} (${q.reask.true_positives} of ${q.reask.labelled_reasks} re-asks, ${q.reask.predicted_reasks} said re-ask); by kind: ${Object.entries(
       q.reask.by_kind,
     )
       .map(([k, v]) => `${k} ${v.said_reask}/${v.pairs}`)

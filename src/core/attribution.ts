@@ -8,8 +8,10 @@
  * - `next_request`: the same conversation's next request was finally served by another tool, and
  *   either nothing served this run (no successful call, or the application said `ok: false`) —
  *   whatever words the two share, since the user still wanted something — or the next request asks
- *   again for the same thing (reask.ts: a paraphrase or a correction, not a follow-up task). Chains
- *   follow through: wrong → re-ask → wrong → re-ask → right credits every earlier run to the last;
+ *   again for the same thing (reask.ts: a paraphrase or a correction, not a follow-up task), or the
+ *   run's tool was passed over: routing offered the tool that finally served the next request above
+ *   the one the agent called, and the next request does not read as a follow-up (`passedOverThenServed`).
+ *   Chains follow through: wrong → re-ask → wrong → re-ask → right credits every earlier run to the last;
  * - `verified`: the application reported through `/outcomes` which tool should have served the
  *   turn, and that names another tool than the rules above; the report stands.
  *
@@ -23,7 +25,7 @@
  * resolves the doubt.
  */
 import type { CallRecord, OutcomeRecord } from './records.ts';
-import { isReAsk } from './reask.ts';
+import { isReAsk, readsAsFollowUp } from './reask.ts';
 import { argumentValues } from './scrub.ts';
 import { conversations, type Run } from './serving.ts';
 import { type Doubt, findToolRoles, runService, type ToolRoles } from './tool-roles.ts';
@@ -114,7 +116,7 @@ function linkConversation(list: readonly Run[], out: Map<string, Attribution>): 
     if (!run || !next || !entry || !after) continue;
     const later = after.served_by;
     if (later === null || later === entry.served_by || entry.together.includes(later)) continue;
-    const reAsked = reAsks(run, next);
+    const reAsked = asksAgain(run, next, entry.own, later);
     // Nothing served the run: any served next request is its miss; a served or doubtful run needs a re-ask.
     if ((entry.served_by !== null || entry.doubt !== null) && !reAsked) continue;
     entry.served_by = later;
@@ -132,6 +134,33 @@ export function countDoubtful(attributions: Iterable<Attribution>): Record<Doubt
   const out: Record<Doubt, number> = { several_changed: 0, failed_before_other: 0 };
   for (const a of attributions) if (a.doubt !== null) out[a.doubt]++;
   return out;
+}
+
+/**
+ * The link decision of `linkConversation` for a run its own tool `own` answered and whose next
+ * request `later` finally served: the next request asks again for the same thing, in words
+ * (`reAsks`) or because the agent passed over the tool that served it (`passedOverThenServed`).
+ */
+export function asksAgain(run: Run, next: Run, own: string | null, later: string | null): boolean {
+  return reAsks(run, next) || passedOverThenServed(run, next, own, later);
+}
+
+/**
+ * The agent passed over the right tool: routing offered `later` (the tool that finally served the
+ * next request) for this run's request ranked above `own` (the tool the agent answered with), and
+ * the next request does not read as a follow-up task (reask.ts). The user got an answer from a tool
+ * routing itself thought less fitting, asked again, and the better-ranked tool served: the agent's
+ * pick was the mistake, whatever words the user chose the second time. A turn that routing did not
+ * rank (the stable list) tells nothing, nor does a run whose tool or `later` was not offered.
+ */
+export function passedOverThenServed(run: Run, next: Run, own: string | null, later: string | null): boolean {
+  if (own === null || later === null || own === later) return false;
+  if (next.request === null || !run.turn?.routed) return false;
+  const rankOf = (name: string) => run.turn?.offered.find((o) => o.name === name)?.rank;
+  const ownRank = rankOf(own);
+  const laterRank = rankOf(later);
+  if (ownRank === undefined || laterRank === undefined || laterRank >= ownRank) return false;
+  return !readsAsFollowUp(next.request);
 }
 
 /** The next request asks again for what the run asked (reask.ts); values of both runs' calls never count. */

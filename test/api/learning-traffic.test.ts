@@ -293,6 +293,49 @@ describe('learning under real traffic', () => {
     );
   });
 
+  it('a passed-over tool that then served: a wrong pick below the right one, a re-ask in other words, the wording goes to the right tool', async () => {
+    const agent = await setup();
+    const wordings = [
+      'recover our money on this claim from the other party',
+      'recover the money the other party owes us on the claim',
+    ];
+    for (const [i, wording] of wordings.entries()) {
+      const ref = `CW-33333${i}`;
+      // Routing offers start_recovery above lookup_claim; the agent picks lookup_claim, which answers.
+      const routed = await api('POST', `/v1/agents/${agent}/route`, {
+        body: { request: wording, k: 5, conversation_id: `p${i}` },
+      });
+      expect(routed.status).toBe(200);
+      const offered: string[] = routed.body.tools.map((t: { name: string }) => t.name);
+      expect(offered.indexOf('start_recovery')).toBeGreaterThanOrEqual(0);
+      expect(offered.indexOf('start_recovery')).toBeLessThan(offered.indexOf('lookup_claim'));
+      const calls = [
+        { tool: 'lookup_claim', arguments: { claim_ref: ref }, success: true, turn_id: routed.body.turn_id },
+      ];
+      expect(
+        (
+          await api('POST', `/v1/agents/${agent}/calls`, {
+            body: { calls: calls.map((c) => ({ ...c, conversation_id: `p${i}` })) },
+          })
+        ).status,
+      ).toBe(200);
+      // The user asks again in words the first request does not share; start_recovery serves it.
+      await turn(agent, `p${i}`, `start subrogation on ${ref}`, 3, [
+        { tool: 'start_recovery', arguments: { claim_ref: ref } },
+      ]);
+    }
+    const revisions = await review(agent);
+    const recovery = of(revisions, 'start_recovery');
+    expect(recovery?.evidence.filter((e) => e.how === 'next_request').map((e) => e.text)).toEqual(wordings);
+    expect(recovery?.queries_added).toContain(wordings[0]);
+    expect(of(revisions, 'lookup_claim')?.queries_added ?? []).toEqual([]);
+    expect(
+      of(revisions, 'lookup_claim')
+        ?.evidence.filter((e) => e.kind === 'confused_request')
+        .map((e) => [e.how, e.served_by, e.text]),
+    ).toEqual(wordings.map((w) => ['re_asked', 'start_recovery', w]));
+  });
+
   it('retries are one run: a failure retried twice in one turn, or in one conversation, teaches no usage note', async () => {
     const agent = await setup();
     const error = 'claim_ref must start with CW-';

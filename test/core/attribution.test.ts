@@ -182,3 +182,35 @@ describe('attribution: corrections and next steps', () => {
     expect(log.attribute().get('turn:f1')).toMatchObject({ served_by: 'book_flight', via: 'own' });
   });
 });
+
+describe('attribution: a passed-over tool that then served', () => {
+  // The agent answered "claw back the overpayment" with lookup_claim although routing ranked
+  // start_recovery above it; the user asks again in words the first request does not share.
+  const offered = ['start_recovery', 'lookup_claim', 'send_email'];
+
+  it('the first run belongs to the better-ranked tool that served the next request', () => {
+    const log = new Log()
+      .turn('p1', 'p', 'claw back the overpayment please', [['lookup_claim', true]], offered)
+      .turn('p2', 'p', 'start recovery on claim CW-111111', [['start_recovery', true]], offered);
+    expect(log.attribute().get('turn:p1')).toMatchObject({
+      served_by: 'start_recovery',
+      via: 'next_request',
+      re_asked: true,
+      own: 'lookup_claim',
+    });
+  });
+
+  it('a next request that reads as a follow-up task is no re-ask, whatever routing ranked', () => {
+    const log = new Log()
+      .turn('p1', 'p', 'claw back the overpayment please', [['lookup_claim', true]], offered)
+      .turn('p2', 'p', 'now start recovery on that claim', [['start_recovery', true]], offered);
+    expect(log.attribute().get('turn:p1')).toMatchObject({ served_by: 'lookup_claim', via: 'own', re_asked: false });
+  });
+
+  it('a tool ranked below the one the agent called did not serve the first request', () => {
+    const log = new Log()
+      .turn('p1', 'p', 'claw back the overpayment please', [['lookup_claim', true]], ['lookup_claim', 'start_recovery'])
+      .turn('p2', 'p', 'start recovery on claim CW-111111', [['start_recovery', true]], offered);
+    expect(log.attribute().get('turn:p1')).toMatchObject({ served_by: 'lookup_claim', via: 'own', re_asked: false });
+  });
+});
