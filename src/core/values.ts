@@ -120,11 +120,20 @@ export function findValueSpans(text: string): ValueSpan[] {
   for (const { kind, re } of PATTERNS) {
     re.lastIndex = 0;
     for (const m of text.matchAll(re)) {
-      if (m[0] !== '') found.push({ start: m.index, end: m.index + m[0].length, kind });
+      if (m[0] === '') continue;
+      let end = m.index + m[0].length;
+      if (kind === 'address') end += TOWN_AFTER.exec(text.slice(end))?.[0].length ?? 0;
+      found.push({ start: m.index, end, kind });
     }
   }
   return mergeSpans(found);
 }
+
+/**
+ * The town written after a street address (", Bologna", ", San Marino"): part of the address, as
+ * personal as the street, so it is masked with it.
+ */
+const TOWN_AFTER = new RegExp(String.raw`^,\s*${NAME_WORD}(?:\s+(?:${CONNECTOR}\s+)?${NAME_WORD}){0,2}`, 'u');
 
 /** Sorts spans and merges those that overlap or touch, keeping the kind of the earliest. */
 export function mergeSpans(spans: readonly ValueSpan[]): ValueSpan[] {

@@ -52,6 +52,15 @@ describe('findValueSpans', () => {
     expect(found('12 Main St.')).toEqual(['12 Main St.:address']);
   });
 
+  it('takes the town written after a street address with it, and no town after anything else', () => {
+    expect(found('the summary at Via Garibaldi 12, Bologna')).toEqual(['Via Garibaldi 12, Bologna:address']);
+    expect(found('ship to 221B Baker Street, London today')).toEqual(['221B Baker Street, London:address']);
+    expect(found('deliver to 12 Rua Augusta, Vila Nova de Gaia')).toEqual([
+      '12 Rua Augusta, Vila Nova de Gaia:address',
+    ]);
+    expect(found('order 4471, Bologna office')).toEqual(['4471:digits']);
+  });
+
   it('takes any token with a digit, and only the number when no street follows', () => {
     expect(found('cancel my order 4471-XK please')).toEqual(['4471-XK:digits']);
     expect(found('I have 2 close friends')).toEqual(['2:digits']);
