@@ -244,6 +244,7 @@ CREATE TABLE upstream_tools (
   remote_name  TEXT NOT NULL,                       -- the name the upstream lists
   available    INTEGER NOT NULL DEFAULT 1,
   flags        TEXT NOT NULL DEFAULT '[]',          -- 0014: JSON [{kind, field, match, why}] a person should read
+  definition   TEXT,                                -- 0015: JSON {name, description, inputSchema} in force (pinned)
   PRIMARY KEY (agent, tool)
 );
 CREATE INDEX upstream_tools_upstream ON upstream_tools (agent, upstream);

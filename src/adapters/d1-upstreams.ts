@@ -34,6 +34,16 @@ export interface UpstreamToolRecord {
   available: boolean;
   /** Why a person should read it; empty when nothing was found. */
   flags: ToolFlag[];
+  /** The definition in force, as the upstream listed it (null for a row pinned before this was kept). */
+  definition: ListedDefinition | null;
+}
+
+/** A tool a sync or a release serves; `definition` null keeps the one in force (a held change). */
+export interface ServedTool {
+  tool: string;
+  remote_name: string;
+  flags: ToolFlag[];
+  definition: ListedDefinition | null;
 }
 
 /** A tool definition as an upstream listed it: what a release registers. */
@@ -68,10 +78,19 @@ function toQuarantine(r: QuarantineRow): QuarantineRecord {
   };
 }
 
-type ToolRow = Omit<UpstreamToolRecord, 'available' | 'flags'> & { available: number; flags: string };
+type ToolRow = Omit<UpstreamToolRecord, 'available' | 'flags' | 'definition'> & {
+  available: number;
+  flags: string;
+  definition: string | null;
+};
 
 function toTool(r: ToolRow): UpstreamToolRecord {
-  return { ...r, available: r.available === 1, flags: JSON.parse(r.flags) as ToolFlag[] };
+  return {
+    ...r,
+    available: r.available === 1,
+    flags: JSON.parse(r.flags) as ToolFlag[],
+    definition: r.definition === null ? null : (JSON.parse(r.definition) as ListedDefinition),
+  };
 }
 
 /** A session's last search_tools turn: the request a forwarded call answers. */
@@ -83,7 +102,7 @@ export interface SessionTurn {
 
 /** What a sync writes: the tools this upstream now serves, and how the attempt went. */
 export interface SyncOutcome {
-  served: { tool: string; remote_name: string; flags: ToolFlag[] }[];
+  served: ServedTool[];
   /** Definitions held now (new or changed ones replace the row; the same one keeps its release). */
   held: Omit<QuarantineRecord, 'agent' | 'upstream' | 'released_by' | 'released_key' | 'released_at'>[];
   /**
@@ -169,7 +188,7 @@ export function createD1Upstreams(db: D1Database) {
     async tools(agent: string): Promise<UpstreamToolRecord[]> {
       const { results } = await db
         .prepare(
-          'SELECT tool, upstream, remote_name, available, flags FROM upstream_tools WHERE agent = ?1 ORDER BY tool',
+          'SELECT tool, upstream, remote_name, available, flags, definition FROM upstream_tools WHERE agent = ?1 ORDER BY tool',
         )
         .bind(agent)
         .all<ToolRow>();
@@ -180,7 +199,7 @@ export function createD1Upstreams(db: D1Database) {
     async tool(agent: string, tool: string): Promise<UpstreamToolRecord | null> {
       const r = await db
         .prepare(
-          'SELECT tool, upstream, remote_name, available, flags FROM upstream_tools WHERE agent = ?1 AND tool = ?2',
+          'SELECT tool, upstream, remote_name, available, flags, definition FROM upstream_tools WHERE agent = ?1 AND tool = ?2',
         )
         .bind(agent, tool)
         .first<ToolRow>();
@@ -288,7 +307,7 @@ export function createD1Upstreams(db: D1Database) {
       q: { agent: string; upstream: string; remote_name: string; definition_hash: string },
       by: { released_by: string; actor: string },
       now: string,
-      served: { tool: string; remote_name: string; flags: ToolFlag[] } | null,
+      served: ServedTool | null,
     ): Promise<boolean> {
       const release = db
         .prepare(
@@ -342,18 +361,22 @@ export type D1Upstreams = ReturnType<typeof createD1Upstreams>;
 /** How a sync attempt went: the upstream's status and when it is tried next. */
 export type SyncStatus = Pick<SyncOutcome, 'status' | 'last_error' | 'failures' | 'next_sync_at'>;
 
-function servedStatement(
-  db: D1Database,
-  agent: string,
-  upstream: string,
-  s: { tool: string; remote_name: string; flags: ToolFlag[] },
-): D1PreparedStatement {
+function servedStatement(db: D1Database, agent: string, upstream: string, s: ServedTool): D1PreparedStatement {
   return db
     .prepare(
-      `INSERT INTO upstream_tools (agent, tool, upstream, remote_name, available, flags) VALUES (?1, ?2, ?3, ?4, 1, ?5)
-       ON CONFLICT (agent, tool) DO UPDATE SET upstream = ?3, remote_name = ?4, available = 1, flags = ?5`,
+      `INSERT INTO upstream_tools (agent, tool, upstream, remote_name, available, flags, definition)
+       VALUES (?1, ?2, ?3, ?4, 1, ?5, ?6)
+       ON CONFLICT (agent, tool) DO UPDATE SET upstream = ?3, remote_name = ?4, available = 1, flags = ?5,
+         definition = COALESCE(?6, upstream_tools.definition)`,
     )
-    .bind(agent, s.tool, upstream, s.remote_name, JSON.stringify(s.flags));
+    .bind(
+      agent,
+      s.tool,
+      upstream,
+      s.remote_name,
+      JSON.stringify(s.flags),
+      s.definition === null ? null : JSON.stringify(s.definition),
+    );
 }
 
 function statusStatement(db: D1Database, agent: string, name: string, o: SyncStatus, now: string): D1PreparedStatement {

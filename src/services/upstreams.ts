@@ -12,6 +12,7 @@ import { UpstreamError } from '../adapters/mcp-upstream.ts';
 import type {
   ListedDefinition,
   QuarantineRecord,
+  ServedTool,
   SyncOutcome,
   UpstreamRecord,
   UpstreamToolRecord,
@@ -23,6 +24,7 @@ import {
   type ToolFlag,
   toolFlags,
 } from '../core/definition-check.ts';
+import { definitionChanges } from '../core/definition-diff.ts';
 import { canonicalJson } from '../core/tooldef.ts';
 import { syncBackoffMs, upstreamToolNames } from '../core/upstream-naming.ts';
 import { checkUpstreamUrl } from '../core/upstream-url.ts';
@@ -219,6 +221,8 @@ async function registerListed(
   const accepted: { tool: string; remote_name: string; def: ListedTool; flags: ToolFlag[] }[] = [];
   const held: SyncOutcome['held'] = [];
   const keep: string[] = [];
+  /** Tools served with the definition in force while a change to it is held. */
+  const pinned: ServedTool[] = [];
   for (const def of listed) {
     const tool = names?.get(def.name) ?? def.name;
     const check = checkDefinition(
@@ -247,6 +251,26 @@ async function registerListed(
         continue;
       }
     }
+    // Pinned: a changed definition of a tool already served waits for a person; the one in force stays.
+    const changes = previous?.definition ? definitionChanges(previous.definition, listedDefinition(def)) : [];
+    if (changes.length > 0 && previous) {
+      const hash = await listedHash(def);
+      if (released.get(def.name) !== hash) {
+        report.quarantined.push({ name: def.name, findings: changes });
+        held.push({
+          remote_name: def.name,
+          tool: previous.tool,
+          definition: listedDefinition(def),
+          definition_hash: hash,
+          findings: changes,
+          quarantined_at: now,
+        });
+        keep.push(def.name);
+        if (previous.available) pinned.push({ tool: previous.tool, remote_name: def.name, flags, definition: null });
+        continue;
+      }
+      keep.push(def.name);
+    }
     if (!ToolName.safeParse(tool).success)
       report.skipped.push({ name: def.name, reason: 'the name is not 1-128 characters of A-Z a-z 0-9 _ . - /' });
     else accepted.push({ tool, remote_name: def.name, def, flags });
@@ -264,7 +288,15 @@ async function registerListed(
     agent,
     name,
     {
-      served: accepted.map((a) => ({ tool: a.tool, remote_name: a.remote_name, flags: a.flags })),
+      served: [
+        ...accepted.map((a) => ({
+          tool: a.tool,
+          remote_name: a.remote_name,
+          flags: a.flags,
+          definition: listedDefinition(a.def),
+        })),
+        ...pinned,
+      ],
       held,
       keep,
       status: 'ok',
@@ -274,7 +306,7 @@ async function registerListed(
     },
     now,
   );
-  const servedNow = new Set(accepted.map((a) => a.tool));
+  const servedNow = new Set([...accepted, ...pinned].map((a) => a.tool));
   report.registered = accepted.map((a) => a.tool);
   report.unavailable = served
     .filter((s) => s.upstream === name && s.available && !servedNow.has(s.tool))
@@ -341,7 +373,7 @@ export async function releaseTool(
     q,
     by,
     now,
-    nameOk ? { tool: q.tool, remote_name: remoteName, flags } : null,
+    nameOk ? { tool: q.tool, remote_name: remoteName, flags, definition: q.definition } : null,
   );
   if (!done) return { ok: false, reason: 'not_quarantined' };
   return {

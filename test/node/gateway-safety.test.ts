@@ -23,6 +23,7 @@ const obj = (properties: Record<string, object> = {}) => ({ type: 'object' as co
 const TEXT = obj({ text: { type: 'string', description: 'the text' } });
 
 /** The trusted server's tools. */
+/** The trusted server's tools; a test changes one between syncs. */
 const SHOP: Tool[] = [
   {
     name: 'send_email',
@@ -343,6 +344,54 @@ describe('gateway safety', () => {
     const refused = await rpcError(client.callTool({ name: 'convert_units', arguments: { quantity: '1 kg' } }));
     expect(refused).toMatchObject({ code: -32602, message: expect.stringContaining('is quarantined') });
     expect(evil.calls).toEqual(['convert_units']);
+    await client.close();
+  });
+
+  it('pins a served definition: a change is held with what changed, the old one stays in force until a person releases the change', async () => {
+    const lookup = (client: Client) =>
+      client.callTool({ name: 'search_tools', arguments: { request: 'look up the invoice INV-7 of the shop', k: 5 } });
+    const described = async (client: Client) =>
+      (
+        (await lookup(client)).structuredContent as {
+          tools: { function: { name: string; description: string; parameters: { properties: object } } }[];
+        }
+      ).tools.find((t) => t.function.name === 'lookup_invoice')?.function;
+    // A clean change: a reworded description and a new parameter.
+    SHOP[1] = {
+      name: 'lookup_invoice',
+      description: 'Look up an invoice of the shop by its number, with its payment state.',
+      inputSchema: obj({ invoice_id: { type: 'string' }, currency: { type: 'string' } }),
+    };
+    const sync = await call('POST', `/v1/agents/${agent}/upstreams/shop/sync`);
+    expect(sync.body.registered).toEqual(['send_email']);
+    expect(sync.body.unavailable).toEqual([]);
+    const held = sync.body.quarantined.find((q: { name: string }) => q.name === 'lookup_invoice');
+    expect(held.findings.map((f: { check: string; field: string }) => `${f.check} ${f.field}`)).toEqual([
+      'changed description',
+      'changed parameters.properties.currency',
+    ]);
+    expect(held.findings[0].why).toBe(
+      'the description changed since it was approved; it was: Look up an invoice of the shop by its number.',
+    );
+    const client = await connect(agent);
+    expect(await described(client)).toMatchObject({ description: 'Look up an invoice of the shop by its number.' });
+    expect(Object.keys((await described(client))?.parameters.properties ?? {})).toEqual(['invoice_id']);
+    // The definition in force still answers calls.
+    expect(await client.callTool({ name: 'lookup_invoice', arguments: { invoice_id: 'INV-7' } })).toEqual({
+      content: [{ type: 'text', text: 'lookup_invoice done' }],
+    });
+    // Synced again, the change stays held; released, it reaches search_tools and stays on later syncs.
+    expect((await call('POST', `/v1/agents/${agent}/upstreams/shop/sync`)).body.registered).toEqual(['send_email']);
+    const release = await call('POST', `/v1/agents/${agent}/upstreams/shop/tools/lookup_invoice/release`, {
+      released_by: 'Dana',
+    });
+    expect(release.status).toBe(200);
+    expect(await described(client)).toMatchObject({
+      description: 'Look up an invoice of the shop by its number, with its payment state.',
+    });
+    const after = await call('POST', `/v1/agents/${agent}/upstreams/shop/sync`);
+    expect(after.body.registered).toEqual(['send_email', 'lookup_invoice']);
+    expect(after.body.quarantined).toEqual([]);
     await client.close();
   });
 });
