@@ -775,7 +775,7 @@ export const Upstream = z
       )
       .openapi({
         description:
-          'tools the definition check holds back: not listed, routed or callable until a person releases them (POST …/tools/{tool}/release)',
+          'tools the definition check holds back (not listed, routed or callable), and changes to served tools held while the pinned definition stays in force (check changed), until a person releases them (POST …/tools/{tool}/release)',
       }),
     released: z
       .array(
