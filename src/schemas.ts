@@ -315,6 +315,12 @@ export const Settings = z
     memory_auto_apply: z.boolean(),
     /** A settled UTC day whose hit rate fell by more than this share of the day before's sends `quality.dropped`; 1 = never. */
     hit_rate_drop_share: z.number().min(0).max(1),
+    /**
+     * A changed definition of an upstream tool already served: "hold" it for a person (the one in
+     * force stays), or "apply_optional_additions": serve at once a change that only adds optional
+     * parameters and passes the checks (every other change is still held).
+     */
+    definition_changes: z.enum(['hold', 'apply_optional_additions']),
   })
   .strict()
   .openapi('Settings');
@@ -352,6 +358,8 @@ export const DEFAULT_SETTINGS: Settings = {
   memory_auto_apply: true,
   // A quarter: a day routing offered the serving tool for 60% of requests after 80% the day before.
   hit_rate_drop_share: 0.25,
+  // A trusted tool's definition changes only with a person's approval (a rug pull is such a change).
+  definition_changes: 'hold',
 };
 
 export const EvidenceKind = z.enum(['failed_call', 'missed_request', 'confused_request', 'successful_call']);

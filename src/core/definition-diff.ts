@@ -71,3 +71,17 @@ export function definitionChanges(before: PinnedDefinition, after: PinnedDefinit
     change('parameters', rest(after.inputSchema), `the schema changed; it was: ${shown(rest(before.inputSchema))}`);
   return out;
 }
+
+/**
+ * True when `after` only adds optional parameters to `before`: the same description, the same
+ * required list, every old parameter as it was, and the rest of the schema unchanged. Such a change
+ * cannot alter what an existing call means, so a policy may serve it without a person.
+ */
+export function onlyAddsOptional(before: PinnedDefinition, after: PinnedDefinition): boolean {
+  const changes = definitionChanges(before, after);
+  const was = properties(before.inputSchema);
+  return (
+    changes.length > 0 &&
+    changes.every((c) => c.field.startsWith('parameters.properties.') && !(c.field.slice(22) in was))
+  );
+}

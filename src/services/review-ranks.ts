@@ -8,7 +8,6 @@ import { mergeExamples } from '../core/displacement.ts';
 import type { StoredTool } from '../core/records.ts';
 import {
   buildRoutingIndex,
-  embeddingText,
   routingDoc,
   rankTools,
   type RoutingDoc,

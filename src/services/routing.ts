@@ -11,7 +11,6 @@ import type { StoredTool } from '../core/records.ts';
 import { modelView, toolboxTokens } from '../core/render.ts';
 import {
   buildRoutingIndex,
-  embeddingText,
   routingDoc,
   rankTools,
   type RoutingDoc,

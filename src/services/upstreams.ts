@@ -24,7 +24,7 @@ import {
   type ToolFlag,
   toolFlags,
 } from '../core/definition-check.ts';
-import { definitionChanges } from '../core/definition-diff.ts';
+import { definitionChanges, onlyAddsOptional } from '../core/definition-diff.ts';
 import { canonicalJson } from '../core/tooldef.ts';
 import { syncBackoffMs, upstreamToolNames } from '../core/upstream-naming.ts';
 import { checkUpstreamUrl } from '../core/upstream-url.ts';
@@ -32,6 +32,7 @@ import type { Services } from '../env.ts';
 import { ApiError, notFound } from '../errors.ts';
 import { ToolName } from '../schemas.ts';
 import { registerTools } from './registry.ts';
+import { settingsOf } from './routing.ts';
 
 /** A healthy upstream is read again this often (the cron's tick is 10 minutes). */
 export const SYNC_INTERVAL_MS = 60 * 60_000;
@@ -194,7 +195,12 @@ async function registerListed(
   now: string,
 ): Promise<SyncReport> {
   const { agent, name } = u;
-  const [served, ownNames] = await Promise.all([svc.upstreams.tools(agent), svc.store.toolNames(agent)]);
+  const [served, ownNames, agentRow] = await Promise.all([
+    svc.upstreams.tools(agent),
+    svc.store.toolNames(agent),
+    svc.store.getAgent(agent),
+  ]);
+  const policy = settingsOf(agentRow?.settings ?? {}).definition_changes;
   const fromUpstreams = new Set(served.map((s) => s.tool));
   const own = new Set(ownNames.filter((n) => !fromUpstreams.has(n)));
   const others = groupOthers(served, name);
@@ -253,7 +259,11 @@ async function registerListed(
     }
     // Pinned: a changed definition of a tool already served waits for a person; the one in force stays.
     const changes = previous?.definition ? definitionChanges(previous.definition, listedDefinition(def)) : [];
-    if (changes.length > 0 && previous) {
+    const byPolicy =
+      policy === 'apply_optional_additions' &&
+      previous?.definition != null &&
+      onlyAddsOptional(previous.definition, listedDefinition(def));
+    if (changes.length > 0 && previous && !byPolicy) {
       const hash = await listedHash(def);
       if (released.get(def.name) !== hash) {
         report.quarantined.push({ name: def.name, findings: changes });

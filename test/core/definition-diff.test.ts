@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { definitionChanges, type PinnedDefinition } from '../../src/core/definition-diff.ts';
+import { definitionChanges, onlyAddsOptional, type PinnedDefinition } from '../../src/core/definition-diff.ts';
 
 const before: PinnedDefinition = {
   name: 'lookup_invoice',
@@ -47,5 +47,25 @@ describe('definitionChanges', () => {
     ]);
     const [description] = definitionChanges(before, after);
     expect(description).toMatchObject({ severity: 'quarantine', check: 'changed', text: after.description });
+  });
+});
+
+describe('onlyAddsOptional', () => {
+  const adding = (properties: Record<string, unknown>, required = ['invoice_id']): PinnedDefinition => ({
+    ...before,
+    inputSchema: { ...before.inputSchema, properties: { ...(before.inputSchema.properties as Record<string, unknown>), ...properties }, required },
+  });
+
+  it('is true for new optional parameters alone', () => {
+    expect(onlyAddsOptional(before, adding({ currency: { type: 'string' } }))).toBe(true);
+  });
+
+  it('is false for a new required parameter, a changed one, a reworded description, or no change', () => {
+    expect(onlyAddsOptional(before, adding({ currency: { type: 'string' } }, ['invoice_id', 'currency']))).toBe(false);
+    expect(onlyAddsOptional(before, adding({ region: { type: 'integer' } }))).toBe(false);
+    expect(onlyAddsOptional(before, { ...adding({ currency: { type: 'string' } }), description: 'Other.' })).toBe(
+      false,
+    );
+    expect(onlyAddsOptional(before, before)).toBe(false);
   });
 });

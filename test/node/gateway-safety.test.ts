@@ -392,6 +392,20 @@ describe('gateway safety', () => {
     const after = await call('POST', `/v1/agents/${agent}/upstreams/shop/sync`);
     expect(after.body.registered).toEqual(['send_email', 'lookup_invoice']);
     expect(after.body.quarantined).toEqual([]);
+
+    // The policy serves a change that only adds an optional parameter; a reworded description still waits.
+    expect(
+      (await call('PUT', `/v1/agents/${agent}/config`, { definition_changes: 'apply_optional_additions' })).status,
+    ).toBe(200);
+    SHOP[0] = {
+      name: 'send_email',
+      description: 'Send an email to a customer of the shop.',
+      inputSchema: obj({ to: { type: 'string' }, cc: { type: 'string' } }),
+    };
+    SHOP[1] = { ...(SHOP[1] as Tool), description: 'Look up an invoice of the shop.' };
+    const policy = await call('POST', `/v1/agents/${agent}/upstreams/shop/sync`);
+    expect(policy.body.registered).toEqual(['send_email']);
+    expect(policy.body.quarantined.map((q: { name: string }) => q.name)).toEqual(['lookup_invoice']);
     await client.close();
   });
 });

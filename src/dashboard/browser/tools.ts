@@ -391,6 +391,8 @@ const SETTING_HINTS: Partial<Record<keyof Settings, string>> = {
   memory_auto_apply: 'apply routing memory without approval',
   hit_rate_drop_share:
     'a day whose hit rate fell by more than this share of the day before notifies quality.dropped webhooks (1 = never)',
+  definition_changes:
+    '"hold" a changed upstream definition for a person, or "apply_optional_additions" to serve one that only adds optional parameters',
 };
 
 type SettingValue = string | number | boolean | null;

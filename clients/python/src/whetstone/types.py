@@ -479,6 +479,7 @@ class Settings(TypedDict):
     memory_bytes: int
     memory_auto_apply: bool
     hit_rate_drop_share: float
+    definition_changes: str
 
 
 class SettingsPatch(TypedDict, total=False):
@@ -508,6 +509,7 @@ class SettingsPatch(TypedDict, total=False):
     memory_bytes: int
     memory_auto_apply: bool
     hit_rate_drop_share: float
+    definition_changes: str
 
 
 #: A message of an OpenAI or Anthropic conversation, as the SDKs send it.
