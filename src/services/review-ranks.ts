@@ -6,13 +6,7 @@
  */
 import { mergeExamples } from '../core/displacement.ts';
 import type { StoredTool } from '../core/records.ts';
-import {
-  buildRoutingIndex,
-  routingDoc,
-  rankTools,
-  type RoutingDoc,
-  type RoutingIndex,
-} from '../core/routing.ts';
+import { buildRoutingIndex, routingDoc, rankTools, type RoutingDoc, type RoutingIndex } from '../core/routing.ts';
 import { withoutPlaceholders } from '../core/scrub.ts';
 import type { Services } from '../env.ts';
 import type { Evidence, Revision, Settings } from '../schemas.ts';

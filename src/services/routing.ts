@@ -9,13 +9,7 @@ import { routingWindow, storedRequest } from '../core/long-request.ts';
 import type { NewTurn } from '../adapters/log.ts';
 import type { StoredTool } from '../core/records.ts';
 import { modelView, toolboxTokens } from '../core/render.ts';
-import {
-  buildRoutingIndex,
-  routingDoc,
-  rankTools,
-  type RoutingDoc,
-  type RoutingIndex,
-} from '../core/routing.ts';
+import { buildRoutingIndex, routingDoc, rankTools, type RoutingDoc, type RoutingIndex } from '../core/routing.ts';
 import type { VectorIndex, VectorMatch } from '../core/ports.ts';
 import type { Services } from '../env.ts';
 import { logError } from '../log.ts';

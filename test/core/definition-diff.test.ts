@@ -53,7 +53,11 @@ describe('definitionChanges', () => {
 describe('onlyAddsOptional', () => {
   const adding = (properties: Record<string, unknown>, required = ['invoice_id']): PinnedDefinition => ({
     ...before,
-    inputSchema: { ...before.inputSchema, properties: { ...(before.inputSchema.properties as Record<string, unknown>), ...properties }, required },
+    inputSchema: {
+      ...before.inputSchema,
+      properties: { ...(before.inputSchema.properties as Record<string, unknown>), ...properties },
+      required,
+    },
   });
 
   it('is true for new optional parameters alone', () => {
