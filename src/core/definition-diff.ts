@@ -73,15 +73,15 @@ export function definitionChanges(before: PinnedDefinition, after: PinnedDefinit
 }
 
 /**
- * True when `after` only adds optional parameters to `before`: the same description, the same
- * required list, every old parameter as it was, and the rest of the schema unchanged. Such a change
- * cannot alter what an existing call means, so a policy may serve it without a person.
+ * True when the changes `definitionChanges(before, …)` found only add optional parameters: the same
+ * description, the same required list, every old parameter as it was, and the rest of the schema
+ * unchanged. Such a change cannot alter what an existing call means, so a policy may serve it
+ * without a person.
  */
-export function onlyAddsOptional(before: PinnedDefinition, after: PinnedDefinition): boolean {
-  const changes = definitionChanges(before, after);
+export function onlyAddsOptional(before: PinnedDefinition, changes: readonly DefinitionFinding[]): boolean {
   const was = properties(before.inputSchema);
+  const prefix = 'parameters.properties.';
   return (
-    changes.length > 0 &&
-    changes.every((c) => c.field.startsWith('parameters.properties.') && !(c.field.slice(22) in was))
+    changes.length > 0 && changes.every((c) => c.field.startsWith(prefix) && !(c.field.slice(prefix.length) in was))
   );
 }

@@ -262,7 +262,7 @@ async function registerListed(
     const byPolicy =
       policy === 'apply_optional_additions' &&
       previous?.definition != null &&
-      onlyAddsOptional(previous.definition, listedDefinition(def));
+      onlyAddsOptional(previous.definition, changes);
     if (changes.length > 0 && previous && !byPolicy) {
       const hash = await listedHash(def);
       if (released.get(def.name) !== hash) {

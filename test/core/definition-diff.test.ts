@@ -61,15 +61,23 @@ describe('onlyAddsOptional', () => {
   });
 
   it('is true for new optional parameters alone', () => {
-    expect(onlyAddsOptional(before, adding({ currency: { type: 'string' } }))).toBe(true);
+    expect(onlyAddsOptional(before, definitionChanges(before, adding({ currency: { type: 'string' } })))).toBe(true);
   });
 
   it('is false for a new required parameter, a changed one, a reworded description, or no change', () => {
-    expect(onlyAddsOptional(before, adding({ currency: { type: 'string' } }, ['invoice_id', 'currency']))).toBe(false);
-    expect(onlyAddsOptional(before, adding({ region: { type: 'integer' } }))).toBe(false);
-    expect(onlyAddsOptional(before, { ...adding({ currency: { type: 'string' } }), description: 'Other.' })).toBe(
-      false,
-    );
-    expect(onlyAddsOptional(before, before)).toBe(false);
+    expect(
+      onlyAddsOptional(
+        before,
+        definitionChanges(before, adding({ currency: { type: 'string' } }, ['invoice_id', 'currency'])),
+      ),
+    ).toBe(false);
+    expect(onlyAddsOptional(before, definitionChanges(before, adding({ region: { type: 'integer' } })))).toBe(false);
+    expect(
+      onlyAddsOptional(
+        before,
+        definitionChanges(before, { ...adding({ currency: { type: 'string' } }), description: 'Other.' }),
+      ),
+    ).toBe(false);
+    expect(onlyAddsOptional(before, definitionChanges(before, before))).toBe(false);
   });
 });

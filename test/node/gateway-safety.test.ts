@@ -7,14 +7,10 @@
  * reaches `tools/list`, `search_tools` or a model view; a held tool is not callable until a person
  * releases it, and a release holds only for the definition released.
  */
-import { createServer, type IncomingMessage, type Server as HttpServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { CallToolRequestSchema, ListToolsRequestSchema, type Tool } from '@modelcontextprotocol/sdk/types.js';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { call, connect, rpcError, startListedUpstream } from './mcp-upstream-server.ts';
 
 /** Text written in Unicode tag characters: invisible, yet a model reads it. */
 const tags = (s: string) => [...s].map((c) => String.fromCodePoint(0xe0000 + (c.codePointAt(0) ?? 0))).join('');
@@ -83,73 +79,6 @@ const EVIL = new Map<string, Tool>(
 /** What no answer to the model may hold: the poisoned texts and the hidden characters. */
 const POISON = [/id_rsa/, /aws\/credentials/, /Ignore all previous/i, /\u202E/, /[\u{E0000}-\u{E007F}]/u, /\u0435/];
 
-interface Upstream {
-  url: string;
-  calls: string[];
-  close(): Promise<void>;
-}
-
-/** A stateless SDK MCP server on a loopback port: lists `tools` as they are now, answers every call. */
-async function startUpstream(tools: () => Tool[]): Promise<Upstream> {
-  const calls: string[] = [];
-  const http: HttpServer = createServer(async (req: IncomingMessage, res) => {
-    const chunks: Buffer[] = [];
-    for await (const chunk of req) chunks.push(chunk as Buffer);
-    const body = chunks.length ? JSON.parse(Buffer.concat(chunks).toString('utf8')) : undefined;
-    const mcp = new Server({ name: 'upstream', version: '1.0.0' }, { capabilities: { tools: {} } });
-    mcp.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: tools() }));
-    mcp.setRequestHandler(CallToolRequestSchema, async (request) => {
-      calls.push(request.params.name);
-      return { content: [{ type: 'text', text: `${request.params.name} done` }] };
-    });
-    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
-    res.on('close', () => void transport.close());
-    await mcp.connect(transport);
-    await transport.handleRequest(req, res, body);
-  });
-  await new Promise<void>((r) => http.listen(0, '127.0.0.1', r));
-  const { port } = http.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}/mcp`,
-    calls,
-    close: () => new Promise((r) => http.close(() => r()) && http.closeAllConnections()),
-  };
-}
-
-const base = () => inject('workerUrl');
-const admin = () => inject('adminToken');
-
-async function call(method: string, path: string, body?: unknown, token = admin()) {
-  const res = await fetch(`${base()}${path}`, {
-    method,
-    headers: {
-      authorization: `Bearer ${token}`,
-      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-    },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const raw = await res.text();
-  return { status: res.status, raw, body: raw ? JSON.parse(raw) : null };
-}
-
-async function connect(agent: string): Promise<Client> {
-  const transport = new StreamableHTTPClientTransport(new URL(`${base()}/v1/agents/${agent}/mcp`), {
-    requestInit: { headers: { authorization: `Bearer ${admin()}` } },
-  });
-  const client = new Client({ name: 'gateway-safety-test', version: '1.0.0' });
-  await client.connect(transport);
-  return client;
-}
-
-async function rpcError(p: Promise<unknown>): Promise<{ code: number; message: string }> {
-  try {
-    await p;
-  } catch (err) {
-    return err as { code: number; message: string };
-  }
-  throw new Error('the call did not fail');
-}
-
 function expectClean(text: string, what: string) {
   for (const re of POISON) expect(re.test(text), `${what} holds ${re}`).toBe(false);
 }
@@ -181,13 +110,13 @@ async function modelViews(client: Client, agent: string) {
   return { names, raw: raw.join('\n') };
 }
 
-let shop: Upstream;
-let evil: Upstream;
+let shop: Awaited<ReturnType<typeof startListedUpstream>>;
+let evil: Awaited<ReturnType<typeof startListedUpstream>>;
 const agent = `safety-${Date.now().toString(36)}`;
 const HELD = ['convert_units', 'format_date', BIDI_NAME, TAG_NAME, HOMOGLYPH_NAME, 'translate_text'];
 
 beforeAll(async () => {
-  [shop, evil] = await Promise.all([startUpstream(() => SHOP), startUpstream(() => [...EVIL.values()])]);
+  [shop, evil] = await Promise.all([startListedUpstream(() => SHOP), startListedUpstream(() => [...EVIL.values()])]);
   for (const [name, up] of [
     ['shop', shop],
     ['evil', evil],

@@ -5,10 +5,16 @@
  * that vanished, allow/deny lists, an upstream that hangs or answers an error.
  */
 import { createServer } from 'node:http';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { type Handler, startUpstream, text, type UpstreamServer } from './mcp-upstream-server.ts';
+import {
+  call,
+  connect,
+  type Handler,
+  rpcError,
+  startUpstream,
+  text,
+  type UpstreamServer,
+} from './mcp-upstream-server.ts';
 
 const SECRET = 'Bearer upstream-secret-Vb71kQ';
 
@@ -33,31 +39,6 @@ const HANG_TOOLS: Record<string, [string, Handler]> = {
   wait_forever: ['A tool that never answers.', () => new Promise(() => undefined)],
 };
 
-const base = () => inject('workerUrl');
-const admin = () => inject('adminToken');
-
-async function call(method: string, path: string, body?: unknown, token = admin()) {
-  const res = await fetch(`${base()}${path}`, {
-    method,
-    headers: {
-      authorization: `Bearer ${token}`,
-      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-    },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const raw = await res.text();
-  return { status: res.status, raw, body: raw ? JSON.parse(raw) : null };
-}
-
-async function connect(agent: string, token = admin()): Promise<Client> {
-  const transport = new StreamableHTTPClientTransport(new URL(`${base()}/v1/agents/${agent}/mcp`), {
-    requestInit: { headers: { authorization: `Bearer ${token}` } },
-  });
-  const client = new Client({ name: 'gateway-test', version: '1.0.0' });
-  await client.connect(transport);
-  return client;
-}
-
 /** The agent's logged calls, from its export (admin). */
 interface LoggedCall {
   tool: string;
@@ -69,7 +50,9 @@ interface LoggedCall {
 }
 
 async function loggedCalls(agent: string): Promise<LoggedCall[]> {
-  const res = await fetch(`${base()}/v1/agents/${agent}/export`, { headers: { authorization: `Bearer ${admin()}` } });
+  const res = await fetch(`${inject('workerUrl')}/v1/agents/${agent}/export`, {
+    headers: { authorization: `Bearer ${inject('adminToken')}` },
+  });
   const lines = (await res.text()).split('\n').filter(Boolean);
   return lines.map((l) => JSON.parse(l) as LoggedCall & { type: string }).filter((l) => l.type === 'call');
 }
@@ -82,15 +65,6 @@ async function eventually<T>(check: () => Promise<T | undefined>, ms = 10_000): 
     if (Date.now() > deadline) throw new Error('condition not met in time');
     await new Promise((r) => setTimeout(r, 100));
   }
-}
-
-async function rpcError(p: Promise<unknown>): Promise<{ code: number; message: string }> {
-  try {
-    await p;
-  } catch (err) {
-    return err as { code: number; message: string };
-  }
-  throw new Error('the call did not fail');
 }
 
 let files: UpstreamServer;
