@@ -10,10 +10,10 @@
 import { DurableObject } from 'cloudflare:workers';
 import type { AgentObjectRpc } from './adapters/agent-object-rpc.ts';
 import { createAgentSqliteStore } from './adapters/agent-sqlite.ts';
-import { legacySeqFloor } from './adapters/legacy-log.ts';
+import { legacySeqFloor } from './adapters/d1-legacy-log.ts';
 import { offersOfTurns } from './core/offer-counts.ts';
 import type { AgentObjectStore, OfferCounts, RateRefusal, SqlResult, SqlStatement } from './core/ports.ts';
-import { spendBudget, takeToken } from './core/rate-limit.ts';
+import { spendBudget, takeToken } from './core/token-bucket.ts';
 import type { Bindings } from './env.ts';
 
 /** Bucket names beside the keys' (key ids are hex, so a name with `*` is never a key's). */
@@ -36,7 +36,7 @@ export class AgentObject extends DurableObject<Bindings> implements AgentObjectR
   /**
    * Once per object (and again after `forget`), before any request: its log's seqs start above
    * every seq a D1 log of an earlier version gave, so the rows the scheduled move brings here
-   * (src/services/legacy-log.ts) keep their seqs, older than anything written here, and review
+   * (src/services/legacy-log-move.ts) keep their seqs, older than anything written here, and review
    * marks (seqs) stay right.
    */
   async #seqFloor(): Promise<void> {
@@ -119,7 +119,7 @@ export class AgentObject extends DurableObject<Bindings> implements AgentObjectR
   /**
    * One request of a key under the per-key and per-agent limits (0 = that limit off): null when it
    * may go on (a token taken from both buckets), else which limit refused it and the milliseconds
-   * until it may (nothing taken). The bucket math is src/core/rate-limit.ts; this only keeps buckets.
+   * until it may (nothing taken). The bucket math is src/core/token-bucket.ts; this only keeps buckets.
    */
   takeRequest(principal: string, perKey: number, perAgent: number, nowMs: number): RateRefusal | null {
     const takes = [

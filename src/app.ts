@@ -5,7 +5,7 @@
  */
 import { OpenAPIHono } from '@hono/zod-openapi';
 import { nameOperations } from './api/openapi-names.ts';
-import { logError } from './log.ts';
+import { logError } from './logger.ts';
 import { VERSION } from './version.ts';
 import { bodyLimit } from 'hono/body-limit';
 import { HTTPException } from 'hono/http-exception';
@@ -15,7 +15,7 @@ import { agentsApi } from './api/agents.ts';
 import { mcpApi, mcpHttpGuard } from './api/mcp.ts';
 import type { AppEnv } from './api/common.ts';
 import { validationHook } from './api/common.ts';
-import { jsonDepthLimit } from './api/json-depth.ts';
+import { jsonDepthLimit } from './api/depth-limit.ts';
 import { previewApi } from './api/preview.ts';
 import { authenticateLimited, rateLimit } from './api/rate-limit.ts';
 import { reviewsApi } from './api/reviews.ts';

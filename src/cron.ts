@@ -7,16 +7,16 @@
  * on a later tick. A failure for one agent is logged (no secrets), recorded as a review row, and the
  * rest go on; a failure for one tool is a skip inside that agent's review.
  */
-import { logError } from './log.ts';
+import { logError } from './logger.ts';
 import type { AgentDue } from './adapters/d1-revisions.ts';
 import type { Services } from './env.ts';
 import { ApiError } from './errors.ts';
 import { SettingsPatch } from './schemas.ts';
 import { runReview } from './services/review.ts';
-import { settingsOf } from './services/routing.ts';
-import { syncUpstream } from './services/upstreams.ts';
+import { settingsOf } from './services/route-serving.ts';
+import { syncUpstream } from './services/upstream-sync.ts';
 import { syncBackoffMs } from './core/upstream-naming.ts';
-import { notifyReviewFailed } from './services/webhooks.ts';
+import { notifyReviewFailed } from './services/webhook-delivery.ts';
 
 /** Agents reviewed per tick: a tick is one Worker invocation, bounded in time and model calls. */
 export const AGENTS_PER_TICK = 5;

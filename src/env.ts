@@ -3,19 +3,19 @@
  * Adapters that keep per-isolate state (the exact index) are built once per isolate.
  */
 import type { AgentNamespace } from './adapters/agent-object-rpc.ts';
-import { createActivity } from './adapters/activity.ts';
+import { createActivity } from './adapters/log-activity.ts';
 import { createD1AgentTransfer } from './adapters/d1-agent-transfer.ts';
-import { createLog } from './adapters/log.ts';
+import { createLog } from './adapters/log-turns.ts';
 import { createD1Quality } from './adapters/d1-quality.ts';
-import { createReviewLog } from './adapters/review-log.ts';
+import { createReviewLog } from './adapters/log-review-reads.ts';
 import { createD1Revisions } from './adapters/d1-revisions.ts';
 import { createD1Store } from './adapters/d1-store.ts';
 import { createD1Pins } from './adapters/d1-pins.ts';
 import { createD1Webhooks } from './adapters/d1-webhooks.ts';
-import { createLegacyLog } from './adapters/legacy-log.ts';
+import { createLegacyLog } from './adapters/d1-legacy-log.ts';
 import { createLogRetention } from './adapters/log-retention.ts';
 import { createDurableLog, type LogOf } from './adapters/log-db.ts';
-import { createUsage } from './adapters/usage.ts';
+import { createUsage } from './adapters/log-usage.ts';
 import { createD1Upstreams } from './adapters/d1-upstreams.ts';
 import { createSecretBox, type SecretBox, secretKeyWeakness } from './adapters/secret-box.ts';
 import { createDurableOfferCounter } from './adapters/offer-counter.ts';
@@ -37,7 +37,7 @@ import type {
   RetentionStore,
   VectorIndex,
 } from './core/ports.ts';
-import { parsePerMinute } from './core/rate-limit.ts';
+import { parsePerMinute } from './core/token-bucket.ts';
 import { ApiError } from './errors.ts';
 
 /** Bindings and variables of wrangler.toml / .dev.vars (docs/configuration.md). */

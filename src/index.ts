@@ -3,11 +3,11 @@ import { app } from './app.ts';
 import { runScheduledReviews, runUpstreamSyncs } from './cron.ts';
 import { services, type Bindings } from './env.ts';
 import { answerAfterLoopTurn } from './keep-alive.ts';
-import { logError, logInfo } from './log.ts';
-import { settleTick } from './services/quality.ts';
-import { moveLegacyLog } from './services/legacy-log.ts';
+import { logError, logInfo } from './logger.ts';
+import { settleTick } from './services/quality-report.ts';
+import { moveLegacyLog } from './services/legacy-log-move.ts';
 import { pruneLog } from './services/retention.ts';
-import { consumeWebhooks } from './services/webhooks.ts';
+import { consumeWebhooks } from './services/webhook-delivery.ts';
 
 export { AgentObject } from './agent-object.ts';
 

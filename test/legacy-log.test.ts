@@ -6,7 +6,7 @@
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import { services } from '../src/env.ts';
-import { moveLegacyLog } from '../src/services/legacy-log.ts';
+import { moveLegacyLog } from '../src/services/legacy-log-move.ts';
 import { agentId, api, count, logDb, tool } from './helpers.ts';
 
 const svc = services(env);

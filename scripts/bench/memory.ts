@@ -1,6 +1,6 @@
 /**
  * The routing index's memory at each toolbox size, measured on a Node-side replica: the same
- * `routingSnapshot` code the Worker runs (src/services/routing.ts over src/core/routing.ts and the
+ * `routingSnapshot` code the Worker runs (src/services/route-serving.ts over src/core/routing.ts and the
  * hash embedder), fed rows shaped exactly as D1 returns them, inside the same engine (V8) workerd
  * uses. Measured as the growth of V8 heap + ArrayBuffer memory between two full collections, with
  * the snapshots the only things kept alive; several copies are built and the growth divided, so
@@ -13,7 +13,7 @@ import { createHashEmbedder } from '../../src/adapters/hash-embedder.ts';
 import type { StoredTool } from '../../src/core/records.ts';
 import { embeddingText } from '../../src/core/routing.ts';
 import type { Services } from '../../src/env.ts';
-import { dropSnapshot, routingSnapshot, type RoutingSnapshot } from '../../src/services/routing.ts';
+import { dropSnapshot, routingSnapshot, type RoutingSnapshot } from '../../src/services/route-serving.ts';
 import type { BenchTool } from './data.ts';
 
 /** Memory figures of one toolbox's routing snapshot. */

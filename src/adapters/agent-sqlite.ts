@@ -4,7 +4,7 @@
  * and to the rules of src/core. Synchronous, like the object's SQLite API.
  */
 import type { AgentObjectStore, OfferRow, SqlResult, SqlStatement, SqlValue } from '../core/ports.ts';
-import type { Bucket } from '../core/rate-limit.ts';
+import type { Bucket } from '../core/token-bucket.ts';
 import { AGENT_LOG_SCHEMA, seqFloorStatements } from './agent-log-schema.ts';
 
 /** The object's own tables, beside its log's (AGENT_LOG_SCHEMA). */

@@ -25,7 +25,7 @@ import type { RoutedTool, SettingsPatch } from '../schemas.ts';
 import { LOG_COLUMNS } from './agent-log-schema.ts';
 import { bodyOf, toRevisionRecord, type RevisionRow } from './d1-revisions.ts';
 import type { LogOf, SqlValue } from './log-db.ts';
-import { callValues } from './log.ts';
+import { callValues } from './log-turns.ts';
 import { agentWritten, toolInsertStatement, toTool, type ToolRowDb } from './d1-store.ts';
 
 /** Rows read per export page. */

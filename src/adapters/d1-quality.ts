@@ -10,7 +10,7 @@ import {
   type RevisionWindow,
   revisionHours,
   type ServedCounts,
-} from '../core/quality.ts';
+} from '../core/quality-math.ts';
 
 /** Rows one INSERT carries, as one JSON parameter (D1 binds at most 100 values a statement). */
 const ROWS_PER_STATEMENT = 500;

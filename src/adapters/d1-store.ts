@@ -72,7 +72,7 @@ const COLUMNS_BUT_VECTOR =
 /**
  * Every D1 table with rows of one agent, the agents table first. The log tables are those a
  * deployment kept from before the log moved to each agent's Durable Object, until the scheduled
- * move empties them (src/services/legacy-log.ts).
+ * move empties them (src/services/legacy-log-move.ts).
  */
 export const AGENT_TABLES = [
   'agents',

@@ -2,7 +2,7 @@
  * An agent's webhooks and their deliveries in D1 (migrations/0013_webhooks.sql). Strongly
  * consistent (one primary): the consumer reads a webhook as the last PUT left it.
  */
-import type { WebhookEventType } from '../core/webhooks.ts';
+import type { WebhookEventType } from '../core/webhook-events.ts';
 
 export type WebhookKind = 'json' | 'slack';
 

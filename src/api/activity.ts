@@ -4,7 +4,7 @@
  * be registered, so an unregistered tool's calls can be charted too.
  */
 import { createRoute, z } from '@hono/zod-openapi';
-import { BUCKET_KEY_CHARS, fillBuckets, windowStart, type BucketSize } from '../core/activity.ts';
+import { BUCKET_KEY_CHARS, fillBuckets, windowStart, type BucketSize } from '../core/activity-buckets.ts';
 import { ApiError } from '../errors.ts';
 import { ToolParams, agentFor, bearer, createApi, nowIso, responses, agentRow } from './common.ts';
 

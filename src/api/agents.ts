@@ -4,7 +4,7 @@ import { authorize, mintKey, rightsOf } from '../auth.ts';
 import { notFound } from '../errors.ts';
 import { CreateKeyBody, CreatedKey, Settings, SettingsPatch, WhoAmI } from '../schemas.ts';
 import { deleteAgent } from '../services/agent-delete.ts';
-import { settingsOf } from '../services/routing.ts';
+import { settingsOf } from '../services/route-serving.ts';
 import { pageByOffset } from '../core/pagination.ts';
 import {
   AgentParams,

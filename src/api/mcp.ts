@@ -26,7 +26,7 @@ import {
   rememberTurn,
 } from '../services/gateway.ts';
 import { recordCalls } from '../services/calls.ts';
-import { route } from '../services/routing.ts';
+import { route } from '../services/route-serving.ts';
 import { AgentParams, agentFor, bearer, createApi, nowIso } from './common.ts';
 import type { MiddlewareHandler } from 'hono';
 import type { AppEnv } from './common.ts';

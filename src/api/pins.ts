@@ -1,7 +1,7 @@
 /** Pinned tools (docs/tool-delivery.md): pin, unpin, list, and the suggestion read from the log. */
 import { createRoute, z } from '@hono/zod-openapi';
 import { attributeRuns } from '../core/attribution.ts';
-import { suggestPins } from '../core/pins.ts';
+import { suggestPins } from '../core/pin-suggestion.ts';
 import { groupRuns } from '../core/serving.ts';
 import { notFound } from '../errors.ts';
 import {

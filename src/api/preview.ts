@@ -1,14 +1,14 @@
 /**
  * `POST /v1/agents/:agent/tools/:tool/preview`: the tool's model view now and with a
- * revision's additions, rendered by the same code as every model view (src/core/preview.ts). The
+ * revision's additions, rendered by the same code as every model view (src/core/revision-preview.ts). The
  * dashboard sends a proposed revision's fields and shows the two as a diff. It writes nothing, so
  * it is a read (role `agent`).
  */
 import { createRoute, z } from '@hono/zod-openapi';
-import { previewRevision } from '../core/preview.ts';
+import { previewRevision } from '../core/revision-preview.ts';
 import { notFound } from '../errors.ts';
 import { ModelTool } from '../schemas.ts';
-import { settingsOf } from '../services/routing.ts';
+import { settingsOf } from '../services/route-serving.ts';
 import { ToolParams, agentFor, bearer, createApi, jsonBody, responses } from './common.ts';
 
 export const previewApi = createApi();

@@ -4,7 +4,7 @@
  * "Quality"). A read (role `agent`).
  */
 import { createRoute, z } from '@hono/zod-openapi';
-import { MAX_QUALITY_DAYS, qualityOf } from '../services/quality.ts';
+import { MAX_QUALITY_DAYS, qualityOf } from '../services/quality-report.ts';
 import { notFound } from '../errors.ts';
 import { AgentParams, agentFor, bearer, createApi, nowIso, responses, agentRow } from './common.ts';
 

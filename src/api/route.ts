@@ -3,7 +3,7 @@ import { createRoute } from '@hono/zod-openapi';
 import { inFormat, type ToolFormat } from '../core/render.ts';
 import { PostCallsAnswer, PostCallsBody, RouteBody, RouteResult } from '../schemas.ts';
 import { recordCalls } from '../services/calls.ts';
-import { route } from '../services/routing.ts';
+import { route } from '../services/route-serving.ts';
 import { AgentParams, agentFor, bearer, createApi, jsonBody, nowIso, responses } from './common.ts';
 
 export const routeApi = createApi();

@@ -5,7 +5,7 @@ import { TOOL_FORMATS, modelView, stableList } from '../core/render.ts';
 import { notFound } from '../errors.ts';
 import { Example, FormattedTool, PutToolsAnswer, PutToolsBody, ToolRow, ToolVersion } from '../schemas.ts';
 import { registerTools } from '../services/registry.ts';
-import { settingsOf } from '../services/routing.ts';
+import { settingsOf } from '../services/route-serving.ts';
 import {
   AgentParams,
   ToolParams,

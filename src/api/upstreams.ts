@@ -6,7 +6,7 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import { ApiError, notFound } from '../errors.ts';
 import { Upstream } from '../schemas.ts';
-import { putUpstream, releaseTool, syncUpstream, upstreamView } from '../services/upstreams.ts';
+import { putUpstream, releaseTool, syncUpstream, upstreamView } from '../services/upstream-sync.ts';
 import {
   AgentParams,
   actorOf,

@@ -1,9 +1,9 @@
 /** Usage flags, traces and unregistered tools (docs/api.md). All three need an `agent` key. */
 import { createRoute } from '@hono/zod-openapi';
 import { FlagsAnswer, TraceAnswer, TraceBody, UnregisteredAnswer } from '../schemas.ts';
-import { usageFlags } from '../services/flags.ts';
-import { settingsOf } from '../services/routing.ts';
-import { ingestTrace, unregisteredTools } from '../services/usage.ts';
+import { usageFlags } from '../services/flags-report.ts';
+import { settingsOf } from '../services/route-serving.ts';
+import { ingestTrace, unregisteredTools } from '../services/trace-intake.ts';
 import { pageByOffset } from '../core/pagination.ts';
 import {
   AgentParams,

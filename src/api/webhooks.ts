@@ -5,9 +5,9 @@
  */
 import { createRoute, z } from '@hono/zod-openapi';
 import type { StoredWebhook } from '../adapters/d1-webhooks.ts';
-import { WEBHOOK_EVENT_TYPES, webhookUrlProblem } from '../core/webhooks.ts';
+import { WEBHOOK_EVENT_TYPES, webhookUrlProblem } from '../core/webhook-events.ts';
 import { ApiError } from '../errors.ts';
-import { ALL_EVENT_TYPES } from '../services/webhooks.ts';
+import { ALL_EVENT_TYPES } from '../services/webhook-delivery.ts';
 import {
   AgentParams,
   agentFor,

@@ -2,7 +2,7 @@
  * Ports: the small interfaces the core needs from the platform. Adapters live in src/adapters/;
  * src/env.ts is the only module that picks them from bindings.
  */
-import type { Bucket } from './rate-limit.ts';
+import type { Bucket } from './token-bucket.ts';
 
 /** Turns text into L2-normalised vectors of a fixed dimension. */
 export interface Embedder {
@@ -241,7 +241,7 @@ export interface AgentObjectStore {
   /** Takes a dry-run slot for `holder` until `untilMs` unless `max` slots live past `nowMs`. */
   takeDryRun(holder: string, nowMs: number, untilMs: number, max: number): boolean;
   releaseDryRun(holder: string): void;
-  /** A rate bucket by name (src/core/rate-limit.ts), null when none is kept. */
+  /** A rate bucket by name (src/core/token-bucket.ts), null when none is kept. */
   bucket(name: string): Bucket | null;
   keepBucket(name: string, bucket: Bucket): void;
 }

@@ -14,7 +14,7 @@ import {
   withdrawExamples,
   type LearnedState,
 } from '../core/learning.ts';
-import type { LogSlice } from '../adapters/log.ts';
+import type { LogSlice } from '../adapters/log-turns.ts';
 import type { StoredTool } from '../core/records.ts';
 import { buildRoutingIndex, embeddingText, routingDoc, type RoutingDoc, type RoutingIndex } from '../core/routing.ts';
 import { isEmpty, linesOf, type EditResult, type LineEdit, type RevisionLines } from '../core/edits.ts';
@@ -22,7 +22,7 @@ import type { Services } from '../env.ts';
 import { ApiError, notFound } from '../errors.ts';
 import type { Displacement, MemoryChange, Revision, Settings } from '../schemas.ts';
 import { isMemoryRevision, planMemory, withMemory } from './memory.ts';
-import { routingDocs, settingsOf } from './routing.ts';
+import { routingDocs, settingsOf } from './route-serving.ts';
 import { embedTools } from './tool-vectors.ts';
 
 /** Recent turns and calls read for the displacement re-check, and distinct requests checked. */

@@ -14,7 +14,7 @@ import type { Services } from '../env.ts';
 import type { Revision, Settings } from '../schemas.ts';
 import { definitionOf, keptLinesOf } from './review.ts';
 import { definedTool } from '../core/log-masker.ts';
-import { readReviewLog } from './review-log.ts';
+import { readReviewLog } from './review-reads.ts';
 
 /** Checks an edit of a proposed revision of `row` against every check a proposed line passes. */
 export async function checkRevisionEdit(

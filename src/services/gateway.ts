@@ -11,11 +11,11 @@ import type { SessionTurn } from '../adapters/d1-upstreams.ts';
 import { instructionsInResult } from '../core/result-check.ts';
 import { type ToolAccess, toolAllowed } from '../core/tool-access.ts';
 import type { Services } from '../env.ts';
-import { logError, logInfo } from '../log.ts';
+import { logError, logInfo } from '../logger.ts';
 import { LIMITS, type ModelTool } from '../schemas.ts';
 import { recordCalls } from './calls.ts';
-import { routingSnapshot } from './routing.ts';
-import { forwardCall } from './upstreams.ts';
+import { routingSnapshot } from './route-serving.ts';
+import { forwardCall } from './upstream-sync.ts';
 
 /** Who is calling, through which MCP session. */
 export interface GatewayCaller {

@@ -9,7 +9,7 @@
  * so undo restores the memory it had. The model view never reads memory.
  */
 import type { NewRevision } from '../adapters/d1-revisions.ts';
-import { LOG_PAGE_ROWS } from '../adapters/log.ts';
+import { LOG_PAGE_ROWS } from '../adapters/log-turns.ts';
 import { attributeRuns } from '../core/attribution.ts';
 import { learnedState } from '../core/learning.ts';
 import { createLogMasker, definedTool } from '../core/log-masker.ts';
@@ -26,7 +26,7 @@ export const MEMORY_APPLY_BY = 'whetstone:routing_memory';
 
 /**
  * Turns and calls (each) a review reads for memory, newest first, from the previous review on: one
- * page of the log (src/adapters/log.ts LOG_PAGE_ROWS), so a busy agent's pass of traffic between
+ * page of the log (src/adapters/log-turns.ts LOG_PAGE_ROWS), so a busy agent's pass of traffic between
  * two reviews is read whole; what is older than that is not remembered.
  */
 const MEMORY_LOG_ROWS = LOG_PAGE_ROWS;

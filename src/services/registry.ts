@@ -11,7 +11,7 @@ import type { Services } from '../env.ts';
 import { ApiError } from '../errors.ts';
 import { DEFAULT_SETTINGS, type Example, type ToolDef } from '../schemas.ts';
 import type { ToolWrite } from '../adapters/d1-store.ts';
-import { settingsOf } from './routing.ts';
+import { settingsOf } from './route-serving.ts';
 import { embedTools } from './tool-vectors.ts';
 
 export interface RegisterResult {

@@ -7,7 +7,7 @@
  * pruning never empties a revision page. The object's offer counters have no dates: they are counts.
  */
 import type { Services } from '../env.ts';
-import { settingsOf } from './routing.ts';
+import { settingsOf } from './route-serving.ts';
 
 /** Rows one DELETE removes, and rows one tick removes in all (all tables and agents together). */
 export const PRUNE_BATCH = 2_000;

@@ -1,7 +1,7 @@
 /**
  * `ranks` of a revision (docs/api.md Revision): for each missed request it rests on, where routing
  * ranks the tool now and where it would rank it with the proposed examples. Computed from the stored
- * vectors (src/services/routing.ts `routingDocs`) with the exact in-process ranking, so it never
+ * vectors (src/services/route-serving.ts `routingDocs`) with the exact in-process ranking, so it never
  * waits for a vector index to catch up; only the changed row and the requests are embedded.
  */
 import { mergeExamples } from '../core/displacement.ts';

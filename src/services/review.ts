@@ -8,7 +8,7 @@
  * model calls come out of the agent's `model_calls_per_hour` (the tools past it are skipped).
  */
 import { loopTurn } from '../keep-alive.ts';
-import { logInfo } from '../log.ts';
+import { logInfo } from '../logger.ts';
 import type { NewRevision } from '../adapters/d1-revisions.ts';
 import {
   evidenceByTool,
@@ -51,11 +51,11 @@ import { applyContext, applyRevision } from './apply.ts';
 import { MEMORY_APPLY_BY, proposeMemory } from './memory.ts';
 import { modelBudgetReason } from './model-budget.ts';
 import { agentTurnsWritten } from './turn-writer.ts';
-import { usageFlags } from './flags.ts';
-import { readReviewLog, type ReviewLog } from './review-log.ts';
+import { usageFlags } from './flags-report.ts';
+import { readReviewLog, type ReviewLog } from './review-reads.ts';
 import { rankChanges, toolboxOf, type Toolbox } from './review-ranks.ts';
-import { routingDocs, settingsOf } from './routing.ts';
-import { notifyReview } from './webhooks.ts';
+import { routingDocs, settingsOf } from './route-serving.ts';
+import { notifyReview } from './webhook-delivery.ts';
 
 export interface ReviewOptions {
   /** Propose and answer, store nothing (docs/learning.md). */
@@ -133,7 +133,7 @@ export async function runReview(
       (opts.auto_apply ?? settings.auto_apply)
         ? await autoApply(svc, agent, remembered, opts.actor ?? trigger, now)
         : remembered;
-    // Only enqueued (src/services/webhooks.ts): no receiver is waited for.
+    // Only enqueued (src/services/webhook-delivery.ts): no receiver is waited for.
     await notifyReview(svc, agent, review.review_id, review.revisions, now);
     return review;
   });

@@ -5,7 +5,7 @@
  * under load a turn costs a small share of a round trip instead of two round trips of its own. The
  * window only delays the writes (a review reads them later); the answer has already gone.
  */
-import type { NewTurn } from '../adapters/log.ts';
+import type { NewTurn } from '../adapters/log-turns.ts';
 import type { Services } from '../env.ts';
 import { Batcher } from './batcher.ts';
 
@@ -59,7 +59,7 @@ const LINGER_MS = 200;
  * runtime cancelled never settles (seen under sustained load in `wrangler dev`: "the Workers
  * runtime canceled this request because … your Worker's code had hung"); without a limit every
  * later turn of the isolate queued behind it and none was ever written again — the learning log
- * stopped. A turn write is idempotent (TURN_UPSERT in src/adapters/log.ts), so writing one again is safe; a
+ * stopped. A turn write is idempotent (TURN_UPSERT in src/adapters/log-turns.ts), so writing one again is safe; a
  * re-sent group may count its offers twice (flags only). Far above a normal group (≈ 0.1 s), under
  * the 30 s a waitUntil may run.
  */

@@ -1,11 +1,11 @@
 /**
- * The log's time-range reads (src/adapters/log.ts) on an agent's real Durable Object: more rows than
+ * The log's time-range reads (src/adapters/log-turns.ts) on an agent's real Durable Object: more rows than
  * one page, read page by page, come back whole, in order, capped where the caller said, with the
  * outcomes of every turn read.
  */
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
-import { LOG_PAGE_ROWS } from '../../src/adapters/log.ts';
+import { LOG_PAGE_ROWS } from '../../src/adapters/log-turns.ts';
 import { services } from '../../src/env.ts';
 import { agentId, logDb } from '../helpers.ts';
 

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { SqlValue } from '../../src/adapters/log-db.ts';
-import { REVIEW_SQL } from '../../src/adapters/review-log.ts';
+import { REVIEW_SQL } from '../../src/adapters/log-review-reads.ts';
 import { agentId, logDb } from '../helpers.ts';
 
 const BINDS: Record<keyof typeof REVIEW_SQL, SqlValue[]> = {

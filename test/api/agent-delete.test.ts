@@ -3,7 +3,7 @@ import { env } from 'cloudflare:workers';
 import { describe, expect, inject, it } from 'vitest';
 import { AGENT_TABLES } from '../../src/adapters/d1-store.ts';
 import { services } from '../../src/env.ts';
-import { settleQuality } from '../../src/services/quality.ts';
+import { settleQuality } from '../../src/services/quality-report.ts';
 import { agentId, api, count, eventually, tool } from '../helpers.ts';
 
 const TOOLS = [

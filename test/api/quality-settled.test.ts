@@ -1,13 +1,13 @@
 /**
- * Routing quality from settled hours (src/services/quality.ts) on real local D1: a report that sums
+ * Routing quality from settled hours (src/services/quality-report.ts) on real local D1: a report that sums
  * stored hours plus a live tail answers exactly what counting the whole log at once answers — at any
  * cursor, for the agent and for one tool — and keeps answering it once the log is gone.
  */
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
-import { qualityReport, type RevisionWindow } from '../../src/core/quality.ts';
+import { qualityReport, type RevisionWindow } from '../../src/core/quality-math.ts';
 import { services } from '../../src/env.ts';
-import { settleQuality, settleTick } from '../../src/services/quality.ts';
+import { settleQuality, settleTick } from '../../src/services/quality-report.ts';
 import { agentId, api, tool, logDb } from '../helpers.ts';
 
 const svc = services(env);

@@ -2,7 +2,7 @@ import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import { services } from '../../src/env.ts';
 import { registerTools } from '../../src/services/registry.ts';
-import { route as routeOnce, routingSnapshot, snapshotCache } from '../../src/services/routing.ts';
+import { route as routeOnce, routingSnapshot, snapshotCache } from '../../src/services/route-serving.ts';
 import { agentId, api, eventually, tool, logDb } from '../helpers.ts';
 
 const weather = tool('get_weather', 'Current weather and forecast for a city: temperature, rain, wind.', {

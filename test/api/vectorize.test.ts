@@ -7,7 +7,7 @@
 import { env } from 'cloudflare:workers';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { services } from '../../src/env.ts';
-import { routingSnapshot } from '../../src/services/routing.ts';
+import { routingSnapshot } from '../../src/services/route-serving.ts';
 import { VectorizeStandIn } from '../fixtures/vectorize-stand-in.ts';
 import { send } from '../security/fixtures.ts';
 import { agentId, api, tool, logDb } from '../helpers.ts';

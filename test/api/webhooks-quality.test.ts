@@ -7,9 +7,9 @@
  */
 import { env } from 'cloudflare:workers';
 import { describe, expect, inject, it } from 'vitest';
-import { hitRateDrop } from '../../src/core/webhooks.ts';
+import { hitRateDrop } from '../../src/core/webhook-events.ts';
 import { services } from '../../src/env.ts';
-import { settleQuality } from '../../src/services/quality.ts';
+import { settleQuality } from '../../src/services/quality-report.ts';
 import { agentId, api, eventually, logDb, tool } from '../helpers.ts';
 
 const RECEIVER = inject('webhookReceiver');

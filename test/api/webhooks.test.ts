@@ -11,7 +11,7 @@ import { env } from 'cloudflare:workers';
 import { describe, expect, inject, it } from 'vitest';
 import { app } from '../../src/app.ts';
 import worker from '../../src/index.ts';
-import type { WebhookMessage } from '../../src/services/webhooks.ts';
+import type { WebhookMessage } from '../../src/services/webhook-delivery.ts';
 import { CLAIM_TOOLS } from '../builders.ts';
 import { ADMIN, agentId, api, eventually } from '../helpers.ts';
 
@@ -347,7 +347,7 @@ describe('the queue consumer', () => {
     await script(name, [500]);
     const first = await consume('whetstone-webhooks', message, 1);
     expect(first.explicitAcks).toEqual([]);
-    // (Its delay, 10 s then doubling, is src/core/webhooks.ts `retryDelaySeconds`; the test harness does not report it.)
+    // (Its delay, 10 s then doubling, is src/core/webhook-events.ts `retryDelaySeconds`; the test harness does not report it.)
     expect(first.retryMessages).toEqual([{ msgId: 'msg-1' }]);
     const second = await consume('whetstone-webhooks', message, 2);
     expect(second.explicitAcks).toEqual(['msg-2']);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { fillBuckets, windowStart } from '../../src/core/activity.ts';
+import { fillBuckets, windowStart } from '../../src/core/activity-buckets.ts';
 
 describe('activity buckets', () => {
   it('ends the window with the bucket that holds now, in UTC', () => {

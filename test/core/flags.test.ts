@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { usageFlags } from '../../src/core/flags.ts';
+import { usageFlags } from '../../src/core/usage-flags.ts';
 import type { OfferCounts } from '../../src/core/ports.ts';
 
 const settings = { min_offers: 5, min_turns: 20 };

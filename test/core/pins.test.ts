@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { attributeRuns } from '../../src/core/attribution.ts';
-import { suggestPins } from '../../src/core/pins.ts';
+import { suggestPins } from '../../src/core/pin-suggestion.ts';
 import type { CallRecord, TurnRecord } from '../../src/core/records.ts';
 import { groupRuns } from '../../src/core/serving.ts';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { callRecord } from '../builders.ts';
-import { qualityReport } from '../../src/core/quality.ts';
+import { qualityReport } from '../../src/core/quality-math.ts';
 import type { CallRecord, TurnRecord } from '../../src/core/records.ts';
 
 let seq = 0;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parsePerMinute, spendBudget, takeToken } from '../../src/core/rate-limit.ts';
+import { parsePerMinute, spendBudget, takeToken } from '../../src/core/token-bucket.ts';
 
 describe('takeToken (token bucket)', () => {
   it('starts full, allows a burst of perMinute, then refuses with the wait for one token', () => {

@@ -9,7 +9,7 @@ import {
   webhookUrlProblem,
   type ReviewedRevision,
   type WebhookEvent,
-} from '../../src/core/webhooks.ts';
+} from '../../src/core/webhook-events.ts';
 
 const NOW = '2026-01-01T00:00:00.000Z';
 const rev = (id: string, tool: string, status: string, applied_version: number | null = null): ReviewedRevision => ({

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, expect, inject, it } from 'vitest';
-import { signatureHeader } from '../../src/core/webhooks.ts';
+import { signatureHeader } from '../../src/core/webhook-events.ts';
 import { startWebhookReceiver, type ReceivedHook, type WebhookReceiver } from '../webhook-receiver.ts';
 
 type Verify = (
@@ -100,7 +100,7 @@ it('accepts a delivery the Worker sent through its queue, and refuses it changed
   expect(verify(SECRET, undefined, delivery.body)).toBe(false);
 });
 
-it('agrees with the signer of src/core/webhooks.ts at the edge of the tolerance', async () => {
+it('agrees with the signer of src/core/webhook-events.ts at the edge of the tolerance', async () => {
   const body = '{"id":"evt_1","type":"review.failed"}';
   const t = 1_767_225_600;
   const header = await signatureHeader(SECRET, t, body);

@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { callRecord } from '../builders.ts';
 import { findEvidence } from '../../src/core/evidence.ts';
 import type { CallRecord, TurnRecord } from '../../src/core/records.ts';
-import { splitConversations } from '../../src/services/review-log.ts';
+import { splitConversations } from '../../src/services/review-reads.ts';
 
 const turn = (seq: number, conversation_id: string | null = 'k'): TurnRecord => ({
   seq,

@@ -9,7 +9,7 @@
  * acknowledged without a second POST.
  */
 import { z } from '@hono/zod-openapi';
-import { logError, logInfo } from '../log.ts';
+import { logError, logInfo } from '../logger.ts';
 import type { StoredWebhook } from '../adapters/d1-webhooks.ts';
 import {
   jsonBody,
@@ -22,7 +22,7 @@ import {
   type HitRateDrop,
   type ReviewedRevision,
   type WebhookEvent,
-} from '../core/webhooks.ts';
+} from '../core/webhook-events.ts';
 import type { Services } from '../env.ts';
 
 /** The dead-letter queue's name (wrangler.toml): its batches are recorded, never posted. */
@@ -92,7 +92,7 @@ export async function notify(svc: Services, events: readonly WebhookEvent[]): Pr
   }
 }
 
-/** The events of a stored review (src/core/webhooks.ts `reviewEvents`), enqueued. */
+/** The events of a stored review (src/core/webhook-events.ts `reviewEvents`), enqueued. */
 export function notifyReview(
   svc: Services,
   agent: string,

@@ -18,11 +18,11 @@ import {
   type RevisionWindow,
   sumBy,
   windowTotals,
-} from '../core/quality.ts';
-import { hitRateDrop } from '../core/webhooks.ts';
+} from '../core/quality-math.ts';
+import { hitRateDrop } from '../core/webhook-events.ts';
 import type { Services } from '../env.ts';
-import { settingsOf } from './routing.ts';
-import { notifyHitRateDrop } from './webhooks.ts';
+import { settingsOf } from './route-serving.ts';
+import { notifyHitRateDrop } from './webhook-delivery.ts';
 
 /** Longest window a report covers, and the most turns and calls one log read takes. */
 export const MAX_QUALITY_DAYS = 90;
@@ -58,7 +58,7 @@ export function settleBounds(now: string): { floor: string; target: string } {
 /**
  * Settles at most `steps` steps of the agent's unsettled hours, oldest first: each step reads the
  * log of up to SETTLE_CHUNK_HOURS hours (plus an hour either side, so calls join their turns and
- * re-asks their request), counts them (src/core/quality.ts `qualityHours`) and stores them with the
+ * re-asks their request), counts them (src/core/quality-math.ts `qualityHours`) and stores them with the
  * cursor in one batch. Hours with no log are passed over in the same write. No step starts once
  * `rowBudget` log rows have been read. Returns the hours settled and the rows read.
  */

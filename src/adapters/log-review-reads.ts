@@ -13,7 +13,7 @@
 import type { ToolActivity } from '../core/review-selection.ts';
 import type { CallRecord, OutcomeRecord, TurnRecord } from '../core/records.ts';
 import type { LogOf } from './log-db.ts';
-import { OUTCOMES_OF, type OutcomeRow, toCall, toOutcome, toTurn } from './log.ts';
+import { OUTCOMES_OF, type OutcomeRow, toCall, toOutcome, toTurn } from './log-turns.ts';
 
 type TurnRow = Parameters<typeof toTurn>[0];
 type CallRow = Parameters<typeof toCall>[0];

@@ -6,13 +6,13 @@
  * src/services/turn-writer.ts). `npm run bench` measures it (docs/performance.md).
  */
 import { routingWindow, storedRequest } from '../core/long-request.ts';
-import type { NewTurn } from '../adapters/log.ts';
+import type { NewTurn } from '../adapters/log-turns.ts';
 import type { StoredTool } from '../core/records.ts';
 import { modelView, toolboxTokens } from '../core/render.ts';
 import { buildRoutingIndex, routingDoc, rankTools, type RoutingDoc, type RoutingIndex } from '../core/routing.ts';
 import type { VectorIndex, VectorMatch } from '../core/ports.ts';
 import type { Services } from '../env.ts';
-import { logError } from '../log.ts';
+import { logError } from '../logger.ts';
 import { notFound } from '../errors.ts';
 import { DEFAULT_SETTINGS, type ModelTool, type RouteResult, type Settings } from '../schemas.ts';
 import { agentRow } from './agent-rows.ts';

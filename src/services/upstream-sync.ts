@@ -32,7 +32,7 @@ import type { Services } from '../env.ts';
 import { ApiError, notFound } from '../errors.ts';
 import { ToolName } from '../schemas.ts';
 import { registerTools } from './registry.ts';
-import { settingsOf } from './routing.ts';
+import { settingsOf } from './route-serving.ts';
 
 /** A healthy upstream is read again this often (the cron's tick is 10 minutes). */
 export const SYNC_INTERVAL_MS = 60 * 60_000;

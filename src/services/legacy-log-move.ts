@@ -4,7 +4,7 @@
  * nothing (docs/capacity.md "Where the log lives"). A fresh deployment has nothing to move: one
  * empty read per table a tick.
  */
-import { LEGACY_TABLES, type LegacyTable } from '../adapters/legacy-log.ts';
+import { LEGACY_TABLES, type LegacyTable } from '../adapters/d1-legacy-log.ts';
 import type { Services } from '../env.ts';
 
 /** Rows one tick moves in all (a quarter per table, at most). */

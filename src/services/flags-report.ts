@@ -2,7 +2,7 @@
  * Usage flags of one agent (docs/learning.md): the offer counts of its Durable Object joined with the call
  * counts of the log. `GET …/flags` and reviews (which carry the same list) both call this.
  */
-import { usageFlags as flagsFrom } from '../core/flags.ts';
+import { usageFlags as flagsFrom } from '../core/usage-flags.ts';
 import type { Services } from '../env.ts';
 import type { Flag, Settings } from '../schemas.ts';
 

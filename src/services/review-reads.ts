@@ -3,7 +3,7 @@
  * calls and the turns where routing ranked it first; the turns of those calls with their previous
  * and next turn in the same conversation (`next_request`, `re_asked`); every call of every turn read
  * (a run's serving tool is its last successful call); the outcomes reported for those turns. All
- * reads are bounded index reads (src/adapters/review-log.ts), five round trips at most.
+ * reads are bounded index reads (src/adapters/log-review-reads.ts), five round trips at most.
  */
 import type { CallRecord, OutcomeRecord, TurnRecord } from '../core/records.ts';
 import { runKeys, sameRequestKey, timeOf } from '../core/serving.ts';
