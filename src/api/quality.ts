@@ -4,7 +4,9 @@
  * "Quality"). A read (role `agent`).
  */
 import { createRoute, z } from '@hono/zod-openapi';
+import { approvalStats } from '../core/approval-stats.ts';
 import { MAX_QUALITY_DAYS, qualityOf } from '../services/quality-report.ts';
+import { AUTO_APPLY_BY } from '../services/review.ts';
 import { notFound } from '../errors.ts';
 import { AgentParams, agentFor, bearer, createApi, nowIso, responses, agentRow } from './common.ts';
 
@@ -27,6 +29,30 @@ const QualityQuery = z.object({
 });
 
 const Counts = z.object({ served_turns: z.number().int(), hits: z.number().int() });
+
+const LineEdits = z.object({
+  proposed: z.number().int(),
+  kept: z.number().int(),
+  taken_out: z.number().int(),
+  written: z.number().int(),
+});
+
+const Approvals = z
+  .object({
+    decided: z.number().int(),
+    applied_as_proposed: z.number().int(),
+    applied_edited: z.number().int(),
+    auto_applied: z.number().int(),
+    dismissed: z.number().int(),
+    edit_rate: z.number().nullable(),
+    lines: z.object({
+      notes_added: LineEdits,
+      queries_added: LineEdits,
+      avoid_added: LineEdits,
+      call_example: LineEdits,
+    }),
+  })
+  .openapi('Approvals');
 
 export const Quality = z
   .object({
@@ -53,6 +79,7 @@ export const Quality = z
         after: Counts,
       }),
     ),
+    approvals: Approvals,
     top_missed: z.array(z.object({ tool: z.string(), misses: z.number().int() })),
     top_confused: z.array(z.object({ tool: z.string(), served_by: z.string(), count: z.number().int() })),
     truncated: z.boolean(),
@@ -75,9 +102,10 @@ qualityApi.openapi(
     await agentRow(c, agent);
     if (tool !== undefined && !(await svc.store.getTool(agent, tool))) throw notFound(`tool ${tool}`);
     const now = nowIso();
-    const [applied, undone] = await Promise.all([
+    const [applied, undone, dismissed] = await Promise.all([
       svc.revisions.listRevisions(agent, { status: 'applied', ...(tool ? { tool } : {}) }),
       svc.revisions.listRevisions(agent, { status: 'undone', ...(tool ? { tool } : {}) }),
+      svc.revisions.listRevisions(agent, { status: 'dismissed', ...(tool ? { tool } : {}) }),
     ]);
     const windowStart = `${new Date(Date.parse(`${now.slice(0, 10)}T00:00:00.000Z`) - (days - 1) * 86_400_000).toISOString().slice(0, 10)}T00:00:00.000Z`;
     // Revisions of lines: routing memory comes with every review of a busy tool, and what it does
@@ -92,6 +120,7 @@ qualityApi.openapi(
         undone_at: r.undone_at,
       }));
     const report = await qualityOf(svc, agent, { days, tool }, revisions, now);
-    return c.json(report, 200);
+    const approvals = approvalStats([...applied, ...undone, ...dismissed], windowStart, AUTO_APPLY_BY);
+    return c.json({ ...report, approvals }, 200);
   },
 );

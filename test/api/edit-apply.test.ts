@@ -277,4 +277,64 @@ describe('bulk decisions', () => {
     const listed = (await api('GET', `/v1/agents/${agent}/revisions?status=dismissed`)).body.revisions;
     expect(listed.map((r: { dismiss_reason: string }) => r.dismiss_reason)).toEqual(['not now', 'not now']);
   });
+
+  it('counts in the quality report how often approvers edit, and which lines they keep, take out and write', async () => {
+    const agent = agentId('edit-stats');
+    await api('PUT', `/v1/agents/${agent}/tools`, { body: { tools } });
+    const recent = new Date().toISOString();
+    const edited = revision({ created_at: recent });
+    const asProposed = revision({
+      tool: 'refer_llu',
+      notes_added: ['Refer only losses over the limit.'],
+      created_at: recent,
+    });
+    const dismissed = revision({
+      tool: 'send_email',
+      notes_added: ['Put the claim in the subject.'],
+      created_at: recent,
+    });
+    await svc.revisions.insertRevisions(agent, [edited, asProposed, dismissed], null);
+    expect(
+      (
+        await applyEdited(agent, edited.revision_id, {
+          notes_added: ['Always send claim_ref with its prefix.'],
+          avoid_added: [],
+        })
+      ).status,
+    ).toBe(200);
+    const plain = await api('POST', `/v1/agents/${agent}/revisions/${asProposed.revision_id}/apply`, {
+      body: { approved_by: 'dana' },
+    });
+    expect(plain.status).toBe(200);
+    await api('POST', `/v1/agents/${agent}/revisions/${dismissed.revision_id}/dismiss`, {
+      body: { approved_by: 'dana' },
+    });
+    const res = await api('GET', `/v1/agents/${agent}/quality?days=1`);
+    expect(res.status).toBe(200);
+    expect(res.body.approvals).toEqual({
+      decided: 3,
+      applied_as_proposed: 1,
+      applied_edited: 1,
+      auto_applied: 0,
+      dismissed: 1,
+      edit_rate: 0.5,
+      lines: {
+        // The edited revision's note was reworded, the other's kept.
+        notes_added: { proposed: 2, kept: 1, taken_out: 1, written: 1 },
+        // Both revisions carry the example, kept as proposed.
+        queries_added: { proposed: 2, kept: 2, taken_out: 0, written: 0 },
+        // The edit dropped one "Not for" line; the plain apply kept its own.
+        avoid_added: { proposed: 2, kept: 1, taken_out: 1, written: 0 },
+        call_example: { proposed: 0, kept: 0, taken_out: 0, written: 0 },
+      },
+    });
+    // With `tool`, only that tool's revisions count.
+    const one = await api('GET', `/v1/agents/${agent}/quality?days=1&tool=lookup_claim`);
+    expect(one.body.approvals).toMatchObject({ decided: 1, applied_edited: 1, edit_rate: 1 });
+    // A revision created before the window is not counted.
+    const old = revision({ tool: 'send_email', notes_added: ['Write the claim in the subject.'] });
+    await svc.revisions.insertRevisions(agent, [old], null);
+    await api('POST', `/v1/agents/${agent}/revisions/${old.revision_id}/dismiss`, { body: { approved_by: 'dana' } });
+    expect((await api('GET', `/v1/agents/${agent}/quality?days=1`)).body.approvals.decided).toBe(3);
+  });
 });

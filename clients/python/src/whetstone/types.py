@@ -412,11 +412,40 @@ class Confused(TypedDict):
     count: int
 
 
+class LineEdits(TypedDict):
+    """One kind of line: proposed in applied revisions, kept word for word, taken out, written by approvers."""
+
+    proposed: int
+    kept: int
+    taken_out: int
+    written: int
+
+
+class ApprovalLines(TypedDict):
+    notes_added: LineEdits
+    queries_added: LineEdits
+    avoid_added: LineEdits
+    call_example: LineEdits
+
+
+class Approvals(TypedDict):
+    """How approvers decided the revisions of lines created in the window, and what they edited."""
+
+    decided: int
+    applied_as_proposed: int
+    applied_edited: int
+    auto_applied: int
+    dismissed: int
+    edit_rate: Optional[float]
+    lines: ApprovalLines
+
+
 class Quality(TypedDict):
     """Routing hit rate per UTC day and what each applied revision changed (docs/api.md "Quality")."""
 
     days: List[QualityDay]
     revisions: List[QualityRevision]
+    approvals: Approvals
     top_missed: List[Missed]
     top_confused: List[Confused]
     truncated: bool
