@@ -69,6 +69,19 @@ export interface QualityAnswer {
     before: { served_turns: number; hits: number };
     after: { served_turns: number; hits: number };
   }[];
+  /** How people decided the revisions of lines created in the window, and what they edited. */
+  approvals: {
+    decided: number;
+    applied_as_proposed: number;
+    applied_edited: number;
+    auto_applied: number;
+    dismissed: number;
+    edit_rate: number | null;
+    lines: Record<
+      'notes_added' | 'queries_added' | 'avoid_added' | 'call_example',
+      { proposed: number; kept: number; taken_out: number; written: number }
+    >;
+  };
   top_missed: { tool: string; misses: number }[];
   top_confused: { tool: string; served_by: string; count: number }[];
   truncated: boolean;

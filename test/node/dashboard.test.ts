@@ -389,6 +389,13 @@ describe('the dashboard in Chromium', () => {
     await expect
       .poll(() => modelView('get_order').textContent())
       .toBe(`${ORDER_DESCRIPTION}\n\nLearned from use:\n- ${CORRECTED}`);
+    // The Overview counts the edit: what approvers do with proposals is data.
+    await page.getByRole('button', { name: 'Overview', exact: true }).click();
+    await expect
+      .poll(() => page.locator('[data-summary="approvals"]').textContent())
+      .toMatch(
+        /^1 revision decided: 1 applied, 1 of them edited first \(100%\), 0 dismissed\. Approvers took out 1 of 1 proposed /,
+      );
     expect(problems.splice(0)).toEqual([
       'Failed to load resource: the server responded with a status of 400 (Bad Request)',
     ]);

@@ -81,7 +81,36 @@ export async function renderOverview(ctx: ViewContext, panel: HTMLElement): Prom
           ),
         )
       : el('p', { class: 'empty', text: 'No revision applied in the last 30 days.' }),
+    el('h3', { text: 'What approvers did' }),
+    el('p', { class: 'meta', 'data-summary': 'approvals', text: approvalsText(q.approvals) }),
   );
+}
+
+const LINE_NAMES = {
+  notes_added: 'usage notes',
+  queries_added: 'example requests',
+  avoid_added: '"Not for" lines',
+  call_example: 'example calls',
+} as const;
+
+/** One sentence on the window's decisions, and the kind of line approvers took out most. */
+export function approvalsText(a: QualityAnswer['approvals']): string {
+  if (a.decided === 0) return 'No revision of lines was decided in the last 30 days.';
+  const applied = a.applied_as_proposed + a.applied_edited;
+  const parts = [
+    `${a.decided} ${a.decided === 1 ? 'revision' : 'revisions'} decided: ${applied} applied`,
+    a.auto_applied ? ` (${a.auto_applied} by the auto-apply policy)` : '',
+    `, ${a.applied_edited} of them edited first${a.edit_rate === null ? '' : ` (${pct(a.edit_rate)})`}`,
+    `, ${a.dismissed} dismissed.`,
+  ];
+  const worst = (Object.keys(LINE_NAMES) as (keyof typeof LINE_NAMES)[])
+    .filter((k) => a.lines[k].taken_out > 0)
+    .sort((x, y) => a.lines[y].taken_out / a.lines[y].proposed - a.lines[x].taken_out / a.lines[x].proposed)[0];
+  if (worst) {
+    const l = a.lines[worst];
+    parts.push(` Approvers took out ${l.taken_out} of ${l.proposed} proposed ${LINE_NAMES[worst]}.`);
+  }
+  return parts.join('');
 }
 
 function toolLink(ctx: ViewContext, name: string): HTMLButtonElement {
