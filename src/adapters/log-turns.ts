@@ -5,18 +5,9 @@
  */
 import type { CallRecord, OfferedTool, OutcomeRecord, TurnRecord } from '../core/records.ts';
 import type { LogDb, LogOf, LogStatement, SqlValue } from './log-db.ts';
+import type { LogSlice, NewCall, NewTurn } from '../core/ports.ts';
 
-export interface NewTurn {
-  turn_id: string;
-  request: string | null;
-  conversation_id: string | null;
-  routed: boolean;
-  offered: OfferedTool[];
-  source: 'route' | 'trace' | 'call';
-  created_at: string;
-}
-
-export type NewCall = Omit<CallRecord, 'seq'>;
+export type { LogSlice, NewCall, NewTurn };
 
 const INSERT_TURNS =
   'INSERT INTO turns (agent, turn_id, request, conversation_id, routed, offered, source, created_at)';
@@ -198,13 +189,6 @@ export function createLog(logOf: LogOf) {
 }
 
 export type Log = ReturnType<typeof createLog>;
-
-/** Turns, calls and the outcomes reported for those turns: a slice of the log the core attributes. */
-export interface LogSlice {
-  turns: TurnRecord[];
-  calls: CallRecord[];
-  outcomes: OutcomeRecord[];
-}
 
 /**
  * Rows one read of the log returns: an answer of a few MiB, far under what one RPC message carries

@@ -5,7 +5,8 @@
  * the row) and a write guard on the revision's status (nobody else applied or dismissed it).
  * Two concurrent applies of one revision: one wins, the other gets 409 and writes nothing.
  */
-import { isWriteConflict, VersionConflict, type ToolWrite } from '../adapters/d1-store.ts';
+import { isWriteConflict, VersionConflict } from '../adapters/d1-store.ts';
+import type { LogSlice, ToolWrite } from '../core/ports.ts';
 import {
   findDisplaced,
   learnedState,
@@ -14,7 +15,6 @@ import {
   withdrawExamples,
   type LearnedState,
 } from '../core/learning.ts';
-import type { LogSlice } from '../adapters/log-turns.ts';
 import type { StoredTool } from '../core/records.ts';
 import { buildRoutingIndex, embeddingText, routingDoc, type RoutingDoc, type RoutingIndex } from '../core/routing.ts';
 import { isEmpty, linesOf, type EditResult, type LineEdit, type RevisionLines } from '../core/edits.ts';

@@ -8,7 +8,7 @@
  * displacement one wording at a time like example requests, and writes the row like any revision,
  * so undo restores the memory it had. The model view never reads memory.
  */
-import type { NewRevision } from '../adapters/d1-revisions.ts';
+import type { NewRevision } from '../core/ports.ts';
 import { LOG_PAGE_ROWS } from '../adapters/log-turns.ts';
 import { attributeRuns } from '../core/attribution.ts';
 import { learnedState } from '../core/learning.ts';
