@@ -9,9 +9,10 @@ import type { StoredTool } from '../core/records.ts';
 import type { MemoryWording } from '../core/routing-memory.ts';
 import type { AuthorDefinition } from '../core/tooldef.ts';
 import type { Example, KeyRole, Settings, SettingsPatch } from '../schemas.ts';
-import type { AgentRecord, ToolWrite } from '../core/ports.ts';
+import { type AgentRecord, type ToolWrite, VersionConflict } from '../core/ports.ts';
 
 export type { AgentRecord, ToolWrite };
+export { VersionConflict };
 
 export interface KeyRecord {
   key_id: string;
@@ -22,13 +23,6 @@ export interface KeyRecord {
   revoked_at: string | null;
   /** The key's tool lists as JSON text (docs/integrations.md "Who may call what"), or null = every tool. */
   tool_access: string | null;
-}
-
-export class VersionConflict extends Error {
-  constructor(readonly tool: string) {
-    super(`tool ${tool} was written by someone else`);
-    this.name = 'VersionConflict';
-  }
 }
 
 /** Told after every write that can move an agent's tools_gen or settings. */

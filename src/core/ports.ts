@@ -199,6 +199,15 @@ export interface SqlResult<T = Record<string, SqlValue>> {
   meta: { changes: number };
 }
 
+/** A statement of the log, bound like a D1 prepared statement. */
+export interface LogStatement {
+  readonly statement: SqlStatement;
+  bind(...params: SqlValue[]): LogStatement;
+  all<T = Record<string, SqlValue>>(): Promise<SqlResult<T>>;
+  first<T = Record<string, SqlValue>>(): Promise<T | null>;
+  run(): Promise<SqlResult>;
+}
+
 /** One tool's offers in a group of routed turns, and the routed turn that first offered it. */
 export interface ToolOffers {
   tool: string;
@@ -253,6 +262,20 @@ export interface AgentObjectStore {
 }
 
 // What the stores read and write: services build and read these; the adapters keep them.
+
+/** What a store throws when another writer changed a tool row first (its version moved): nothing was written. */
+export class VersionConflict extends Error {
+  constructor(readonly tool: string) {
+    super(`tool ${tool} was written by someone else`);
+    this.name = 'VersionConflict';
+  }
+}
+
+/**
+ * Rows one read of the log returns: an answer of a few MiB, far under what one RPC message carries
+ * (32 MiB), however many rows a caller asks for.
+ */
+export const LOG_PAGE_ROWS = 5_000;
 
 /** An agent's row: its settings, its tools' generation (a route's cache key) and its last review. */
 export interface AgentRecord {
