@@ -130,15 +130,15 @@ describe('the layout check (npm run check:layers)', () => {
       tree({
         ...sound,
         'src/core/unused.ts': 'export const u = 1;\n',
-        // src/services/memory.ts may import adapters/log-turns.ts; this one does not, so the exception is stale.
-        'src/services/memory.ts': "import { n } from '../core/rule.ts';\nexport const m = n;\n",
-        'src/api/route.ts': "import '../services/svc.ts';\nimport '../services/memory.ts';\nimport './docs.ts';\n",
+        // src/services/gateway.ts may import adapters/mcp-upstream.ts; this one does not, so the exception is stale.
+        'src/services/gateway.ts': "import { n } from '../core/rule.ts';\nexport const m = n;\n",
+        'src/api/route.ts': "import '../services/svc.ts';\nimport '../services/gateway.ts';\nimport './docs.ts';\n",
       }),
     );
     expect(run.code).toBe(1);
     expect(run.stderr).toContain('src/core/unused.ts: no-orphans');
     expect(run.stderr).toContain(
-      'src/services/memory.ts: its exception for src/adapters/log-turns.ts in .dependency-cruiser.cjs is no longer used',
+      'src/services/gateway.ts: its exception for src/adapters/mcp-upstream.ts in .dependency-cruiser.cjs is no longer used',
     );
     expect(run.stderr).toContain('2 layout breach(es)');
   });
