@@ -1,50 +1,58 @@
 /**
- * The layout rules, checked on the imports of `src/` and `scripts/` (`npm run check:layers`, part of
- * `npm run check`). Every import counts, type-only and dynamic ones too. It fails, naming the file and
- * the import, on:
- * - an import circle: files that import each other, directly or through others;
- * - `src/core/` importing anything outside `src/core/` but `src/schemas.ts` and `src/errors.ts`, or a
- *   Workers module (`cloudflare:*`, `@cloudflare/*`): the core stays pure and runs anywhere;
- * - `src/adapters/` importing `src/services/` or `src/api/`;
- * - `src/services/` importing `src/api/`;
+ * The layout rules (`npm run check:layers`, part of `npm run check`). It fails, one line for each
+ * breach, on:
+ * - a breach of the import rules of `.dependency-cruiser.cjs`, which dependency-cruiser checks on
+ *   every import of `src/` and `scripts/`, type-only and dynamic ones too: an import circle; a file
+ *   nothing imports that is not an entry point; an import that names no file; `src/core/` importing
+ *   anything but `src/core/`, `src/schemas.ts`, `src/errors.ts` and packages, or a Workers module
+ *   (`cloudflare:*`, `@cloudflare/*`) or a Node built-in; `src/api/` importing `src/adapters/`;
+ *   `src/services/` importing `src/api/`, or `src/adapters/` but for the exceptions that file
+ *   lists with why; `src/adapters/` importing `src/services/` or `src/api/`;
+ * - an exception of that list no import uses any more;
  * - SQL in `src/` outside `src/adapters/`: a `.prepare(` call (D1's, or an agent log's), an `exec`
  *   on something named `sql` (a Durable Object's `ctx.storage.sql`), or a string or template literal
  *   that reads as a statement (`SELECT … FROM`, `INSERT INTO`, `UPDATE … SET`, `DELETE FROM`,
  *   `CREATE TABLE`/`INDEX`/`TRIGGER`/`VIEW`, `DROP …`, `PRAGMA`, in capitals as SQL is written here).
  *   Comments are not read, so prose about SQL is free; so are the words in lower case ("select
  *   the tools", "delete from the list") and a route named in capitals (`DELETE /v1/agents/:agent`).
- *   Files built from others (`*.gen.ts`) are not read: their sources are.
+ *   Files built from others (`*.gen.ts`) are not read: their sources are;
+ * - two files of one name (up to its first dot) in two of `src/core/`, `src/services/`,
+ *   `src/adapters/` and `src/` itself: a name says the file's job in its layer (`core/quality-math.ts`,
+ *   `services/quality-report.ts`), so an import tells which room it reaches. `src/api/` files are
+ *   named for the URL resource they serve and the dashboard's for their tab, so they are not counted;
+ * - a path that points nowhere: a `src/…`, `test/…`, `scripts/…` or `docs/…` path named in a comment
+ *   of `src/`, `test/` or `scripts/`, or anywhere in `docs/*.md` and `README.md`, that is no file or
+ *   folder of the tree (a glob such as `scripts/eval*.ts` is not a path); and a section sign that
+ *   follows no RFC's number (no document here numbers its sections).
  *
- * `tsx scripts/check-layers.ts [ROOT]` checks the tree at ROOT (default: this repository).
+ * `tsx scripts/check-layers.ts [ROOT]` checks the tree at ROOT (default: this repository) with this
+ * repository's `.dependency-cruiser.cjs`.
  */
+import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
-import { dirname, join, relative, resolve, sep } from 'node:path';
+import { createRequire } from 'node:module';
+import { join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
 
+const HERE = fileURLToPath(new URL('..', import.meta.url));
+const CONFIG = join(HERE, '.dependency-cruiser.cjs');
+const DEPCRUISE = join(HERE, 'node_modules', 'dependency-cruiser', 'bin', 'dependency-cruise.mjs');
 const SOURCE = /\.(ts|mts|cts|tsx|js|mjs|cjs)$/;
 const SCANNED = ['src', 'scripts'];
-/** Outside `src/core/`, what the core may import: the request schemas and the error type. */
-const CORE_MAY_IMPORT = new Set(['src/schemas.ts', 'src/errors.ts']);
-const WORKERS_MODULE = /^(cloudflare:|@cloudflare\/)/;
-/** Layers that must not import the layers listed beside them. */
-const FORBIDDEN: readonly { from: string; to: readonly string[] }[] = [
-  { from: 'src/adapters/', to: ['src/services/', 'src/api/'] },
-  { from: 'src/services/', to: ['src/api/'] },
-];
+/** Folders whose files may not share a name with each other's (`src/` itself: its own files only). */
+const NAMED_BY_JOB = ['src/core', 'src/services', 'src/adapters', 'src'];
+/** Where a path named in a comment or a page is looked for. */
+const PATH_CHECKED = ['src', 'test', 'scripts'];
+/** A path of this tree in prose: not inside a longer path or a URL, no glob, no template. */
+const NAMED_PATH = /(?<![\w./@-])(?:src|test|scripts|docs)\/[\w./-]*\w(?![\w*{$/-])/g;
+const SECTION_SIGN = /(?<!RFC \d+ )§/g;
 
 /** Where SQL may be written: the adapters, behind the ports of src/core/ports.ts. */
 const SQL_HOME = 'src/adapters/';
 /** A literal that reads as an SQL statement (keywords in capitals, as every statement here is written). */
 const SQL_TEXT =
   /\b(SELECT\s[\s\S]*?\bFROM\s+[\w"(]|SELECT\s+[\w*]+\s*\(|INSERT\s+(OR\s+[A-Z]+\s+)?INTO\s+[\w"]|UPDATE\s+[\w"]+\s+SET\s|DELETE\s+FROM\s+[\w"]|(CREATE|DROP|ALTER)\s+(TEMP\s+|TEMPORARY\s+|UNIQUE\s+|VIRTUAL\s+)?(TABLE|INDEX|TRIGGER|VIEW)\b|PRAGMA\s+\w)/;
-
-/** One import of one file: what it says, and the file of this tree it names (null: a package). */
-interface Import {
-  from: string;
-  specifier: string;
-  to: string | null;
-}
 
 /** Every source file under the scanned folders, as paths relative to `root` with `/`. */
 function sourceFiles(root: string): string[] {
@@ -59,119 +67,6 @@ function sourceFiles(root: string): string[] {
   };
   for (const top of SCANNED) if (existsSync(join(root, top))) walk(join(root, top));
   return out;
-}
-
-/** The file a relative specifier names, as TypeScript with `allowImportingTsExtensions` would find it. */
-function resolveRelative(root: string, from: string, specifier: string): string {
-  const base = resolve(root, dirname(from), specifier);
-  const candidates = [
-    base,
-    base.replace(/\.js$/, '.ts'),
-    base.replace(/\.mjs$/, '.mts'),
-    `${base}.ts`,
-    `${base}.mjs`,
-    `${base}.js`,
-    join(base, 'index.ts'),
-  ];
-  const found = candidates.find((c) => existsSync(c) && statSync(c).isFile()) ?? base;
-  return relative(root, found).split(sep).join('/');
-}
-
-/** The imports of every scanned file: import and export declarations, `import()`, `require()`, `import('…')` types. */
-function readImports(root: string): Import[] {
-  const out: Import[] = [];
-  for (const file of sourceFiles(root)) {
-    const text = readFileSync(join(root, file), 'utf8');
-    for (const { fileName } of ts.preProcessFile(text, true, true).importedFiles) {
-      const relativeImport = fileName.startsWith('./') || fileName.startsWith('../');
-      out.push({ from: file, specifier: fileName, to: relativeImport ? resolveRelative(root, file, fileName) : null });
-    }
-  }
-  return out;
-}
-
-/** Why one import breaks a layer rule, or null. */
-function layerBreach(i: Import): string | null {
-  if (i.from.startsWith('src/core/')) {
-    if (i.to === null && WORKERS_MODULE.test(i.specifier)) return 'src/core/ imports no Workers module';
-    if (i.to !== null && !i.to.startsWith('src/core/') && !CORE_MAY_IMPORT.has(i.to))
-      return 'src/core/ imports only src/core/, src/schemas.ts and src/errors.ts';
-  }
-  for (const rule of FORBIDDEN) {
-    const to = i.to;
-    if (!i.from.startsWith(rule.from) || to === null) continue;
-    const layer = rule.to.find((t) => to.startsWith(t));
-    if (layer !== undefined) return `${rule.from} never imports ${layer}`;
-  }
-  return null;
-}
-
-/**
- * The import circles: for each group of files that reach each other (a strongly connected
- * component, Tarjan's algorithm), one circle through its first file, as the imports that close it.
- */
-function circles(imports: readonly Import[]): { group: string[]; circle: Import[] }[] {
-  const edges = new Map<string, Import[]>();
-  for (const i of imports) {
-    if (i.to === null) continue;
-    const list = edges.get(i.from) ?? [];
-    list.push(i);
-    edges.set(i.from, list);
-  }
-  const next = (file: string): Import[] => edges.get(file) ?? [];
-  const index = new Map<string, number>();
-  const low = new Map<string, number>();
-  const stack: string[] = [];
-  const onStack = new Set<string>();
-  const groups: string[][] = [];
-  const visit = (file: string): void => {
-    index.set(file, index.size);
-    low.set(file, index.get(file) ?? 0);
-    stack.push(file);
-    onStack.add(file);
-    for (const { to } of next(file)) {
-      if (to === null) continue;
-      if (!index.has(to)) {
-        visit(to);
-        low.set(file, Math.min(low.get(file) ?? 0, low.get(to) ?? 0));
-      } else if (onStack.has(to)) {
-        low.set(file, Math.min(low.get(file) ?? 0, index.get(to) ?? 0));
-      }
-    }
-    if (low.get(file) !== index.get(file)) return;
-    const group: string[] = [];
-    for (let f = stack.pop(); f !== undefined; f = stack.pop()) {
-      onStack.delete(f);
-      group.push(f);
-      if (f === file) break;
-    }
-    const selfImport = next(file).some((i) => i.to === file);
-    if (group.length > 1 || selfImport) groups.push(group.sort());
-  };
-  for (const file of [...edges.keys()].sort()) if (!index.has(file)) visit(file);
-  // One circle per group: the shortest way back to its first file, found breadth-first inside the group.
-  return groups.map((group) => {
-    const inGroup = new Set(group);
-    const start = group[0] ?? '';
-    const via = new Map<string, Import>();
-    const queue = [start];
-    for (let k = 0; k < queue.length; k++) {
-      const file = queue[k] ?? '';
-      for (const i of next(file)) {
-        if (i.to === null || !inGroup.has(i.to)) continue;
-        if (i.to === start) {
-          const path = [i];
-          for (let back = via.get(file); back !== undefined; back = via.get(back.from)) path.unshift(back);
-          return { group, circle: path };
-        }
-        if (!via.has(i.to)) {
-          via.set(i.to, i);
-          queue.push(i.to);
-        }
-      }
-    }
-    return { group, circle: [] };
-  });
 }
 
 /** The SQL of one file of `src/` outside the adapters: one line each, with its line number. */
@@ -206,26 +101,148 @@ function sqlOutsideAdapters(root: string): string[] {
     .flatMap((f) => sqlIn(f, readFileSync(join(root, f), 'utf8')));
 }
 
-/** Every breach in the tree at `root`, one line each; none when the layout holds. */
-function checkLayers(root: string): string[] {
-  const imports = readImports(root);
-  const out: string[] = [...sqlOutsideAdapters(root)];
-  for (const i of imports) {
-    const why = layerBreach(i);
-    if (why !== null) out.push(`${i.from}: import '${i.specifier}' (${i.to ?? 'a package'}): ${why}`);
-  }
-  for (const { group, circle } of circles(imports)) {
-    const steps = circle.map((i) => `${i.from} imports '${i.specifier}'`).join(', ');
-    out.push(`import circle (${group.length} files reach each other): ${steps}, back to ${circle[0]?.from}`);
+interface Violation {
+  from: string;
+  to: string;
+  rule: { name: string };
+  /** For a circle: the files from `to` back to `from`. */
+  cycle?: { name: string }[];
+}
+interface CruiseResult {
+  modules: { source: string; dependencies: { resolved: string; module: string }[] }[];
+  summary: { violations: Violation[] };
+}
+interface Rule {
+  name: string;
+  comment?: string;
+  from: { path?: string | string[] };
+  to: { pathNot?: string | string[] };
+}
+
+/** The import rules of `.dependency-cruiser.cjs` on the tree at `root`: one line per breach. */
+function importBreaches(root: string): string[] {
+  const folders = SCANNED.filter((f) => existsSync(join(root, f)));
+  if (folders.length === 0) return [];
+  const json = execFileSync(
+    process.execPath,
+    [DEPCRUISE, ...folders, '--config', CONFIG, '--output-type', 'json', '--no-cache'],
+    { cwd: root, encoding: 'utf8', maxBuffer: 256 * 1024 * 1024 },
+  );
+  const result = JSON.parse(json) as CruiseResult;
+  const rules = (createRequire(import.meta.url)(CONFIG) as { forbidden: Rule[] }).forbidden;
+  const why = new Map(rules.map((r) => [r.name, r.comment ?? '']));
+  const out = result.summary.violations.map((v) => {
+    // A circle is named by every file on it: from imports to, which imports the next, back to from.
+    const steps = v.from === v.to ? v.from : [v.from, ...(v.cycle?.map((c) => c.name) ?? [v.to])].join(' imports ');
+    return `${steps}: ${v.rule.name} (${why.get(v.rule.name) ?? ''})`;
+  });
+  // An exception no import uses any more is taken out of the list, so the rule stays as tight as the code.
+  const imports = new Set(result.modules.flatMap((m) => m.dependencies.map((d) => `${m.source} ${d.resolved}`)));
+  const unanchor = (re: string): string => re.replace(/^\^|\$$/g, '').replace(/\\\./g, '.');
+  for (const rule of rules) {
+    const from = typeof rule.from.path === 'string' ? unanchor(rule.from.path) : null;
+    if (rule.name !== 'services-through-ports' || from === null || !existsSync(join(root, from))) continue;
+    for (const to of [rule.to.pathNot ?? []].flat().map(unanchor)) {
+      if (!imports.has(`${from} ${to}`))
+        out.push(`${from}: its exception for ${to} in .dependency-cruiser.cjs is no longer used: remove it`);
+    }
   }
   return out;
 }
 
-const root = process.argv[2] ?? fileURLToPath(new URL('..', import.meta.url));
-const breaches = checkLayers(resolve(root));
+/** Two files of one name in two of the folders named by job. */
+function sharedNames(root: string): string[] {
+  const homes = new Map<string, string[]>();
+  for (const folder of NAMED_BY_JOB) {
+    if (!existsSync(join(root, folder))) continue;
+    for (const name of readdirSync(join(root, folder)).sort()) {
+      if (!SOURCE.test(name) || /\.d\.[cm]?ts$/.test(name) || !statSync(join(root, folder, name)).isFile()) continue;
+      const base = name.slice(0, name.indexOf('.'));
+      const list = homes.get(base) ?? [];
+      if (!list.includes(folder)) list.push(folder);
+      homes.set(base, list);
+    }
+  }
+  return [...homes]
+    .filter(([, folders]) => folders.length > 1)
+    .map(
+      ([base, folders]) =>
+        `'${base}' names a file in ${folders.map((f) => `${f}/`).join(' and ')}: name each for its job in its layer`,
+    );
+}
+
+/** The comments of a source file, each with the line it starts on. */
+function commentsOf(text: string): { line: number; text: string }[] {
+  const out: { line: number; text: string }[] = [];
+  const lineAt = (pos: number): number => text.slice(0, pos).split('\n').length;
+  const source = ts.createSourceFile('x.ts', text, ts.ScriptTarget.Latest, false);
+  const seen = new Set<number>();
+  const visit = (node: ts.Node): void => {
+    for (const ranges of [ts.getLeadingCommentRanges(text, node.pos), ts.getTrailingCommentRanges(text, node.end)]) {
+      for (const r of ranges ?? []) {
+        if (seen.has(r.pos)) continue;
+        seen.add(r.pos);
+        out.push({ line: lineAt(r.pos), text: text.slice(r.pos, r.end) });
+      }
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(source);
+  return out;
+}
+
+/** Paths in comments and pages that name no file or folder of the tree, and sections that do not exist. */
+function pathsNowhere(root: string): string[] {
+  const places: { file: string; line: number; text: string }[] = [];
+  const walk = (dir: string, visit: (file: string) => void): void => {
+    if (!existsSync(join(root, dir))) return;
+    for (const name of readdirSync(join(root, dir)).sort()) {
+      if (name === 'node_modules' || name.startsWith('.')) continue;
+      const path = `${dir}/${name}`;
+      if (statSync(join(root, path)).isDirectory()) walk(path, visit);
+      else visit(path);
+    }
+  };
+  for (const top of PATH_CHECKED) {
+    walk(top, (file) => {
+      if (!SOURCE.test(file) || /\.gen\.[cm]?[jt]sx?$/.test(file)) return;
+      for (const c of commentsOf(readFileSync(join(root, file), 'utf8'))) places.push({ file, ...c });
+    });
+  }
+  const pages = [
+    'README.md',
+    ...(existsSync(join(root, 'docs')) ? readdirSync(join(root, 'docs')) : [])
+      .filter((n) => n.endsWith('.md'))
+      .map((n) => `docs/${n}`),
+  ].filter((f) => existsSync(join(root, f)));
+  for (const file of pages) places.push({ file, line: 1, text: readFileSync(join(root, file), 'utf8') });
+  const out: string[] = [];
+  for (const { file, line, text } of places) {
+    const lineOf = (index: number): number => line + text.slice(0, index).split('\n').length - 1;
+    for (const m of text.matchAll(NAMED_PATH)) {
+      const path = m[0].replace(/\.$/, '');
+      if (!existsSync(join(root, path)))
+        out.push(`${file}:${lineOf(m.index)}: names ${path}, which does not exist: point it at what it means`);
+    }
+    for (const m of text.matchAll(SECTION_SIGN)) {
+      out.push(`${file}:${lineOf(m.index)}: a § section, but no document here numbers its sections: name the heading`);
+    }
+  }
+  return out;
+}
+
+/** Every breach in the tree at `root`, one line each; none when the layout holds. */
+function checkLayers(root: string): string[] {
+  return [...importBreaches(root), ...sqlOutsideAdapters(root), ...sharedNames(root), ...pathsNowhere(root)];
+}
+
+const root = resolve(process.argv[2] ?? HERE);
+const breaches = checkLayers(root);
 if (breaches.length > 0) {
   process.stderr.write(`${breaches.join('\n')}\n${breaches.length} layout breach(es) in ${root}\n`);
   process.exitCode = 1;
 } else {
-  process.stdout.write('layers: no import circle, no layer breach, no SQL outside src/adapters/\n');
+  process.stdout.write(
+    'layers: no import circle, no layer breach, no orphan, no SQL outside src/adapters/, no shared name, no path to nowhere\n',
+  );
 }

@@ -28,11 +28,11 @@ import { transferApi } from './api/transfer.ts';
 import { usageApi } from './api/usage.ts';
 import { webhooksApi } from './api/webhooks.ts';
 import { preAuthorize } from './api/pre-authorize.ts';
+import { VersionConflict } from './core/ports.ts';
 import { dashboardApp } from './dashboard/page.ts';
 import { services } from './env.ts';
 import { ApiError, type ErrorCode } from './errors.ts';
 import { LIMITS } from './schemas.ts';
-import { VersionConflict } from './adapters/d1-store.ts';
 
 export const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
 

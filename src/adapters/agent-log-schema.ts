@@ -5,7 +5,7 @@
  * wherever it runs, and so an exported row says whose it is. Idempotent: it runs on every start
  * of the object and after the agent is forgotten.
  *
- * Indexes: each bounded read of the log (src/adapters/log-turns.ts, review-log.ts, usage.ts, activity.ts)
+ * Indexes: each bounded read of the log (src/adapters/log-turns.ts, log-review-reads.ts, log-usage.ts, log-activity.ts)
  * is an index range with a LIMIT; test/adapters/query-plans.test.ts checks the plans.
  */
 import type { SqlStatement } from './log-db.ts';

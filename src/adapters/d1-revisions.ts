@@ -5,15 +5,12 @@
  * the `Revision` schema as one JSON `body`. `before_row` is the row's learned state before apply
  * (written by apply, read by undo). Reads are by primary key or on the (agent, …) indexes.
  */
+import type { NewRevision } from '../core/ports.ts';
 import type { Revision } from '../schemas.ts';
 
-type RevisionStatus = Revision['status'];
+export type { NewRevision };
 
-/** What a review stores for one revision; the status columns start as `proposed`. */
-export type NewRevision = Omit<
-  Revision,
-  'status' | 'applied_at' | 'approved_by' | 'applied_version' | 'dismiss_reason' | 'undone_at' | 'undone_by'
->;
+type RevisionStatus = Revision['status'];
 
 /** A revision with what the store keeps beside the API shape. */
 export interface RevisionRecord {

@@ -9,15 +9,10 @@ import type { StoredTool } from '../core/records.ts';
 import type { MemoryWording } from '../core/routing-memory.ts';
 import type { AuthorDefinition } from '../core/tooldef.ts';
 import type { Example, KeyRole, Settings, SettingsPatch } from '../schemas.ts';
+import { type AgentRecord, type ToolWrite, VersionConflict } from '../core/ports.ts';
 
-export interface AgentRecord {
-  agent: string;
-  created_at: string;
-  settings: SettingsPatch;
-  tools_gen: number;
-  last_review_at: string | null;
-  last_review_seq: number;
-}
+export type { AgentRecord, ToolWrite };
+export { VersionConflict };
 
 export interface KeyRecord {
   key_id: string;
@@ -28,23 +23,6 @@ export interface KeyRecord {
   revoked_at: string | null;
   /** The key's tool lists as JSON text (docs/integrations.md "Who may call what"), or null = every tool. */
   tool_access: string | null;
-}
-
-/** One row write: the full new row plus the version entry that guards it. */
-export interface ToolWrite {
-  tool: StoredTool;
-  /** The version the writer read, or null when the row must not exist yet. */
-  expected_version: number | null;
-  /** The author's definition as registered; a learning write adds the learned state beside it. */
-  definition: AuthorDefinition & { learned?: unknown };
-  source: string;
-}
-
-export class VersionConflict extends Error {
-  constructor(readonly tool: string) {
-    super(`tool ${tool} was written by someone else`);
-    this.name = 'VersionConflict';
-  }
 }
 
 /** Told after every write that can move an agent's tools_gen or settings. */

@@ -5,68 +5,28 @@
  * consistent (D1's one primary); a sync's writes are one batch.
  */
 import type { DefinitionFinding, ToolFlag } from '../core/definition-check.ts';
+import type {
+  ListedDefinition,
+  QuarantineRecord,
+  ServedTool,
+  SessionTurn,
+  SyncOutcome,
+  UpstreamRecord,
+  UpstreamStatus,
+  UpstreamToolRecord,
+} from '../core/ports.ts';
 import { agentWritten } from './d1-store.ts';
 
-export type UpstreamStatus = 'new' | 'ok' | 'failing';
-
-/** An upstream row; `headers_sealed` is the secret box's text, opened only to call the upstream. */
-export interface UpstreamRecord {
-  agent: string;
-  name: string;
-  url: string;
-  header_names: string[];
-  headers_sealed: string | null;
-  timeout_ms: number;
-  status: UpstreamStatus;
-  last_error: string | null;
-  failures: number;
-  last_sync_at: string | null;
-  next_sync_at: string | null;
-  created_at: string;
-  updated_at: string;
-}
-
-/** Which upstream serves one of the agent's tools, under which of its own names. */
-export interface UpstreamToolRecord {
-  tool: string;
-  upstream: string;
-  remote_name: string;
-  available: boolean;
-  /** Why a person should read it; empty when nothing was found. */
-  flags: ToolFlag[];
-  /** The definition in force, as the upstream listed it (null for a row pinned before this was kept). */
-  definition: ListedDefinition | null;
-}
-
-/** A tool a sync or a release serves; `definition` null keeps the one in force (a held change). */
-export interface ServedTool {
-  tool: string;
-  remote_name: string;
-  flags: ToolFlag[];
-  definition: ListedDefinition | null;
-}
-
-/** A tool definition as an upstream listed it: what a release registers. */
-export interface ListedDefinition {
-  name: string;
-  description: string;
-  inputSchema: Record<string, unknown>;
-}
-
-/** One upstream tool held back by the definition check, or released by a person. */
-export interface QuarantineRecord {
-  agent: string;
-  upstream: string;
-  remote_name: string;
-  tool: string;
-  definition: ListedDefinition;
-  definition_hash: string;
-  findings: DefinitionFinding[];
-  quarantined_at: string;
-  released_by: string | null;
-  released_key: string | null;
-  released_at: string | null;
-}
+export type {
+  ListedDefinition,
+  QuarantineRecord,
+  ServedTool,
+  SessionTurn,
+  SyncOutcome,
+  UpstreamRecord,
+  UpstreamStatus,
+  UpstreamToolRecord,
+};
 
 type QuarantineRow = Omit<QuarantineRecord, 'definition' | 'findings'> & { definition: string; findings: string };
 
@@ -91,29 +51,6 @@ function toTool(r: ToolRow): UpstreamToolRecord {
     flags: JSON.parse(r.flags) as ToolFlag[],
     definition: r.definition === null ? null : (JSON.parse(r.definition) as ListedDefinition),
   };
-}
-
-/** A session's last search_tools turn: the request a forwarded call answers. */
-export interface SessionTurn {
-  turn_id: string;
-  request: string;
-  conversation_id: string | null;
-}
-
-/** What a sync writes: the tools this upstream now serves, and how the attempt went. */
-export interface SyncOutcome {
-  served: ServedTool[];
-  /** Definitions held now (new or changed ones replace the row; the same one keeps its release). */
-  held: Omit<QuarantineRecord, 'agent' | 'upstream' | 'released_by' | 'released_key' | 'released_at'>[];
-  /**
-   * The names whose quarantine rows stay: those held now and released ones served under their
-   * release; the rows of every other name (listed clean, or no longer listed) are removed.
-   */
-  keep: string[];
-  status: UpstreamStatus;
-  last_error: string | null;
-  failures: number;
-  next_sync_at: string;
 }
 
 type UpstreamRow = Omit<UpstreamRecord, 'header_names'> & { header_names: string };

@@ -2,19 +2,10 @@
  * An agent's webhooks and their deliveries in D1 (migrations/0013_webhooks.sql). Strongly
  * consistent (one primary): the consumer reads a webhook as the last PUT left it.
  */
+import type { StoredWebhook, WebhookKind } from '../core/ports.ts';
 import type { WebhookEventType } from '../core/webhook-events.ts';
 
-export type WebhookKind = 'json' | 'slack';
-
-/** A webhook as stored, its secret included: only the delivery reads the secret. */
-export interface StoredWebhook {
-  webhook_id: string;
-  url: string;
-  kind: WebhookKind;
-  secret: string | null;
-  events: WebhookEventType[];
-  created_at: string;
-}
+export type { StoredWebhook, WebhookKind };
 
 /** A delivery that reached the dead-letter queue (or is still being retried). */
 export interface DeliveryRow {

@@ -4,18 +4,10 @@
  * the object: `all`/`first`/`run` are one RPC, `batch` is one RPC and one transaction. Strongly
  * consistent (one object serialises its agent's log); one round trip to the object per read.
  */
+import type { LogStatement } from '../core/ports.ts';
 import type { AgentNamespace, SqlResult, SqlStatement, SqlValue } from './agent-object-rpc.ts';
 
-export type { SqlResult, SqlStatement, SqlValue };
-
-/** A statement of the log, bound like a D1 prepared statement. */
-export interface LogStatement {
-  readonly statement: SqlStatement;
-  bind(...params: SqlValue[]): LogStatement;
-  all<T = Record<string, SqlValue>>(): Promise<SqlResult<T>>;
-  first<T = Record<string, SqlValue>>(): Promise<T | null>;
-  run(): Promise<SqlResult>;
-}
+export type { LogStatement, SqlResult, SqlStatement, SqlValue };
 
 /** One agent's log database. */
 export interface LogDb {

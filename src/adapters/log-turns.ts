@@ -5,18 +5,10 @@
  */
 import type { CallRecord, OfferedTool, OutcomeRecord, TurnRecord } from '../core/records.ts';
 import type { LogDb, LogOf, LogStatement, SqlValue } from './log-db.ts';
+import { LOG_PAGE_ROWS, type LogSlice, type NewCall, type NewTurn } from '../core/ports.ts';
 
-export interface NewTurn {
-  turn_id: string;
-  request: string | null;
-  conversation_id: string | null;
-  routed: boolean;
-  offered: OfferedTool[];
-  source: 'route' | 'trace' | 'call';
-  created_at: string;
-}
-
-export type NewCall = Omit<CallRecord, 'seq'>;
+export type { LogSlice, NewCall, NewTurn };
+export { LOG_PAGE_ROWS };
 
 const INSERT_TURNS =
   'INSERT INTO turns (agent, turn_id, request, conversation_id, routed, offered, source, created_at)';
@@ -198,19 +190,6 @@ export function createLog(logOf: LogOf) {
 }
 
 export type Log = ReturnType<typeof createLog>;
-
-/** Turns, calls and the outcomes reported for those turns: a slice of the log the core attributes. */
-export interface LogSlice {
-  turns: TurnRecord[];
-  calls: CallRecord[];
-  outcomes: OutcomeRecord[];
-}
-
-/**
- * Rows one read of the log returns: an answer of a few MiB, far under what one RPC message carries
- * (32 MiB), however many rows a caller asks for.
- */
-export const LOG_PAGE_ROWS = 5_000;
 
 /** A time range of the log: [from, to) (to null: open), oldest or newest first. */
 interface TimeRange {

@@ -4,7 +4,7 @@
  * secret is write-only, and a Slack URL, which is itself a credential, is answered as its origin.
  */
 import { createRoute, z } from '@hono/zod-openapi';
-import type { StoredWebhook } from '../adapters/d1-webhooks.ts';
+import type { StoredWebhook } from '../core/ports.ts';
 import { WEBHOOK_EVENT_TYPES, webhookUrlProblem } from '../core/webhook-events.ts';
 import { ApiError } from '../errors.ts';
 import { ALL_EVENT_TYPES } from '../services/webhook-delivery.ts';

@@ -1,8 +1,14 @@
 /**
- * Ports: the small interfaces the core needs from the platform. Adapters live in src/adapters/;
- * src/env.ts is the only module that picks them from bindings.
+ * Ports: the small interfaces the core needs from the platform, and the records the stores read and
+ * write, so a service names what it stores without importing the adapter that stores it. Adapters
+ * live in src/adapters/; src/env.ts is the only module that picks them from bindings.
  */
+import type { Revision, SettingsPatch } from '../schemas.ts';
+import type { CallRecord, OfferedTool, OutcomeRecord, StoredTool, TurnRecord } from './records.ts';
+import type { DefinitionFinding, ToolFlag } from './definition-check.ts';
 import type { Bucket } from './token-bucket.ts';
+import type { AuthorDefinition } from './tooldef.ts';
+import type { WebhookEventType } from './webhook-events.ts';
 
 /** Turns text into L2-normalised vectors of a fixed dimension. */
 export interface Embedder {
@@ -193,6 +199,15 @@ export interface SqlResult<T = Record<string, SqlValue>> {
   meta: { changes: number };
 }
 
+/** A statement of the log, bound like a D1 prepared statement. */
+export interface LogStatement {
+  readonly statement: SqlStatement;
+  bind(...params: SqlValue[]): LogStatement;
+  all<T = Record<string, SqlValue>>(): Promise<SqlResult<T>>;
+  first<T = Record<string, SqlValue>>(): Promise<T | null>;
+  run(): Promise<SqlResult>;
+}
+
 /** One tool's offers in a group of routed turns, and the routed turn that first offered it. */
 export interface ToolOffers {
   tool: string;
@@ -244,4 +259,164 @@ export interface AgentObjectStore {
   /** A rate bucket by name (src/core/token-bucket.ts), null when none is kept. */
   bucket(name: string): Bucket | null;
   keepBucket(name: string, bucket: Bucket): void;
+}
+
+// What the stores read and write: services build and read these; the adapters keep them.
+
+/** What a store throws when another writer changed a tool row first (its version moved): nothing was written. */
+export class VersionConflict extends Error {
+  constructor(readonly tool: string) {
+    super(`tool ${tool} was written by someone else`);
+    this.name = 'VersionConflict';
+  }
+}
+
+/**
+ * Rows one read of the log returns: an answer of a few MiB, far under what one RPC message carries
+ * (32 MiB), however many rows a caller asks for.
+ */
+export const LOG_PAGE_ROWS = 5_000;
+
+/** An agent's row: its settings, its tools' generation (a route's cache key) and its last review. */
+export interface AgentRecord {
+  agent: string;
+  created_at: string;
+  settings: SettingsPatch;
+  tools_gen: number;
+  last_review_at: string | null;
+  last_review_seq: number;
+}
+
+/** One row write: the full new row plus the version entry that guards it. */
+export interface ToolWrite {
+  tool: StoredTool;
+  /** The version the writer read, or null when the row must not exist yet. */
+  expected_version: number | null;
+  /** The author's definition as registered; a learning write adds the learned state beside it. */
+  definition: AuthorDefinition & { learned?: unknown };
+  source: string;
+}
+
+/** A turn as a route, a trace or a loose call writes it into the log. */
+export interface NewTurn {
+  turn_id: string;
+  request: string | null;
+  conversation_id: string | null;
+  routed: boolean;
+  offered: OfferedTool[];
+  source: 'route' | 'trace' | 'call';
+  created_at: string;
+}
+
+export type NewCall = Omit<CallRecord, 'seq'>;
+
+/** Turns, calls and the outcomes reported for those turns: a slice of the log the core attributes. */
+export interface LogSlice {
+  turns: TurnRecord[];
+  calls: CallRecord[];
+  outcomes: OutcomeRecord[];
+}
+
+/** What a review stores for one revision; the status columns start as `proposed`. */
+export type NewRevision = Omit<
+  Revision,
+  'status' | 'applied_at' | 'approved_by' | 'applied_version' | 'dismiss_reason' | 'undone_at' | 'undone_by'
+>;
+
+/** How a webhook's body is written: Whetstone's JSON, or a Slack message. */
+export type WebhookKind = 'json' | 'slack';
+
+/** A webhook as stored, its secret included: only the delivery reads the secret. */
+export interface StoredWebhook {
+  webhook_id: string;
+  url: string;
+  kind: WebhookKind;
+  secret: string | null;
+  events: WebhookEventType[];
+  created_at: string;
+}
+
+/** An upstream's last sync: not yet tried, served, or failing (and retried later). */
+export type UpstreamStatus = 'new' | 'ok' | 'failing';
+
+/** An upstream row; `headers_sealed` is the secret box's text, opened only to call the upstream. */
+export interface UpstreamRecord {
+  agent: string;
+  name: string;
+  url: string;
+  header_names: string[];
+  headers_sealed: string | null;
+  timeout_ms: number;
+  status: UpstreamStatus;
+  last_error: string | null;
+  failures: number;
+  last_sync_at: string | null;
+  next_sync_at: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+/** Which upstream serves one of the agent's tools, under which of its own names. */
+export interface UpstreamToolRecord {
+  tool: string;
+  upstream: string;
+  remote_name: string;
+  available: boolean;
+  /** Why a person should read it; empty when nothing was found. */
+  flags: ToolFlag[];
+  /** The definition in force, as the upstream listed it (null for a row pinned before this was kept). */
+  definition: ListedDefinition | null;
+}
+
+/** A tool a sync or a release serves; `definition` null keeps the one in force (a held change). */
+export interface ServedTool {
+  tool: string;
+  remote_name: string;
+  flags: ToolFlag[];
+  definition: ListedDefinition | null;
+}
+
+/** A tool definition as an upstream listed it: what a release registers. */
+export interface ListedDefinition {
+  name: string;
+  description: string;
+  inputSchema: Record<string, unknown>;
+}
+
+/** One upstream tool held back by the definition check, or released by a person. */
+export interface QuarantineRecord {
+  agent: string;
+  upstream: string;
+  remote_name: string;
+  tool: string;
+  definition: ListedDefinition;
+  definition_hash: string;
+  findings: DefinitionFinding[];
+  quarantined_at: string;
+  released_by: string | null;
+  released_key: string | null;
+  released_at: string | null;
+}
+
+/** A session's last search_tools turn: the request a forwarded call answers. */
+export interface SessionTurn {
+  turn_id: string;
+  request: string;
+  conversation_id: string | null;
+}
+
+/** What a sync writes: the tools this upstream now serves, and how the attempt went. */
+export interface SyncOutcome {
+  served: ServedTool[];
+  /** Definitions held now (new or changed ones replace the row; the same one keeps its release). */
+  held: Omit<QuarantineRecord, 'agent' | 'upstream' | 'released_by' | 'released_key' | 'released_at'>[];
+  /**
+   * The names whose quarantine rows stay: those held now and released ones served under their
+   * release; the rows of every other name (listed clean, or no longer listed) are removed.
+   */
+  keep: string[];
+  status: UpstreamStatus;
+  last_error: string | null;
+  failures: number;
+  next_sync_at: string;
 }

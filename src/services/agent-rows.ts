@@ -11,7 +11,8 @@
  * - reads go through a Batcher: concurrent routes share one read, and a read always starts after
  *   the routes it serves arrived.
  */
-import { onAgentWrite, type AgentRecord } from '../adapters/d1-store.ts';
+import { onAgentWrite } from '../adapters/d1-store.ts';
+import type { AgentRecord } from '../core/ports.ts';
 import type { Services } from '../env.ts';
 import { Batcher } from './batcher.ts';
 

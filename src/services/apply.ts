@@ -5,7 +5,7 @@
  * the row) and a write guard on the revision's status (nobody else applied or dismissed it).
  * Two concurrent applies of one revision: one wins, the other gets 409 and writes nothing.
  */
-import { isWriteConflict, VersionConflict, type ToolWrite } from '../adapters/d1-store.ts';
+import { type LogSlice, type ToolWrite, VersionConflict } from '../core/ports.ts';
 import {
   findDisplaced,
   learnedState,
@@ -14,7 +14,6 @@ import {
   withdrawExamples,
   type LearnedState,
 } from '../core/learning.ts';
-import type { LogSlice } from '../adapters/log-turns.ts';
 import type { StoredTool } from '../core/records.ts';
 import { buildRoutingIndex, embeddingText, routingDoc, type RoutingDoc, type RoutingIndex } from '../core/routing.ts';
 import { isEmpty, linesOf, type EditResult, type LineEdit, type RevisionLines } from '../core/edits.ts';
@@ -439,7 +438,7 @@ async function writeGuarded(
   try {
     await svc.store.writeTools(agent, [write], now, extra);
   } catch (err) {
-    if (err instanceof VersionConflict || isWriteConflict(err))
+    if (err instanceof VersionConflict)
       throw new ApiError(
         'conflict',
         `tool ${write.tool.name} or its revision was changed by another request; nothing was written`,

@@ -1,6 +1,5 @@
 /** The call log (docs/api.md `POST …/calls`): one atomic batch, idempotent by call id. */
-import type { LogStatement } from '../adapters/log-db.ts';
-import type { NewCall } from '../adapters/log-turns.ts';
+import type { LogStatement, NewCall } from '../core/ports.ts';
 import { storedRequest } from '../core/long-request.ts';
 import type { Services } from '../env.ts';
 import { notFound } from '../errors.ts';

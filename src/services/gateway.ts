@@ -7,7 +7,7 @@
  * timed out may have reached the upstream.
  */
 import { UpstreamError } from '../adapters/mcp-upstream.ts';
-import type { SessionTurn } from '../adapters/d1-upstreams.ts';
+import type { SessionTurn } from '../core/ports.ts';
 import { instructionsInResult } from '../core/result-check.ts';
 import { type ToolAccess, toolAllowed } from '../core/tool-access.ts';
 import type { Services } from '../env.ts';

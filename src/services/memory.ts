@@ -8,8 +8,7 @@
  * displacement one wording at a time like example requests, and writes the row like any revision,
  * so undo restores the memory it had. The model view never reads memory.
  */
-import type { NewRevision } from '../adapters/d1-revisions.ts';
-import { LOG_PAGE_ROWS } from '../adapters/log-turns.ts';
+import { LOG_PAGE_ROWS, type NewRevision } from '../core/ports.ts';
 import { attributeRuns } from '../core/attribution.ts';
 import { learnedState } from '../core/learning.ts';
 import { createLogMasker, definedTool } from '../core/log-masker.ts';
@@ -26,7 +25,7 @@ export const MEMORY_APPLY_BY = 'whetstone:routing_memory';
 
 /**
  * Turns and calls (each) a review reads for memory, newest first, from the previous review on: one
- * page of the log (src/adapters/log-turns.ts LOG_PAGE_ROWS), so a busy agent's pass of traffic between
+ * page of the log (LOG_PAGE_ROWS, src/core/ports.ts), so a busy agent's pass of traffic between
  * two reviews is read whole; what is older than that is not remembered.
  */
 const MEMORY_LOG_ROWS = LOG_PAGE_ROWS;

@@ -10,7 +10,7 @@ import { argumentNames, canonicalJson, normalizeToolDef, type NormalizedTool } f
 import type { Services } from '../env.ts';
 import { ApiError } from '../errors.ts';
 import { DEFAULT_SETTINGS, type Example, type ToolDef } from '../schemas.ts';
-import type { ToolWrite } from '../adapters/d1-store.ts';
+import type { ToolWrite } from '../core/ports.ts';
 import { settingsOf } from './route-serving.ts';
 import { embedTools } from './tool-vectors.ts';
 

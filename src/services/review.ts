@@ -9,7 +9,7 @@
  */
 import { loopTurn } from '../keep-alive.ts';
 import { logInfo } from '../logger.ts';
-import type { NewRevision } from '../adapters/d1-revisions.ts';
+import type { NewRevision } from '../core/ports.ts';
 import {
   evidenceByTool,
   findEvidenceWithOrigins,

@@ -6,7 +6,7 @@
  * src/services/turn-writer.ts). `npm run bench` measures it (docs/performance.md).
  */
 import { routingWindow, storedRequest } from '../core/long-request.ts';
-import type { NewTurn } from '../adapters/log-turns.ts';
+import type { NewTurn } from '../core/ports.ts';
 import type { StoredTool } from '../core/records.ts';
 import { modelView, toolboxTokens } from '../core/render.ts';
 import { buildRoutingIndex, routingDoc, rankTools, type RoutingDoc, type RoutingIndex } from '../core/routing.ts';

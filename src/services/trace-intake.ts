@@ -2,7 +2,7 @@
  * Traces and unregistered tools (docs/api.md `POST …/traces`): one trace becomes a turn and its
  * calls in one atomic D1 batch; unregistered names come back with a draft ready for `PUT …/tools`.
  */
-import type { NewCall } from '../adapters/log-turns.ts';
+import type { NewCall } from '../core/ports.ts';
 import { draftFor } from '../core/drafts.ts';
 import { normalizeToolDef, type AuthorDefinition } from '../core/tooldef.ts';
 import { detectTraceFormat, readTrace, traceCallId, turnFingerprint, type ReadTrace } from '../core/traces.ts';

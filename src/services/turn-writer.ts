@@ -5,7 +5,7 @@
  * under load a turn costs a small share of a round trip instead of two round trips of its own. The
  * window only delays the writes (a review reads them later); the answer has already gone.
  */
-import type { NewTurn } from '../adapters/log-turns.ts';
+import type { NewTurn } from '../core/ports.ts';
 import type { Services } from '../env.ts';
 import { Batcher } from './batcher.ts';
 

@@ -16,7 +16,7 @@ import type {
   SyncOutcome,
   UpstreamRecord,
   UpstreamToolRecord,
-} from '../adapters/d1-upstreams.ts';
+} from '../core/ports.ts';
 import {
   checkDefinition,
   type DefinitionFinding,

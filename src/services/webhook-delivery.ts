@@ -10,7 +10,7 @@
  */
 import { z } from '@hono/zod-openapi';
 import { logError, logInfo } from '../logger.ts';
-import type { StoredWebhook } from '../adapters/d1-webhooks.ts';
+import type { StoredWebhook } from '../core/ports.ts';
 import {
   jsonBody,
   retryDelaySeconds,

@@ -14,7 +14,7 @@ import {
 import { augmentTools } from '../../src/augmentation.ts';
 import type { AugmentInput } from '../../src/core/ports.ts';
 
-/** The binding's error class (workerd src/cloudflare/internal/ai-api.ts). */
+/** The binding's error class (in workerd's source: cloudflare/internal/ai-api.ts). */
 class InferenceUpstreamError extends Error {
   constructor(message: string, name = 'InferenceUpstreamError') {
     super(message);
