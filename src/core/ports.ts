@@ -2,6 +2,7 @@
  * Ports: the small interfaces the core needs from the platform. Adapters live in src/adapters/;
  * src/env.ts is the only module that picks them from bindings.
  */
+import type { ModelTool } from '../schemas.ts';
 import type { Bucket } from './rate-limit.ts';
 
 /** Turns text into L2-normalised vectors of a fixed dimension. */
@@ -52,6 +53,18 @@ export interface ChatModel {
    */
   readonly longestCallMs: number;
   complete(task: ModelTask): Promise<string | null>;
+  /**
+   * Which of the offered tools the model calls for one request, with its arguments; null when it
+   * answers without a call. Only a model that can call tools has it (an OpenAI-compatible one):
+   * a try run of a revision (src/services/try.ts) says so when it is absent rather than guess.
+   */
+  pickTool?(request: string, tools: readonly ModelTool[]): Promise<ToolPick | null>;
+}
+
+/** A model's tool call: the tool's name and the arguments it wrote (parsed JSON; `{}` when unreadable). */
+export interface ToolPick {
+  tool: string;
+  arguments: Record<string, unknown>;
 }
 
 /**
