@@ -13,7 +13,7 @@ import { learnedState, planApply } from '../core/learning.ts';
 import { mapPool } from '../core/pool.ts';
 import type { ToolPick } from '../core/ports.ts';
 import type { StoredTool } from '../core/records.ts';
-import { modelView } from '../core/render.ts';
+import { modelView, toolboxTokens } from '../core/render.ts';
 import { buildRoutingIndex, embeddingText, rankTools, routingDoc } from '../core/routing.ts';
 import { testEndpointResult, tryRequests, type ServedCall, type TryRequest } from '../core/try-run.ts';
 import { checkUpstreamUrl } from '../core/upstream-url.ts';
@@ -75,6 +75,13 @@ export async function tryRevision(
   const after = buildRoutingIndex(
     docs.map((d) => (d.name === changed.name && changed.vector ? routingDoc(changed, changed.vector) : d)),
   );
+  const viewsBefore = new Map(routed.map((t) => [t.name, modelView(t, settings.show_learned_examples)]));
+  const viewsAfter = new Map(viewsBefore).set(changed.name, modelView(changed, settings.show_learned_examples));
+  const limit = settings.stable_tool_list_tokens;
+  const stable = {
+    before: limit > 0 && toolboxTokens([...viewsBefore.values()]) <= limit,
+    after: limit > 0 && toolboxTokens([...viewsAfter.values()]) <= limit,
+  };
   const vectors = requests.length > 0 ? await svc.embedder.embed(requests.map((r) => r.request)) : [];
   const ranked = requests.map((r, i) => {
     const query = { text: r.request, vector: vectors[i] ?? new Float32Array(svc.embedder.dimensions) };
@@ -82,13 +89,13 @@ export async function tryRevision(
       before: rankTools(before, query, before.names.length),
       after: rankTools(after, query, after.names.length),
     };
+    // Offered as /route offers: every tool under the stable-list rule, else its top_k.
+    const offer = (index: typeof before, stable: boolean) =>
+      stable ? [...index.names].sort() : rankTools(index, query, settings.top_k).map((t) => t.name);
     return {
       ...r,
       rank: { before: rankOf(all.before, r.expected), after: rankOf(all.after, r.expected) },
-      offered: {
-        before: all.before.slice(0, settings.top_k).map((t) => t.name),
-        after: all.after.slice(0, settings.top_k).map((t) => t.name),
-      },
+      offered: { before: offer(before, stable.before), after: offer(after, stable.after) },
     };
   });
 
@@ -116,8 +123,6 @@ export async function tryRevision(
     model.note = `${ranked.length - picked} of ${ranked.length} requests were not shown to the model: ${modelBudgetReason(settings.model_calls_per_hour, budget.nextInMs)}`;
   model.picks = picked > 0;
 
-  const viewsBefore = new Map(routed.map((t) => [t.name, modelView(t, settings.show_learned_examples)]));
-  const viewsAfter = new Map(viewsBefore).set(changed.name, modelView(changed, settings.show_learned_examples));
   const endpoints = new Map<string, Promise<Endpoint | null>>();
   const endpointOf = (name: string) => {
     let found = endpoints.get(name);

@@ -189,6 +189,20 @@ describe('POST …/revisions/:id/try with a model that calls tools', () => {
     expect((await api('GET', `/v1/agents/${agent}/tools/lookup_claim/test-endpoint`)).status).toBe(404);
   });
 
+  it("takes its model calls from the agent's hour: past it, a request is ranked but not shown to the model, and the answer says why", async () => {
+    const { agent, id } = await setup();
+    const { model, env: e } = await pickingModel();
+    expect((await api('PUT', `/v1/agents/${agent}/config`, { body: { model_calls_per_hour: 3 } })).status).toBe(200);
+    const res = await tryIt(e, agent, id);
+    expect(res.status).toBe(200);
+    // Three calls: the first request gets its two picks; the second would need two more.
+    expect(res.body.requests[0].pick).not.toBeNull();
+    expect(res.body.requests[1]).toMatchObject({ request: SERVED, rank: { before: 1, after: 1 }, pick: null });
+    expect(res.body.model.picks).toBe(true);
+    expect(res.body.model.note).toContain('1 of 2 requests were not shown to the model: model_budget:');
+    expect(await modelCalls(model)).toBe(2);
+  });
+
   it('refuses a test endpoint address as it refuses an upstream one, and an unknown tool', async () => {
     const { agent } = await setup();
     const put = (tool: string, url: string) =>
