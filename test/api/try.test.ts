@@ -185,6 +185,12 @@ describe('POST …/revisions/:id/try with a model that calls tools', () => {
       status: 200,
       body: { tool: 'lookup_claim', token: true },
     });
+    // An export carries neither the address nor the token.
+    const exported = await api('GET', `/v1/agents/${agent}/export`);
+    expect(exported.status).toBe(200);
+    expect(JSON.stringify(exported.body)).toContain('lookup_claim');
+    expect(JSON.stringify(exported.body)).not.toContain(name);
+    expect(JSON.stringify(exported.body)).not.toContain('token_sealed');
     expect((await api('DELETE', `/v1/agents/${agent}/tools/lookup_claim/test-endpoint`)).status).toBe(204);
     expect((await api('GET', `/v1/agents/${agent}/tools/lookup_claim/test-endpoint`)).status).toBe(404);
   });
