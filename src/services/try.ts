@@ -14,7 +14,7 @@ import { mapPool } from '../core/pool.ts';
 import type { ToolPick } from '../core/ports.ts';
 import type { StoredTool } from '../core/records.ts';
 import { modelView, toolboxTokens } from '../core/render.ts';
-import { buildRoutingIndex, embeddingText, rankTools, routingDoc } from '../core/routing.ts';
+import { buildRoutingIndex, embeddingText, rankTools, routingDoc, type RoutingIndex } from '../core/routing.ts';
 import { testEndpointResult, tryRequests, type ServedCall, type TryRequest } from '../core/try-run.ts';
 import { checkUpstreamUrl } from '../core/upstream-url.ts';
 import type { Services } from '../env.ts';
@@ -40,132 +40,177 @@ export async function tryRevision(
   edit: Pick<ApplyEdit, 'lines' | 'check'> | null,
   now: string,
 ): Promise<TryAnswer> {
+  const { rev, row, rows, settings, unavailable } = await loadRevision(svc, agent, revisionId);
+  const tools = new Map(rows.map((t) => [t.name, t]));
+  const { lines, edited } = await linesToTry(rev, row, tools, settings, edit);
+  const changed = await afterRow(svc, rev, row, lines, settings, new Set(tools.keys()), now);
+  const requests = tryRequests(rev.tool, rev.evidence, await servedCalls(svc, agent, rev.tool, settings));
+  const box = await toolboxes(
+    svc,
+    rows.filter((t) => !unavailable.has(t.name)),
+    changed,
+    settings,
+  );
+  const ranked = await rankRequests(svc, box, requests, settings);
+  const answer = { revision_id: rev.revision_id, tool: rev.tool, edited, lines, test_calls: 0 };
+  return withPicks(svc, agent, { ...answer, requests: ranked }, box, settings, now);
+}
+
+/** The proposed revision, its tool's row, every row of the agent, its settings and unavailable tools. */
+async function loadRevision(svc: Services, agent: string, revisionId: string) {
   const rev = await svc.revisions.getRevision(agent, revisionId);
   if (!rev) throw notFound(`revision ${revisionId}`);
   if (rev.status !== 'proposed')
     throw new ApiError('conflict', `revision ${revisionId} is ${rev.status}, not proposed: there is nothing to try`);
   const agentRow = await svc.store.getAgent(agent);
   if (!agentRow) throw notFound(`agent ${agent}`);
-  const settings = settingsOf(agentRow.settings);
   const [rows, unavailable] = await Promise.all([svc.store.listTools(agent), svc.upstreams.unavailable(agent)]);
-  const tools = new Map(rows.map((t) => [t.name, t]));
-  const row = tools.get(rev.tool);
+  const row = rows.find((t) => t.name === rev.tool);
   if (!row) throw new ApiError('conflict', `tool ${rev.tool} is no longer registered`);
+  return { rev, row, rows, settings: settingsOf(agentRow.settings), unavailable };
+}
 
-  let lines = linesOf(rev);
-  let edited = false;
+/** The lines to try: the edit's, checked as apply checks them (a refused line is the same 400), or the proposal's. */
+async function linesToTry(
+  rev: Revision,
+  row: StoredTool,
+  tools: ReadonlyMap<string, StoredTool>,
+  settings: Settings,
+  edit: Pick<ApplyEdit, 'lines' | 'check'> | null,
+): Promise<{ lines: RevisionLines; edited: boolean }> {
   if (edit && isMemoryRevision(rev))
     throw new ApiError('invalid_request', 'a memory revision has no lines to edit; try it as proposed');
-  if (edit) {
-    const result = await editedLines({ ...edit, edited_by: '' }, rev, row, tools, settings);
-    if (result) {
-      lines = result;
-      edited = true;
-    }
-  } else if (!isMemoryRevision(rev) && isEmpty(lines)) {
-    throw new ApiError('invalid_request', `revision ${revisionId} keeps no line to try`);
+  const proposed = linesOf(rev);
+  if (!edit) {
+    if (!isMemoryRevision(rev) && isEmpty(proposed))
+      throw new ApiError('invalid_request', `revision ${rev.revision_id} keeps no line to try`);
+    return { lines: proposed, edited: false };
   }
-  const changed = await afterRow(svc, rev, row, lines, settings, new Set(tools.keys()), now);
+  const lines = await editedLines({ ...edit, edited_by: '' }, rev, row, tools, settings);
+  return lines ? { lines, edited: true } : { lines: proposed, edited: false };
+}
 
-  const calls = await servedCalls(svc, agent, rev.tool, settings);
-  const requests = tryRequests(rev.tool, rev.evidence, calls);
-  const routed = rows.filter((t) => !unavailable.has(t.name));
+/** Routing and the model views as they are (`before`) and with the changed row (`after`). */
+interface Toolbox {
+  index: RoutingIndex;
+  views: Map<string, ModelTool>;
+  /** The stable-list rule holds: /route offers every tool. */
+  stable: boolean;
+}
+
+async function toolboxes(
+  svc: Services,
+  routed: readonly StoredTool[],
+  changed: StoredTool,
+  settings: Settings,
+): Promise<{ before: Toolbox; after: Toolbox }> {
   const docs = await routingDocs(svc, routed);
-  const before = buildRoutingIndex(docs);
-  const after = buildRoutingIndex(
-    docs.map((d) => (d.name === changed.name && changed.vector ? routingDoc(changed, changed.vector) : d)),
-  );
-  const viewsBefore = new Map(routed.map((t) => [t.name, modelView(t, settings.show_learned_examples)]));
-  const viewsAfter = new Map(viewsBefore).set(changed.name, modelView(changed, settings.show_learned_examples));
+  const views = new Map(routed.map((t) => [t.name, modelView(t, settings.show_learned_examples)]));
+  const changedViews = new Map(views).set(changed.name, modelView(changed, settings.show_learned_examples));
   const limit = settings.stable_tool_list_tokens;
-  const stable = {
-    before: limit > 0 && toolboxTokens([...viewsBefore.values()]) <= limit,
-    after: limit > 0 && toolboxTokens([...viewsAfter.values()]) <= limit,
+  const stable = (v: Map<string, ModelTool>) => limit > 0 && toolboxTokens([...v.values()]) <= limit;
+  const changedDocs = docs.map((d) =>
+    d.name === changed.name && changed.vector ? routingDoc(changed, changed.vector) : d,
+  );
+  return {
+    before: { index: buildRoutingIndex(docs), views, stable: stable(views) },
+    after: { index: buildRoutingIndex(changedDocs), views: changedViews, stable: stable(changedViews) },
   };
+}
+
+type Ranked = TryRequest & Pick<TryAnswer['requests'][number], 'rank' | 'offered'>;
+
+/** Each request's rank of its expected tool over the whole toolbox, and the tools offered, before and after. */
+async function rankRequests(
+  svc: Services,
+  box: { before: Toolbox; after: Toolbox },
+  requests: readonly TryRequest[],
+  settings: Settings,
+): Promise<Ranked[]> {
   const vectors = requests.length > 0 ? await svc.embedder.embed(requests.map((r) => r.request)) : [];
-  const ranked = requests.map((r, i) => {
+  return requests.map((r, i) => {
     const query = { text: r.request, vector: vectors[i] ?? new Float32Array(svc.embedder.dimensions) };
-    const all = {
-      before: rankTools(before, query, before.names.length),
-      after: rankTools(after, query, after.names.length),
-    };
+    const rank = (b: Toolbox) =>
+      rankTools(b.index, query, b.index.names.length).find((t) => t.name === r.expected)?.rank ?? null;
     // Offered as /route offers: every tool under the stable-list rule, else its top_k.
-    const offer = (index: typeof before, stable: boolean) =>
-      stable ? [...index.names].sort() : rankTools(index, query, settings.top_k).map((t) => t.name);
+    const offer = (b: Toolbox) =>
+      b.stable ? [...b.index.names].sort() : rankTools(b.index, query, settings.top_k).map((t) => t.name);
     return {
       ...r,
-      rank: { before: rankOf(all.before, r.expected), after: rankOf(all.after, r.expected) },
-      offered: { before: offer(before, stable.before), after: offer(after, stable.after) },
+      rank: { before: rank(box.before), after: rank(box.after) },
+      offered: { before: offer(box.before), after: offer(box.after) },
     };
   });
+}
 
+/**
+ * The model's picks from the offered views, before and after, as far as the agent's hour of model
+ * calls allows (two a request); each pick of a tool with a test endpoint is sent there.
+ */
+async function withPicks(
+  svc: Services,
+  agent: string,
+  answer: Omit<TryAnswer, 'requests' | 'model'> & { requests: Ranked[] },
+  box: { before: Toolbox; after: Toolbox },
+  settings: Settings,
+  now: string,
+): Promise<TryAnswer> {
   const pickTool = svc.model.pickTool?.bind(svc.model);
   const model = { id: svc.model.id, picks: false, note: null as string | null };
+  const unpicked = { ...answer, model, requests: answer.requests.map(noPick) };
   if (!pickTool) {
     model.note = `the model ${svc.model.id} cannot call tools, so no pick was made; set LLM=openai:<model> to see which tool the model calls`;
-    return {
-      revision_id: rev.revision_id,
-      tool: rev.tool,
-      edited,
-      lines,
-      model,
-      requests: ranked.map(noPick),
-      test_calls: 0,
-    };
+    return unpicked;
   }
-  if (ranked.length === 0) {
+  if (answer.requests.length === 0) {
     model.note = 'no request to replay: the revision rests on none and the tool has no recent served call';
-    return { revision_id: rev.revision_id, tool: rev.tool, edited, lines, model, requests: [], test_calls: 0 };
+    return unpicked;
   }
-  const budget = await svc.modelBudget.take(agent, ranked.length * 2, settings.model_calls_per_hour, Date.parse(now));
+  const n = answer.requests.length;
+  const budget = await svc.modelBudget.take(agent, n * 2, settings.model_calls_per_hour, Date.parse(now));
   const picked = Math.floor(budget.granted / 2);
-  if (picked < ranked.length)
-    model.note = `${ranked.length - picked} of ${ranked.length} requests were not shown to the model: ${modelBudgetReason(settings.model_calls_per_hour, budget.nextInMs)}`;
+  if (picked < n)
+    model.note = `${n - picked} of ${n} requests were not shown to the model: ${modelBudgetReason(settings.model_calls_per_hour, budget.nextInMs)}`;
   model.picks = picked > 0;
+  const tester = testerOf(svc, agent, new Set(box.before.views.keys()));
+  const views = (names: string[], b: Toolbox) => names.flatMap((name) => b.views.get(name) ?? []);
+  const requests = await mapPool(answer.requests, PICK_CONCURRENCY, async (r, i) => {
+    if (i >= picked) return noPick(r);
+    const [before, after] = await Promise.all([
+      pickTool(r.request, views(r.offered.before, box.before)),
+      pickTool(r.request, views(r.offered.after, box.after)),
+    ]);
+    return { ...r, pick: { before: await tester.test(before), after: await tester.test(after) } };
+  });
+  return { ...answer, model, requests, test_calls: tester.calls() };
+}
 
+/** Sends picks to their tool's test endpoint (each endpoint read once), counting the calls. */
+function testerOf(svc: Services, agent: string, registered: ReadonlySet<string>) {
   const endpoints = new Map<string, Promise<Endpoint | null>>();
-  const endpointOf = (name: string) => {
+  let calls = 0;
+  const endpointOf = (name: string): Promise<Endpoint | null> => {
     let found = endpoints.get(name);
     if (!found) {
-      found = tools.has(name) ? testEndpointOf(svc, agent, name) : Promise.resolve(null);
+      found = registered.has(name) ? testEndpointOf(svc, agent, name) : Promise.resolve(null);
       endpoints.set(name, found);
     }
     return found;
   };
-  let testCalls = 0;
-  const test = async (pick: ToolPick | null): Promise<TryPick> => {
-    if (!pick) return { tool: null, arguments: {}, test: null };
-    const endpoint = await endpointOf(pick.tool);
-    if (!endpoint) return { tool: pick.tool, arguments: pick.arguments, test: null };
-    testCalls += 1;
-    return { tool: pick.tool, arguments: pick.arguments, test: await callTestEndpoint(endpoint, pick) };
-  };
-  const views = (names: string[], from: Map<string, ModelTool>) => names.flatMap((n) => from.get(n) ?? []);
-  const answered = await mapPool(ranked, PICK_CONCURRENCY, async (r, i) => {
-    if (i >= picked) return noPick(r);
-    const [b, a] = await Promise.all([
-      pickTool(r.request, views(r.offered.before, viewsBefore)),
-      pickTool(r.request, views(r.offered.after, viewsAfter)),
-    ]);
-    return { ...r, pick: { before: await test(b), after: await test(a) } };
-  });
   return {
-    revision_id: rev.revision_id,
-    tool: rev.tool,
-    edited,
-    lines,
-    model,
-    requests: answered,
-    test_calls: testCalls,
+    calls: () => calls,
+    async test(pick: ToolPick | null): Promise<TryPick> {
+      if (!pick) return { tool: null, arguments: {}, test: null };
+      const endpoint = await endpointOf(pick.tool);
+      if (!endpoint) return { tool: pick.tool, arguments: pick.arguments, test: null };
+      calls += 1;
+      return { tool: pick.tool, arguments: pick.arguments, test: await callTestEndpoint(endpoint, pick) };
+    },
   };
 }
 
 function noPick<T extends TryRequest>(r: T): T & { pick: null } {
   return { ...r, pick: null };
-}
-
-function rankOf(ranked: readonly { name: string; rank: number }[], name: string): number | null {
-  return ranked.find((t) => t.name === name)?.rank ?? null;
 }
 
 /**
