@@ -234,6 +234,21 @@ describe('POST …/revisions/:id/try with the offline model', () => {
     expect(res.body.model.note).toContain('cannot call tools');
     expect(res.body.requests[0]).toMatchObject({ request: MISSED, rank: { after: 1 }, pick: null });
   });
+
+  it('offers what /route offers: the top_k, or every tool under the stable-list rule', async () => {
+    const { agent, id } = await setup();
+    expect((await api('PUT', `/v1/agents/${agent}/config`, { body: { top_k: 1 } })).status).toBe(200);
+    const top = await api('POST', `/v1/agents/${agent}/revisions/${id}/try`, { body: {} });
+    expect(top.body.requests[0].offered.after).toEqual(['lookup_claim']);
+    expect(top.body.requests[0].offered.before).toHaveLength(1);
+    const body = { top_k: 1, stable_tool_list_tokens: 100_000 };
+    expect((await api('PUT', `/v1/agents/${agent}/config`, { body })).status).toBe(200);
+    const stable = await api('POST', `/v1/agents/${agent}/revisions/${id}/try`, { body: {} });
+    const all = ['lookup_claim', 'open_file', 'send_email'];
+    expect(stable.body.requests[0].offered).toEqual({ before: all, after: all });
+    const routed = await api('POST', `/v1/agents/${agent}/route`, { body: { request: MISSED } });
+    expect(routed.body.tools.map((t: { name: string }) => t.name)).toEqual(all);
+  });
 });
 
 describe('a try run refused', () => {
