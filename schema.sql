@@ -33,6 +33,7 @@ CREATE TABLE tools (
   created_at       TEXT NOT NULL,
   updated_at       TEXT NOT NULL,
   memory           TEXT NOT NULL DEFAULT '[]',      -- 0012: routing memory [{text, at}], never in the model view
+  test_endpoint    TEXT,                            -- 0016: {url, token_sealed} a try run calls, or NULL
   PRIMARY KEY (agent, name)
 );
 

@@ -20,6 +20,7 @@ import { previewApi } from './api/preview.ts';
 import { authenticateLimited, rateLimit } from './api/rate-limit.ts';
 import { reviewsApi } from './api/reviews.ts';
 import { revisionsApi } from './api/revisions.ts';
+import { tryApi } from './api/try.ts';
 import { pinsApi } from './api/pins.ts';
 import { routeApi } from './api/route.ts';
 import { toolsApi } from './api/tools.ts';
@@ -83,6 +84,7 @@ for (const api of [
   transferApi,
   usageApi,
   revisionsApi,
+  tryApi,
   activityApi,
   qualityApi,
   previewApi,

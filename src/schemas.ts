@@ -590,6 +590,75 @@ export const BulkAnswer = z
   .openapi('BulkAnswer');
 export const DismissBody = z.object({ approved_by: ApprovedBy, reason: z.string().max(1000).optional() }).strict();
 
+// ── Try before apply (docs/api.md "Try before apply") ───────────────────────────────────
+/** A try run of a proposed revision, optionally with the lines an approver edited (as apply takes them). */
+export const TryBody = z.object({ edit: LineEdit.optional() }).strict();
+
+/** What the model called for one request, and what the tool's test endpoint answered for it. */
+export const TryPick = z
+  .object({
+    /** The tool the model called; null when it answered without a call. */
+    tool: z.string().nullable(),
+    arguments: z.record(z.string(), z.unknown()),
+    /** The tool's test endpoint's answer (`{result}` or `{error}`); null when the tool has none. */
+    test: z.object({ result: z.unknown().optional(), error: z.string().optional() }).nullable(),
+  })
+  .openapi('TryPick');
+
+export const TryRequest = z
+  .object({
+    request: z.string(),
+    /** `evidence`: the revision rests on it (`evidence_kind`); `served`: a recent call of the tool. */
+    source: z.enum(['evidence', 'served']),
+    evidence_kind: EvidenceKind.nullable(),
+    /** The tool that should serve the request. */
+    expected: z.string(),
+    /** Where routing ranks `expected` over the whole toolbox now and with the lines applied (null: not in it). */
+    rank: z.object({ before: z.number().int().nullable(), after: z.number().int().nullable() }),
+    /** The `top_k` tools routing offers, before and after. */
+    offered: z.object({ before: z.array(z.string()), after: z.array(z.string()) }),
+    /** The model's pick from the offered model views, before and after; null when the model did not run. */
+    pick: z.object({ before: TryPick, after: TryPick }).nullable(),
+  })
+  .openapi('TryRequest');
+
+export const TryAnswer = z
+  .object({
+    revision_id: z.string(),
+    tool: z.string(),
+    /** True when the lines tried are an approver's edit, not the proposal. */
+    edited: z.boolean(),
+    /** The lines tried, as the checks keep them (what apply would write). */
+    lines: z.object({
+      notes_added: z.array(z.string()),
+      queries_added: z.array(z.string()),
+      avoid_added: z.array(z.string()),
+      call_example: z.string().nullable(),
+    }),
+    model: z.object({
+      id: z.string(),
+      /** True when the model picked tools for the requests (`pick`); false says why in `note`. */
+      picks: z.boolean(),
+      note: z.string().nullable(),
+    }),
+    requests: z.array(TryRequest),
+    /** Calls made to test endpoints by this run. */
+    test_calls: z.number().int(),
+  })
+  .openapi('TryAnswer');
+export type TryAnswer = z.infer<typeof TryAnswer>;
+export type TryPick = z.infer<typeof TryPick>;
+
+/** A tool's test endpoint: where only a try run sends `{tool, arguments}`. */
+export const TestEndpointBody = z
+  .object({
+    url: z.string().min(1).max(2000),
+    /** Sent as `Authorization: Bearer <token>`; stored sealed, never answered. */
+    token: z.string().min(1).max(1000).optional(),
+  })
+  .strict();
+export const TestEndpoint = z.object({ tool: z.string(), url: z.string(), token: z.boolean() }).openapi('TestEndpoint');
+
 // ── Usage flags, traces and unregistered tools (docs/api.md) ──────────────────────────
 // Trace messages are lenient on the extra fields real SDKs send (looseObject) and strict on what
 // Whetstone reads: roles, tool call ids and names, arguments, results and `is_error`.

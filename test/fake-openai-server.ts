@@ -6,7 +6,11 @@
  * - the reply content for model M is taken from the queue `POST /_script {model, replies: [...]}`;
  *   each reply is `{content}` (a 200 with that message content), `{status, body?}` (an HTTP error),
  *   or `{delay_ms, content}` (answers late: a timeout for a short client timeout). Any reply may
- *   carry response `headers` (e.g. `{"retry-after": "0"}` on a 429).
+ *   carry response `headers` (e.g. `{"retry-after": "0"}` on a 429). `{pick: "words"}` answers a
+ *   request that offers `tools` with a call of the offered tool whose description shares the most
+ *   words (4 letters or more) with the user's message, each word of a "Not for" line counting
+ *   against it (ties: the first offered; none sharing a word: a text answer); its first argument
+ *   is the message. A stand-in for a model choosing from the model views it is shown.
  *   When the queue is empty the last reply repeats.
  * - `GET /_calls?model=M` → `{"calls": n, "bodies": [...], "attempts": [...], "logical_calls": m}`:
  *   what the server received for M. `calls` counts HTTP requests (every retry is one). `attempts`
@@ -22,6 +26,7 @@ export interface ScriptedReply {
   body?: unknown;
   delay_ms?: number;
   headers?: Record<string, string>;
+  pick?: 'words';
 }
 
 interface ModelState {
@@ -83,6 +88,26 @@ export async function startFakeOpenAI(): Promise<FakeOpenAI> {
         const error = reply.body ?? { error: { message: `scripted ${reply.status}`, type: 'server_error' } };
         return send(res, reply.status, error, reply.headers);
       }
+      if (reply.pick === 'words') {
+        const call = pickByWords(body as unknown as PickBody);
+        const message = call
+          ? {
+              role: 'assistant',
+              content: null,
+              tool_calls: [
+                { id: 'call_1', type: 'function', function: { name: call.name, arguments: call.arguments } },
+              ],
+            }
+          : { role: 'assistant', content: 'No tool fits.' };
+        return send(res, 200, {
+          id: `chatcmpl-${s.bodies.length}`,
+          object: 'chat.completion',
+          created: Math.floor(Date.now() / 1000),
+          model: body.model,
+          choices: [{ index: 0, finish_reason: call ? 'tool_calls' : 'stop', message }],
+          usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 },
+        });
+      }
       return send(res, 200, {
         id: `chatcmpl-${s.bodies.length}`,
         object: 'chat.completion',
@@ -121,6 +146,31 @@ export async function startFakeOpenAI(): Promise<FakeOpenAI> {
     url: `http://127.0.0.1:${address.port}`,
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
+}
+
+interface PickBody {
+  messages: { role: string; content: string }[];
+  tools?: { function: { name: string; description: string; parameters?: { properties?: Record<string, unknown> } } }[];
+}
+
+const wordsOf = (text: string): Set<string> => new Set(text.toLowerCase().match(/[a-z0-9]{4,}/g) ?? []);
+
+/** `{pick: "words"}`: the offered tool sharing the most words with the request, "Not for" lines against it. */
+function pickByWords(body: PickBody): { name: string; arguments: string } | null {
+  const request = [...body.messages].reverse().find((m) => m.role === 'user')?.content ?? '';
+  const asked = wordsOf(request);
+  let best: { name: string; score: number; first: string | undefined } | null = null;
+  for (const t of body.tools ?? []) {
+    const lines = t.function.description.split('\n');
+    const against = lines.filter((l) => /^\W*Not for /.test(l)).join(' ');
+    const forIt = lines.filter((l) => !/^\W*Not for /.test(l)).join(' ');
+    const count = (text: string) => [...wordsOf(text)].filter((w) => asked.has(w)).length;
+    const score = count(forIt) - count(against);
+    if (score > 0 && (best === null || score > best.score))
+      best = { name: t.function.name, score, first: Object.keys(t.function.parameters?.properties ?? {})[0] };
+  }
+  if (!best) return null;
+  return { name: best.name, arguments: JSON.stringify(best.first ? { [best.first]: request } : {}) };
 }
 
 /** A deterministic stand-in embedding: letter frequencies folded into `dims` slots. */

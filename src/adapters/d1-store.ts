@@ -145,6 +145,27 @@ export function createD1Store(db: D1Database) {
       return row ? toTool(row) : null;
     },
 
+    /**
+     * A tool's test endpoint as stored (JSON `{url, token_sealed}`), or null: none, or no such tool.
+     * Kept beside the row, outside its versions: setting one is not an edit of the tool.
+     */
+    async getTestEndpoint(agent: string, name: string): Promise<string | null> {
+      const row = await db
+        .prepare('SELECT test_endpoint FROM tools WHERE agent = ?1 AND name = ?2')
+        .bind(agent, name)
+        .first<{ test_endpoint: string | null }>();
+      return row?.test_endpoint ?? null;
+    },
+
+    /** Sets (or, with null, removes) a tool's test endpoint; false when the tool is not registered. */
+    async setTestEndpoint(agent: string, name: string, value: string | null): Promise<boolean> {
+      const res = await db
+        .prepare('UPDATE tools SET test_endpoint = ?3 WHERE agent = ?1 AND name = ?2')
+        .bind(agent, name, value)
+        .run();
+      return res.meta.changes > 0;
+    },
+
     /** Highest version ever written for a name (rows deleted since keep their history). */
     async lastVersions(agent: string): Promise<Map<string, number>> {
       const { results } = await db

@@ -6,7 +6,8 @@
  */
 import OpenAI from 'openai';
 import { ApiError } from '../errors.ts';
-import type { ChatModel, Embedder, ModelTask } from '../core/ports.ts';
+import type { ChatModel, Embedder, ModelTask, ToolPick } from '../core/ports.ts';
+import type { ModelTool } from '../schemas.ts';
 import { longestCallMs, retryAfterFromHeaders, withRetry, type RetryOptions } from './retry.ts';
 import { inBatches } from '../core/pool.ts';
 
@@ -66,7 +67,52 @@ export function createOpenAIModel(opts: OpenAIModelOptions): ChatModel {
     return replyContent(completion as unknown, id);
   }
 
-  return { id, longestCallMs: longestCallMs(retry), complete };
+  async function pickTool(request: string, tools: readonly ModelTool[]): Promise<ToolPick | null> {
+    if (tools.length === 0) return null;
+    const completion = await withRetry(
+      (signal, attempt) =>
+        client.chat.completions.create(
+          {
+            model: opts.model,
+            messages: [
+              { role: 'system', content: PICK_SYSTEM },
+              { role: 'user', content: request },
+            ],
+            tools: tools.map((t) => ({ type: 'function' as const, function: t.function })),
+            tool_choice: 'auto',
+            ...(opts.temperature === undefined ? {} : { temperature: opts.temperature }),
+          },
+          { signal, headers: { [ATTEMPT_HEADER]: String(attempt) } },
+        ),
+      retry,
+    );
+    return replyToolCall(completion as unknown, id);
+  }
+
+  return { id, longestCallMs: longestCallMs(retry), complete, pickTool };
+}
+
+/** What an agent's model is told when a try run asks it to pick (src/services/try.ts). */
+const PICK_SYSTEM =
+  "You are an assistant with tools. Call the one tool that serves the user's request, with its arguments. If none fits, answer without a tool call.";
+
+/** The first choice's first tool call; null when the model answered in text. */
+function replyToolCall(completion: unknown, id: string): ToolPick | null {
+  const choices = isRecord(completion) ? completion.choices : undefined;
+  if (!Array.isArray(choices)) throw new ApiError('upstream_error', `${id}: reply has no "choices"`);
+  const first: unknown = choices[0];
+  const message = isRecord(first) ? first.message : undefined;
+  const calls = isRecord(message) ? message.tool_calls : undefined;
+  const call: unknown = Array.isArray(calls) ? calls[0] : undefined;
+  const fn = isRecord(call) ? call.function : undefined;
+  if (!isRecord(fn) || typeof fn.name !== 'string') return null;
+  let args: unknown = {};
+  try {
+    args = typeof fn.arguments === 'string' && fn.arguments !== '' ? JSON.parse(fn.arguments) : {};
+  } catch {
+    args = {};
+  }
+  return { tool: fn.name, arguments: isRecord(args) ? args : {} };
 }
 
 /** The first choice's text; null when the model said nothing (a refusal, a tool call). */

@@ -14,9 +14,9 @@ type PathItem = Record<string, Operation | unknown>;
 
 const METHODS = ['get', 'put', 'post', 'delete', 'patch'] as const;
 /** Last path segments that name an action on the resource before them, not a collection. */
-const ACTIONS = new Set(['apply', 'dismiss', 'undo', 'release', 'route', 'preview', 'mcp', 'export', 'import']);
+const ACTIONS = new Set(['apply', 'dismiss', 'try', 'undo', 'release', 'route', 'preview', 'mcp', 'export', 'import']);
 /** Last path segments that name one thing of an agent or a tool, read with `get`, not listed. */
-const SINGLETONS = new Set(['config', 'activity', 'quality', 'whoami']);
+const SINGLETONS = new Set(['config', 'activity', 'quality', 'whoami', 'test-endpoint']);
 /** Verbs a resource reads better with than `create`: calls and outcomes are reported, not made. */
 const POST_VERBS: Record<string, string> = { calls: 'report', outcomes: 'report', traces: 'report' };
 

@@ -23,10 +23,15 @@ import type {
   Settings,
   SettingsPatch,
   ToolDef,
+  TestEndpoint,
+  TestEndpointInput,
   ToolRow,
   TraceAnswer,
   TraceInput,
+  TryAnswer,
+  TryInput,
   UnregisteredAnswer,
+  WhoAmI,
 } from './types.ts';
 
 export type * from './types.ts';
@@ -116,6 +121,19 @@ export function createClient(options: ClientOptions) {
     revision: (id: string) => send<Revision>('GET', revisionPath(id)),
     /** `POST …/revisions/:id/apply`. */
     apply: (id: string, input: ApplyInput) => send<Revision>('POST', `${revisionPath(id)}/apply`, input),
+    /**
+     * `POST …/revisions/:id/try`: replays the requests a proposed revision rests on and the tool's
+     * recent served requests, before and after its lines (or `input.edit`): ranks, and the model's
+     * picks when the model can call tools. Writes nothing.
+     */
+    tryRevision: (id: string, input: TryInput = {}) => send<TryAnswer>('POST', `${revisionPath(id)}/try`, input),
+    /** `PUT …/tools/:tool/test-endpoint`: the address only a try run sends picks of the tool to. */
+    setTestEndpoint: (tool: string, input: TestEndpointInput) =>
+      send<TestEndpoint>('PUT', `${toolPath(tool)}/test-endpoint`, input),
+    /** `DELETE …/tools/:tool/test-endpoint`. */
+    deleteTestEndpoint: (tool: string) => send<null>('DELETE', `${toolPath(tool)}/test-endpoint`).then(() => undefined),
+    /** `GET …/whoami`: the token's role on the agent and the rights it meets there. */
+    whoami: () => send<WhoAmI>('GET', `${agentPath}/whoami`),
     /** `POST …/revisions/:id/dismiss`. */
     dismiss: (id: string, input: DismissInput) => send<Revision>('POST', `${revisionPath(id)}/dismiss`, input),
     /** `POST …/tools/:tool/undo`: takes back the tool's newest applied revision. */

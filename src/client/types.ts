@@ -37,6 +37,11 @@ export type SettingsPatch = z.input<typeof S.SettingsPatch>;
 export type ErrorBody = z.output<typeof S.ErrorBody>;
 export type WhoAmI = z.output<typeof S.WhoAmI>;
 export type BulkAnswer = z.output<typeof S.BulkAnswer>;
+/** `POST …/revisions/:id/try`: an approver's edit of the lines, or `{}` for the lines as proposed. */
+export type TryInput = z.input<typeof S.TryBody>;
+export type TryAnswer = z.output<typeof S.TryAnswer>;
+export type TestEndpointInput = z.input<typeof S.TestEndpointBody>;
+export type TestEndpoint = z.output<typeof S.TestEndpoint>;
 
 /** `GET …/revisions` filters (docs/api.md). */
 export interface RevisionsQuery {

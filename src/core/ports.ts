@@ -3,7 +3,7 @@
  * write, so a service names what it stores without importing the adapter that stores it. Adapters
  * live in src/adapters/; src/env.ts is the only module that picks them from bindings.
  */
-import type { Revision, SettingsPatch } from '../schemas.ts';
+import type { ModelTool, Revision, SettingsPatch } from '../schemas.ts';
 import type { CallRecord, OfferedTool, OutcomeRecord, StoredTool, TurnRecord } from './records.ts';
 import type { DefinitionFinding, ToolFlag } from './definition-check.ts';
 import type { Bucket } from './token-bucket.ts';
@@ -58,6 +58,18 @@ export interface ChatModel {
    */
   readonly longestCallMs: number;
   complete(task: ModelTask): Promise<string | null>;
+  /**
+   * Which of the offered tools the model calls for one request, with its arguments; null when it
+   * answers without a call. Only a model that can call tools has it (an OpenAI-compatible one):
+   * a try run of a revision (src/services/try.ts) says so when it is absent rather than guess.
+   */
+  pickTool?(request: string, tools: readonly ModelTool[]): Promise<ToolPick | null>;
+}
+
+/** A model's tool call: the tool's name and the arguments it wrote (parsed JSON; `{}` when unreadable). */
+export interface ToolPick {
+  tool: string;
+  arguments: Record<string, unknown>;
 }
 
 /**

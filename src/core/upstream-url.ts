@@ -26,37 +26,41 @@ export type UpstreamUrlCheck = { ok: true; url: string } | { ok: false; reason: 
 const PRIVATE_SUFFIXES = ['.localhost', '.local', '.internal', '.home.arpa', '.lan'];
 const METADATA_NAMES = new Set(['metadata.google.internal', 'metadata', 'instance-data']);
 
-/** Checks `raw` as an upstream address; `allowPrivate` admits private and loopback hosts and plain HTTP. */
-export function checkUpstreamUrl(raw: string, options: { allowPrivate: boolean }): UpstreamUrlCheck {
+/**
+ * Checks `raw` as an upstream address; `allowPrivate` admits private and loopback hosts and plain
+ * HTTP. `label` names the address in the messages (a tool's test endpoint is held to the same rule).
+ */
+export function checkUpstreamUrl(raw: string, options: { allowPrivate: boolean; label?: string }): UpstreamUrlCheck {
+  const label = options.label ?? 'upstream';
   let url: URL;
   try {
     url = new URL(raw);
   } catch {
-    return refuse('not_a_url', 'the upstream url is not an absolute URL');
+    return refuse('not_a_url', `the ${label} url is not an absolute URL`);
   }
   if (url.protocol !== 'https:' && !(url.protocol === 'http:' && options.allowPrivate)) {
     return refuse(
       'scheme',
       options.allowPrivate
-        ? 'the upstream url must be http:// or https://'
-        : 'the upstream url must be https:// (plain http is only for local development)',
+        ? `the ${label} url must be http:// or https://`
+        : `the ${label} url must be https:// (plain http is only for local development)`,
     );
   }
   if (url.username !== '' || url.password !== '') {
-    return refuse('credentials', 'the upstream url must not carry credentials; send them as the Authorization header');
+    return refuse('credentials', `the ${label} url must not carry credentials; send them as the Authorization header`);
   }
   const host = url.hostname.toLowerCase().replace(/\.$/, '');
   const ip = host.startsWith('[') ? ipv6Class(host.slice(1, -1)) : ipv4Class(host);
   if (ip === 'metadata' || METADATA_NAMES.has(host)) {
     // Never allowed, not even in local development: no test needs the cloud's metadata service.
-    return refuse('metadata_address', `the upstream host ${host} is a cloud metadata address`);
+    return refuse('metadata_address', `the ${label} host ${host} is a cloud metadata address`);
   }
   if (options.allowPrivate) return { ok: true, url: url.href };
   if (ip === 'private') {
-    return refuse('private_address', `the upstream host ${host} is a private, loopback or link-local address`);
+    return refuse('private_address', `the ${label} host ${host} is a private, loopback or link-local address`);
   }
   if (ip === null && (host === 'localhost' || PRIVATE_SUFFIXES.some((s) => host.endsWith(s)) || !host.includes('.'))) {
-    return refuse('private_name', `the upstream host ${host} names a private network, not a public host`);
+    return refuse('private_name', `the ${label} host ${host} names a private network, not a public host`);
   }
   return { ok: true, url: url.href };
 }

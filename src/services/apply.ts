@@ -208,7 +208,7 @@ export interface ApplyEdit {
  * 400 naming the line and the check; an edit keeping no line is a 400 too (dismiss it instead).
  * Both come before any write.
  */
-async function editedLines(
+export async function editedLines(
   edit: ApplyEdit,
   rev: Revision,
   row: StoredTool,

@@ -323,3 +323,51 @@ describe('openai:<model> embeddings', () => {
     );
   });
 });
+
+describe('pickTool: the tool an OpenAI-compatible model calls from the offered views', () => {
+  const views = [
+    {
+      type: 'function' as const,
+      function: {
+        name: 'open_file',
+        description: 'Open a file from the document store.',
+        parameters: { type: 'object', properties: { path: { type: 'string' } } },
+      },
+    },
+    {
+      type: 'function' as const,
+      function: {
+        name: 'send_email',
+        description: 'Send an email to a recipient.',
+        parameters: { type: 'object', properties: { to: { type: 'string' } } },
+      },
+    },
+  ];
+
+  it('sends the views as tools with tool_choice auto and answers the call with its parsed arguments', async () => {
+    const model = modelName('pick');
+    await fetch(`${FAKE}/_script`, { method: 'POST', body: JSON.stringify({ model, replies: [{ pick: 'words' }] }) });
+    const chat = createOpenAIModel({ model, apiKey: 'test', baseURL: BASE_URL });
+    expect(await chat.pickTool?.('please open the report file', views)).toEqual({
+      tool: 'open_file',
+      arguments: { path: 'please open the report file' },
+    });
+    // No view shares a word with the request: the model answers in text, which is no pick.
+    expect(await chat.pickTool?.('what time is it', views)).toBeNull();
+    const got = await received(model);
+    expect(got.bodies[0]).toMatchObject({
+      tool_choice: 'auto',
+      tools: views,
+      messages: [{ role: 'system' }, { role: 'user', content: 'please open the report file' }],
+    });
+  });
+
+  it('is null when the model answers in text, and offers nothing to a model with no tool to call', async () => {
+    const model = modelName('pick-text');
+    await script(model, [{ content: 'I would open the file.' }]);
+    const chat = createOpenAIModel({ model, apiKey: 'test', baseURL: BASE_URL });
+    expect(await chat.pickTool?.('open the file', views)).toBeNull();
+    expect(await chat.pickTool?.('open the file', [])).toBeNull();
+    expect((await received(model)).calls).toBe(1);
+  });
+});

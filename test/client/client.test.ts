@@ -466,6 +466,33 @@ describe('whetstone/client: reviews and revisions', () => {
     });
   });
 
+  it('tries a proposed revision (writes nothing), sets and removes a test endpoint, and asks whoami', async () => {
+    const agent = agentId();
+    const ws = clientFor(agent);
+    await seedFailures(ws);
+    const [proposed] = (await ws.review()).revisions;
+    if (!proposed) throw new Error('the review proposed nothing');
+    const tried = await ws.tryRevision(proposed.revision_id);
+    expect(tried).toMatchObject({ revision_id: proposed.revision_id, tool: 'get_order', edited: false });
+    expect(tried.model).toMatchObject({ id: 'extractive', picks: false });
+    expect(tried.lines.notes_added).toEqual(proposed.notes_added);
+    expect((await ws.revision(proposed.revision_id)).status).toBe('proposed');
+    await expect(ws.tryRevision('rev-none')).rejects.toMatchObject({ status: 404, code: 'not_found' });
+
+    expect(await ws.setTestEndpoint('get_order', { url: 'https://tests.example.com/orders' })).toEqual({
+      tool: 'get_order',
+      url: 'https://tests.example.com/orders',
+      token: false,
+    });
+    await ws.deleteTestEndpoint('get_order');
+    await expect(ws.deleteTestEndpoint('get_order')).rejects.toMatchObject({ status: 404 });
+    expect(await ws.whoami()).toEqual({
+      role: 'admin',
+      key_id: null,
+      rights: ['read', 'agent', 'decide', 'operator', 'admin'],
+    });
+  });
+
   it('dismisses a proposed revision with a reason and reports outcomes', async () => {
     const agent = agentId();
     const ws = clientFor(agent);

@@ -378,6 +378,20 @@ describe('the dashboard in Chromium', () => {
     await expect
       .poll(() => card.locator('pre.diff ins').allTextContents())
       .toEqual(['+ ', '+ Learned from use:', `+ - ${CORRECTED}`]);
+    // Try with the same edited lines: ranks before → after on the requests it rests on; the
+    // offline model says it cannot pick a tool. Nothing is written.
+    await card.getByRole('button', { name: 'Try the revision of get_order on recent requests' }).click();
+    await expect
+      .poll(() => page.getByRole('status').textContent())
+      .toBe('Tried the revision of get_order with your edits: nothing was written.');
+    const tried = card.locator('.try-result');
+    expect(await tried.getByRole('heading').textContent()).toMatch(/^Tried on \d+ requests \(with your edits\)$/);
+    expect(await tried.textContent()).toContain('cannot call tools');
+    expect(await tried.locator('table.try-table tr').count()).toBeGreaterThan(1);
+    expect(await tried.locator('table.try-table td').nth(2).textContent()).toMatch(
+      /^(#\d+|not ranked) → (#\d+|not ranked)$/,
+    );
+    expect((await call('GET', `/v1/agents/${agent}/revisions?status=proposed`)).revisions).toHaveLength(1);
     await card.getByRole('button', { name: 'Apply revision to get_order' }).click();
     await expect
       .poll(() => page.getByRole('status').textContent())

@@ -297,6 +297,42 @@ const ROUTES: Record<string, RouteCase> = {
       expect(await approvedKey(r.body.results[0].revision_id)).toBe(actor);
     },
   },
+  'post /v1/agents/{agent}/revisions/{id}/try': {
+    need: 'decide',
+    ok: 200,
+    prepare: async (a, n) => ({ path: `${base(a)}/revisions/${await proposed(a, n)}/try`, body: {} }),
+    after: async (a, r) => {
+      // A try run decides nothing: the revision is still proposed.
+      const rev = await api('GET', `${base(a)}/revisions/${r.body.revision_id}`);
+      expect(rev.body.status).toBe('proposed');
+    },
+  },
+  'put /v1/agents/{agent}/tools/{tool}/test-endpoint': {
+    need: 'operator',
+    ok: 200,
+    prepare: async (a) => ({
+      path: `${base(a)}/tools/lookup_order/test-endpoint`,
+      body: { url: 'https://tests.example.com/try' },
+    }),
+  },
+  'get /v1/agents/{agent}/tools/{tool}/test-endpoint': {
+    need: 'read',
+    ok: 200,
+    prepare: async (a) => {
+      const path = `${base(a)}/tools/lookup_order/test-endpoint`;
+      expect((await api('PUT', path, { body: { url: 'https://tests.example.com/try' } })).status).toBe(200);
+      return { path };
+    },
+  },
+  'delete /v1/agents/{agent}/tools/{tool}/test-endpoint': {
+    need: 'operator',
+    ok: 204,
+    prepare: async (a) => {
+      const path = `${base(a)}/tools/lookup_order/test-endpoint`;
+      expect((await api('PUT', path, { body: { url: 'https://tests.example.com/try' } })).status).toBe(200);
+      return { path };
+    },
+  },
   'post /v1/agents/{agent}/revisions/{id}/dismiss': {
     need: 'decide',
     ok: 200,

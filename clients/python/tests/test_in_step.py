@@ -69,6 +69,13 @@ NOT_IN_CLIENT = {
     ),
     "listWebhooks": "notification setup: done once by an operator, with curl or the API",
     "putWebhooks": "notification setup",
+    "tryRevision": (
+        "an approver's look before a decision, read as a table in the dashboard's inbox (or with curl); "
+        "a script that decides uses apply, dismiss or decide_many"
+    ),
+    "putToolTestEndpoint": "try setup: done once by an operator, with curl or the API",
+    "getToolTestEndpoint": "try setup",
+    "deleteToolTestEndpoint": "try setup",
 }
 
 #: Path parameters: `agent` is the client's; the others are the methods' first argument.

@@ -12,6 +12,7 @@ export type {
   Settings,
   ToolRow,
   ToolVersion,
+  TryAnswer,
   UnregisteredAnswer,
   UnregisteredTool,
   WhoAmI,

@@ -5,10 +5,13 @@
  * (reword it, or untick Keep to drop it) and the diff follows the edit as they type; a refused edit's
  * reason shows under the line it names. Apply and Dismiss with `approved_by`, one revision or the
  * selected ones at once (each revision's outcome listed); filters by tool and kind of line; applied
- * revisions with Undo; "Run review now" with a dry-run toggle. Buttons follow the token's rights
+ * revisions with Undo; "Run review now" with a dry-run toggle. Try replays the revision, with the
+ * lines as the approver edited them, on the requests it rests on and the tool's recent served ones
+ * (`POST …/revisions/:id/try`, which writes nothing): ranks and the model's picks before → after.
+ * Buttons follow the token's rights
  * (`GET …/whoami`): a read-only key sees no action (docs/api.md, docs/dashboard.md).
  */
-import type { BulkAnswer, Preview, Review, Revision, RevisionsAnswer, ViewContext } from './api-types.ts';
+import type { BulkAnswer, Preview, Review, Revision, RevisionsAnswer, TryAnswer, ViewContext } from './api-types.ts';
 import {
   act,
   agentPath,
@@ -270,6 +273,7 @@ function revisionCard(
       : null,
     rev.refused.length ? refusedTable(rev.refused) : null,
     evidenceDetails(rev.evidence),
+    deciding ? tryPanel(ctx, rev, editor) : null,
     deciding ? proposedActions(ctx, rev, editor) : canUndo ? undoAction(ctx, rev) : null,
   );
   if (isProposed) refresh();
@@ -797,6 +801,112 @@ function proposedActions(ctx: ViewContext, rev: Revision, editor: LineEditor | n
     apply,
     el('div', { class: 'field' }, el('label', { for: reasonId, text: 'Reason for dismissing (optional)' }), reason),
     dismiss,
+  );
+}
+
+/**
+ * Try: the revision, with the lines as edited now, replayed on real requests (`POST …/try`, which
+ * writes nothing). The answer is a table: routing rank of the tool that should serve each request,
+ * and the model's pick with its arguments, before → after; what a tool's test endpoint answered.
+ */
+function tryPanel(ctx: ViewContext, rev: Revision, editor: LineEditor | null): HTMLElement {
+  const result = el('div', { class: 'try-result', 'aria-live': 'polite' });
+  const button = el('button', {
+    type: 'button',
+    text: 'Try',
+    'aria-label': `Try the revision of ${rev.tool} on recent requests`,
+    onclick: () => {
+      const edit = editor?.edit() ?? null;
+      editor?.clear();
+      result.replaceChildren(el('p', { class: 'empty', text: 'Replaying the requests…' }));
+      void act(button, async () => {
+        let answer: TryAnswer;
+        try {
+          answer = await api<TryAnswer>(
+            'POST',
+            agentPath(ctx.agent, 'revisions', rev.revision_id, 'try'),
+            edit ? { edit } : {},
+          );
+        } catch (err) {
+          result.replaceChildren();
+          if (err instanceof ApiFailure && err.status === 400 && editor) showRefusal(editor, err);
+          throw err;
+        }
+        result.replaceChildren(tryTable(answer));
+        announce(`Tried the revision of ${rev.tool}${answer.edited ? ' with your edits' : ''}: nothing was written.`);
+      });
+    },
+  });
+  return el(
+    'div',
+    { class: 'try' },
+    el(
+      'div',
+      { class: 'actions' },
+      button,
+      el('span', {
+        class: 'meta',
+        text: 'Replays the requests this rests on and recent served ones, with your edits; writes nothing.',
+      }),
+    ),
+    result,
+  );
+}
+
+function tryTable(answer: TryAnswer): HTMLElement {
+  const rank = (r: number | null): string => (r === null ? 'not ranked' : `#${r}`);
+  type Pick = NonNullable<TryAnswer['requests'][number]['pick']>['before'];
+  const pick = (p: Pick): HTMLElement =>
+    el(
+      'td',
+      {},
+      p.tool === null ? el('em', { text: 'no tool' }) : el('code', { text: p.tool }),
+      p.tool === null ? null : el('div', { class: 'meta', text: JSON.stringify(p.arguments) }),
+      p.test === null
+        ? null
+        : el('div', {
+            class: 'meta',
+            text:
+              p.test.error === undefined ? `test: ${JSON.stringify(p.test.result)}` : `test failed: ${p.test.error}`,
+          }),
+    );
+  const picks = answer.model.picks;
+  return el(
+    'div',
+    {},
+    el('h4', { text: `Tried on ${answer.requests.length} requests${answer.edited ? ' (with your edits)' : ''}` }),
+    answer.model.note ? el('p', { class: 'meta', text: answer.model.note }) : null,
+    answer.requests.length
+      ? el(
+          'table',
+          { class: 'try-table' },
+          el(
+            'tr',
+            {},
+            el('th', { text: 'Request' }),
+            el('th', { text: 'Should serve' }),
+            el('th', { text: 'Rank before → after' }),
+            picks ? el('th', { text: 'Model picks before' }) : null,
+            picks ? el('th', { text: 'Model picks after' }) : null,
+          ),
+          answer.requests.map((r) =>
+            el(
+              'tr',
+              { 'data-request': r.request },
+              el(
+                'td',
+                {},
+                r.request,
+                el('div', { class: 'meta', text: r.source === 'served' ? 'served recently' : (r.evidence_kind ?? '') }),
+              ),
+              el('td', {}, el('code', { text: r.expected })),
+              el('td', { text: `${rank(r.rank.before)} → ${rank(r.rank.after)}` }),
+              picks ? (r.pick ? pick(r.pick.before) : el('td', { text: '—' })) : null,
+              picks ? (r.pick ? pick(r.pick.after) : el('td', { text: '—' })) : null,
+            ),
+          ),
+        )
+      : null,
   );
 }
 
