@@ -407,8 +407,8 @@ describe('the dashboard in Chromium', () => {
     await page.getByRole('button', { name: 'Overview', exact: true }).click();
     await expect
       .poll(() => page.locator('[data-summary="approvals"]').textContent())
-      .toMatch(
-        /^1 revision decided: 1 applied, 1 of them edited first \(100%\), 0 dismissed\. Approvers took out 1 of 1 proposed /,
+      .toBe(
+        '1 revision decided: 1 applied, 1 of them edited first (100.0%), 0 dismissed. Approvers took out 1 of 1 proposed usage notes.',
       );
     expect(problems.splice(0)).toEqual([
       'Failed to load resource: the server responded with a status of 400 (Bad Request)',
