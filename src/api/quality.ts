@@ -3,10 +3,10 @@
  * tool that finally served each request — and what each applied revision changed (docs/api.md
  * "Quality"). A read (role `agent`).
  */
-import { createRoute, z } from '@hono/zod-openapi';
+import { z } from '@hono/zod-openapi';
 import { MAX_QUALITY_DAYS, qualityOf } from '../services/quality-report.ts';
 import { notFound } from '../errors.ts';
-import { AgentParams, agentFor, bearer, createApi, nowIso, responses, agentRow } from './common.ts';
+import { AgentParams, agentFor, createApi, nowIso, agentRow, apiRoute } from './common.ts';
 
 export const qualityApi = createApi();
 
@@ -60,13 +60,14 @@ export const Quality = z
   .openapi('Quality');
 
 qualityApi.openapi(
-  createRoute({
+  apiRoute({
     method: 'get',
     path: '/v1/agents/{agent}/quality',
     summary: 'Routing hit rate per UTC day and what each applied revision changed',
-    security: bearer,
-    request: { params: AgentParams, query: QualityQuery },
-    responses: responses(Quality, 'zero-filled days, oldest first'),
+    params: AgentParams,
+    query: QualityQuery,
+    answer: Quality,
+    answered: 'zero-filled days, oldest first',
   }),
   async (c) => {
     const agent = agentFor(c, c.req.valid('param').agent, 'read');
