@@ -6,6 +6,7 @@
 import { z } from '@hono/zod-openapi';
 import { BUCKET_KEY_CHARS, fillBuckets, windowStart, type BucketSize } from '../core/activity-buckets.ts';
 import { ApiError } from '../errors.ts';
+import { Activity } from '../schemas.ts';
 import { ToolParams, agentFor, createApi, nowIso, agentRow, apiRoute } from './common.ts';
 
 export const activityApi = createApi();
@@ -27,18 +28,6 @@ export const ActivityQuery = z.object({
     .optional()
     .openapi({ param: { name: 'span', in: 'query' }, description: 'buckets (≤ 90 days or 168 hours)' }),
 });
-
-export const Activity = z
-  .object({
-    tool: z.string(),
-    bucket: z.enum(['day', 'hour']),
-    from: z.string(),
-    to: z.string(),
-    buckets: z.array(
-      z.object({ start: z.string(), calls: z.number().int(), failures: z.number().int(), offers: z.number().int() }),
-    ),
-  })
-  .openapi('Activity');
 
 activityApi.openapi(
   apiRoute({

@@ -2,7 +2,7 @@
 import { z } from '@hono/zod-openapi';
 import { authorize, mintKey, rightsOf } from '../auth.ts';
 import { notFound } from '../errors.ts';
-import { CreateKeyBody, CreatedKey, Settings, SettingsPatch, WhoAmI } from '../schemas.ts';
+import { AgentList, CreateKeyBody, CreatedKey, Settings, SettingsPatch, WhoAmI } from '../schemas.ts';
 import { deleteAgent } from '../services/agent-delete.ts';
 import { settingsOf } from '../services/route-serving.ts';
 import { AgentParams, PageQuery, agentFor, createApi, offsetPage, nowIso, agentRow, apiRoute } from './common.ts';
@@ -15,12 +15,7 @@ agentsApi.openapi(
     path: '/v1/agents',
     summary: 'Every agent with its tool and call counts (admin)',
     query: PageQuery,
-    answer: z.object({
-      agents: z.array(
-        z.object({ agent: z.string(), tools: z.number(), calls: z.number(), last_review_at: z.string().nullable() }),
-      ),
-      next_cursor: z.string().nullable(),
-    }),
+    answer: AgentList,
     answered: 'agents',
     errors: [401, 403],
   }),

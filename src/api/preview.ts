@@ -7,7 +7,7 @@
 import { z } from '@hono/zod-openapi';
 import { previewRevision } from '../core/revision-preview.ts';
 import { notFound } from '../errors.ts';
-import { ModelTool } from '../schemas.ts';
+import { Preview } from '../schemas.ts';
 import { settingsOf } from '../services/route-serving.ts';
 import { ToolParams, agentFor, createApi, apiRoute } from './common.ts';
 
@@ -23,8 +23,6 @@ export const PreviewBody = z
     call_example: Line.nullable().default(null),
   })
   .openapi('PreviewBody');
-
-export const Preview = z.object({ before: ModelTool, after: ModelTool }).openapi('Preview');
 
 previewApi.openapi(
   apiRoute({

@@ -4,6 +4,7 @@
  * "Quality"). A read (role `agent`).
  */
 import { z } from '@hono/zod-openapi';
+import { Quality } from '../schemas.ts';
 import { MAX_QUALITY_DAYS, qualityOf } from '../services/quality-report.ts';
 import { notFound } from '../errors.ts';
 import { AgentParams, agentFor, createApi, nowIso, agentRow, apiRoute } from './common.ts';
@@ -25,39 +26,6 @@ const QualityQuery = z.object({
     .optional()
     .openapi({ param: { name: 'tool', in: 'query' }, description: 'only this registered tool' }),
 });
-
-const Counts = z.object({ served_turns: z.number().int(), hits: z.number().int() });
-
-export const Quality = z
-  .object({
-    days: z.array(
-      z.object({
-        date: z.string(),
-        routed_turns: z.number().int(),
-        served_turns: z.number().int(),
-        hits: z.number().int(),
-        hit_rate: z.number().nullable(),
-        mrr: z.number().nullable(),
-        misses: z.number().int(),
-        confusions: z.number().int(),
-        failed_calls: z.number().int(),
-      }),
-    ),
-    revisions: z.array(
-      z.object({
-        revision_id: z.string(),
-        tool: z.string(),
-        applied_at: z.string(),
-        undone_at: z.string().nullable(),
-        before: Counts,
-        after: Counts,
-      }),
-    ),
-    top_missed: z.array(z.object({ tool: z.string(), misses: z.number().int() })),
-    top_confused: z.array(z.object({ tool: z.string(), served_by: z.string(), count: z.number().int() })),
-    truncated: z.boolean(),
-  })
-  .openapi('Quality');
 
 qualityApi.openapi(
   apiRoute({

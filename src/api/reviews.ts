@@ -6,7 +6,7 @@
 import { z } from '@hono/zod-openapi';
 import { type CursorKey, encodeCursor } from '../core/pagination.ts';
 import { ApiError, notFound } from '../errors.ts';
-import { OutcomeBody, Review, ReviewBody, Revision, RevisionStatus, ToolName } from '../schemas.ts';
+import { OutcomeBody, Review, ReviewBody, Revision, RevisionPage, RevisionStatus, ToolName } from '../schemas.ts';
 import { runReview } from '../services/review.ts';
 import {
   AgentParams,
@@ -61,7 +61,7 @@ reviewsApi.openapi(
     summary: 'Revisions, newest first, optionally of one tool and one status',
     params: AgentParams,
     query: RevisionQuery,
-    answer: z.object({ revisions: z.array(Revision), next_cursor: z.string().nullable() }),
+    answer: RevisionPage,
     answered: 'revisions, newest first; next_cursor is null on the last page',
   }),
   async (c) => {

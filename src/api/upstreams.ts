@@ -5,7 +5,7 @@
  */
 import { z } from '@hono/zod-openapi';
 import { ApiError, notFound } from '../errors.ts';
-import { Upstream } from '../schemas.ts';
+import { Upstream, UpstreamList } from '../schemas.ts';
 import { putUpstream, releaseTool, syncUpstream, upstreamView } from '../services/upstream-sync.ts';
 import { AgentParams, actorOf, agentFor, createApi, nowIso, type AppContext, agentRow, apiRoute } from './common.ts';
 
@@ -87,7 +87,7 @@ upstreamsApi.openapi(
     path: '/v1/agents/{agent}/upstreams',
     summary: "The agent's upstream MCP servers, with their status and tools",
     params: AgentParams,
-    answer: z.object({ upstreams: z.array(Upstream) }),
+    answer: UpstreamList,
     answered: 'upstreams by name',
   }),
   async (c) => {

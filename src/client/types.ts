@@ -49,30 +49,17 @@ export interface RevisionsQuery {
 }
 
 /** `GET …/quality` (docs/api.md "Quality"): routing quality per UTC day and per applied revision. */
-export interface QualityAnswer {
-  days: {
-    date: string;
-    routed_turns: number;
-    served_turns: number;
-    hits: number;
-    hit_rate: number | null;
-    mrr: number | null;
-    misses: number;
-    confusions: number;
-    failed_calls: number;
-  }[];
-  revisions: {
-    revision_id: string;
-    tool: string;
-    applied_at: string;
-    undone_at: string | null;
-    before: { served_turns: number; hits: number };
-    after: { served_turns: number; hits: number };
-  }[];
-  top_missed: { tool: string; misses: number }[];
-  top_confused: { tool: string; served_by: string; count: number }[];
-  truncated: boolean;
-}
+export type QualityAnswer = z.output<typeof S.Quality>;
+/** `GET …/revisions`: a page, newest first. */
+export type RevisionsAnswer = z.output<typeof S.RevisionPage>;
+/** `GET /v1/agents` (admin). */
+export type AgentsAnswer = z.output<typeof S.AgentList>;
+/** `GET …/tools/:tool/activity`. */
+export type Activity = z.output<typeof S.Activity>;
+/** `POST …/tools/:tool/preview`. */
+export type Preview = z.output<typeof S.Preview>;
+/** `GET …/upstreams`. */
+export type UpstreamsAnswer = z.output<typeof S.UpstreamList>;
 
 export interface QualityQuery {
   days?: number;
