@@ -37,17 +37,6 @@ export type SettingsPatch = z.input<typeof S.SettingsPatch>;
 export type ErrorBody = z.output<typeof S.ErrorBody>;
 export type WhoAmI = z.output<typeof S.WhoAmI>;
 export type BulkAnswer = z.output<typeof S.BulkAnswer>;
-
-/** `GET …/revisions` filters (docs/api.md). */
-export interface RevisionsQuery {
-  tool?: string;
-  status?: RevisionStatus;
-  /** Revisions per page (1–1000, default 1000). */
-  limit?: number;
-  /** The `next_cursor` of the previous page. */
-  cursor?: string;
-}
-
 /** `GET …/quality` (docs/api.md "Quality"): routing quality per UTC day and per applied revision. */
 export type QualityAnswer = z.output<typeof S.Quality>;
 /** `GET …/revisions`: a page, newest first. */
@@ -60,6 +49,16 @@ export type Activity = z.output<typeof S.Activity>;
 export type Preview = z.output<typeof S.Preview>;
 /** `GET …/upstreams`. */
 export type UpstreamsAnswer = z.output<typeof S.UpstreamList>;
+
+/** `GET …/revisions` filters (docs/api.md). */
+export interface RevisionsQuery {
+  tool?: string;
+  status?: RevisionStatus;
+  /** Revisions per page (1–1000, default 1000). */
+  limit?: number;
+  /** The `next_cursor` of the previous page. */
+  cursor?: string;
+}
 
 export interface QualityQuery {
   days?: number;

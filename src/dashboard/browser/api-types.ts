@@ -1,26 +1,9 @@
 /**
- * The shapes of the API answers the dashboard reads: the client package's types, each derived from
- * the zod schema the Worker validates and documents it with (src/schemas.ts), so none is written
- * twice. Type-only: nothing of this reaches the browser bundle.
+ * The shapes of the API answers the dashboard reads: all of the client package's types, each derived
+ * from the zod schema the Worker validates and documents it with (src/schemas.ts), so none is
+ * written twice. Type-only: nothing of this reaches the browser bundle.
  */
-export type {
-  Activity,
-  AgentsAnswer,
-  BulkAnswer,
-  FlagsAnswer,
-  Preview,
-  QualityAnswer,
-  Review,
-  Revision,
-  RevisionsAnswer,
-  Settings,
-  ToolRow,
-  ToolVersion,
-  UnregisteredAnswer,
-  UnregisteredTool,
-  UpstreamsAnswer,
-  WhoAmI,
-} from '../../client/types.ts';
+export type * from '../../client/types.ts';
 import type { Upstream, WhoAmI } from '../../client/types.ts';
 
 /** What each view gets from main.ts: the agent, a way to re-render itself and to open another tab. */
