@@ -22,11 +22,13 @@ import {
   diffView,
   el,
   fill,
+  headRow,
   hitsOf,
   QUALITY_DAYS,
   type RevisionQuality,
   revisionQuality,
   session,
+  textRow,
   uid,
   when,
 } from './core.ts';
@@ -653,14 +655,7 @@ function refusedTable(refused: Revision['refused']): HTMLElement {
     el(
       'table',
       { class: 'refused' },
-      el(
-        'tr',
-        {},
-        el('th', { text: 'Kind' }),
-        el('th', { text: 'Proposed text' }),
-        el('th', { text: 'Reason' }),
-        el('th', { text: 'Why' }),
-      ),
+      headRow(['Kind', 'Proposed text', 'Reason', 'Why']),
       refused.map((r) =>
         el(
           'tr',
@@ -700,18 +695,8 @@ function evidenceTable(kind: EvidenceKind, items: Evidence[]): HTMLElement {
   return el(
     'table',
     {},
-    el(
-      'tr',
-      {},
-      head.map((h) => el('th', { text: h })),
-    ),
-    items.map((e) =>
-      el(
-        'tr',
-        {},
-        row(e).map((v) => el('td', { text: v })),
-      ),
-    ),
+    headRow(head),
+    items.map((e) => textRow(row(e))),
   );
 }
 
