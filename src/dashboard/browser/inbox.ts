@@ -25,6 +25,7 @@ import {
   headRow,
   hitsOf,
   QUALITY_DAYS,
+  type Attrs,
   type RevisionQuality,
   revisionQuality,
   session,
@@ -709,6 +710,19 @@ function approver(): string | null {
   return null;
 }
 
+/** A button of a decision on a revision: it asks for the approver's name, then decides as them. */
+function decisionButton(attrs: Attrs, decide: (by: string, button: HTMLButtonElement) => void): HTMLButtonElement {
+  const button = el('button', {
+    type: 'button',
+    ...attrs,
+    onclick: () => {
+      const by = approver();
+      if (by) decide(by, button);
+    },
+  });
+  return button;
+}
+
 /** A refused edit (400): its reason under the line it names, from the check's details or the schema's path. */
 function showRefusal(editor: LineEditor, err: ApiFailure): boolean {
   const d = err.details[0] as
@@ -728,17 +742,12 @@ function showRefusal(editor: LineEditor, err: ApiFailure): boolean {
 function proposedActions(ctx: ViewContext, rev: Revision, editor: LineEditor | null): HTMLElement {
   const reasonId = uid('reason');
   const reason = el('input', { id: reasonId, type: 'text', maxlength: 1000 });
-  const apply = el('button', {
-    type: 'button',
-    class: 'primary',
-    text: 'Apply',
-    'aria-label': `Apply revision to ${rev.tool}`,
-    onclick: () => {
-      const by = approver();
-      if (!by) return;
+  const apply = decisionButton(
+    { class: 'primary', text: 'Apply', 'aria-label': `Apply revision to ${rev.tool}` },
+    (by, button) => {
       const edit = editor?.edit() ?? null;
       editor?.clear();
-      void act(apply, async () => {
+      void act(button, async () => {
         let done: Revision;
         try {
           done = await api<Revision>(
@@ -758,16 +767,11 @@ function proposedActions(ctx: ViewContext, rev: Revision, editor: LineEditor | n
         announce(`Applied the revision of ${rev.tool}${edit ? ' with your edits' : ''}${withdrawn}.`);
       });
     },
-  });
-  const dismiss = el('button', {
-    type: 'button',
-    class: 'danger',
-    text: 'Dismiss',
-    'aria-label': `Dismiss revision of ${rev.tool}`,
-    onclick: () => {
-      const by = approver();
-      if (!by) return;
-      void act(dismiss, async () => {
+  );
+  const dismiss = decisionButton(
+    { class: 'danger', text: 'Dismiss', 'aria-label': `Dismiss revision of ${rev.tool}` },
+    (by, button) => {
+      void act(button, async () => {
         const why = reason.value.trim();
         const body = why ? { approved_by: by, reason: why } : { approved_by: by };
         await api('POST', agentPath(ctx.agent, 'revisions', rev.revision_id, 'dismiss'), body);
@@ -775,7 +779,7 @@ function proposedActions(ctx: ViewContext, rev: Revision, editor: LineEditor | n
         announce(`Dismissed the revision of ${rev.tool}.`);
       });
     },
-  });
+  );
   return el(
     'div',
     { class: 'actions' },
@@ -786,19 +790,12 @@ function proposedActions(ctx: ViewContext, rev: Revision, editor: LineEditor | n
 }
 
 function undoAction(ctx: ViewContext, rev: Revision): HTMLElement {
-  const undo = el('button', {
-    type: 'button',
-    text: 'Undo',
-    'aria-label': `Undo the last revision of ${rev.tool}`,
-    onclick: () => {
-      const by = approver();
-      if (!by) return;
-      void act(undo, async () => {
-        await api('POST', agentPath(ctx.agent, 'tools', rev.tool, 'undo'), { approved_by: by });
-        await ctx.reload();
-        announce(`Undid the revision of ${rev.tool}: its model view is restored.`);
-      });
-    },
+  const undo = decisionButton({ text: 'Undo', 'aria-label': `Undo the last revision of ${rev.tool}` }, (by, button) => {
+    void act(button, async () => {
+      await api('POST', agentPath(ctx.agent, 'tools', rev.tool, 'undo'), { approved_by: by });
+      await ctx.reload();
+      announce(`Undid the revision of ${rev.tool}: its model view is restored.`);
+    });
   });
   return el(
     'div',
