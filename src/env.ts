@@ -209,6 +209,15 @@ function rateLimits(env: Bindings): RateLimits {
   };
 }
 
+/** The model, key and base URL of an OpenAI-compatible provider (OPENAI_API_KEY, OPENAI_BASE_URL). */
+function openAIOf(env: Bindings, model: string) {
+  return {
+    model,
+    apiKey: env.OPENAI_API_KEY ?? '',
+    ...(env.OPENAI_BASE_URL ? { baseURL: env.OPENAI_BASE_URL } : {}),
+  };
+}
+
 function pickEmbedder(env: Bindings): Embedder {
   const spec = env.EMBEDDER ?? 'hash';
   if (spec === 'hash') return createHashEmbedder();
@@ -216,12 +225,7 @@ function pickEmbedder(env: Bindings): Embedder {
   if (provider === 'workers-ai') return createWorkersAIEmbedder(requireAi(env, 'EMBEDDER'), model);
   if (provider === 'openai') {
     const dims = env.EMBEDDER_DIMENSIONS ? Number(env.EMBEDDER_DIMENSIONS) : undefined;
-    return createOpenAIEmbedder({
-      model,
-      apiKey: env.OPENAI_API_KEY ?? '',
-      ...(env.OPENAI_BASE_URL ? { baseURL: env.OPENAI_BASE_URL } : {}),
-      ...(dims ? { dimensions: dims } : {}),
-    });
+    return createOpenAIEmbedder({ ...openAIOf(env, model), ...(dims ? { dimensions: dims } : {}) });
   }
   throw misconfigured(`EMBEDDER "${spec}" is not one of hash, workers-ai:<model>, openai:<model>`);
 }
@@ -233,12 +237,7 @@ function pickModel(env: Bindings): ChatModel {
   if (provider === 'workers-ai') return createWorkersAIModel(requireAi(env, 'LLM'), model);
   if (provider === 'openai') {
     const timeoutMs = env.LLM_TIMEOUT_MS ? Number(env.LLM_TIMEOUT_MS) : undefined;
-    return createOpenAIModel({
-      model,
-      apiKey: env.OPENAI_API_KEY ?? '',
-      ...(env.OPENAI_BASE_URL ? { baseURL: env.OPENAI_BASE_URL } : {}),
-      ...(timeoutMs ? { timeoutMs } : {}),
-    });
+    return createOpenAIModel({ ...openAIOf(env, model), ...(timeoutMs ? { timeoutMs } : {}) });
   }
   throw misconfigured(`LLM "${spec}" is not one of extractive, openai:<model>, workers-ai:<model>`);
 }

@@ -872,3 +872,100 @@ export const Upstream = z
     updated_at: z.string(),
   })
   .openapi('Upstream');
+
+/** `GET …/quality` (docs/api.md "Quality"): requests served and hits of a tool over some hours. */
+export const ServedCounts = z.object({ served_turns: z.number().int(), hits: z.number().int() });
+
+/** Per kind of line: proposed in applied revisions, kept word for word, taken out, written by approvers. */
+const LineEdits = z.object({
+  proposed: z.number().int(),
+  kept: z.number().int(),
+  taken_out: z.number().int(),
+  written: z.number().int(),
+});
+
+/** How people decided the revisions of lines created in a window, and what they edited (src/core/approval-stats.ts). */
+export const Approvals = z
+  .object({
+    decided: z.number().int(),
+    applied_as_proposed: z.number().int(),
+    applied_edited: z.number().int(),
+    auto_applied: z.number().int(),
+    dismissed: z.number().int(),
+    edit_rate: z.number().nullable(),
+    lines: z.object({
+      notes_added: LineEdits,
+      queries_added: LineEdits,
+      avoid_added: LineEdits,
+      call_example: LineEdits,
+    }),
+  })
+  .openapi('Approvals');
+
+/**
+ * `GET …/quality`: per UTC day, `hit_rate` is hits / (hits + misses) among the served requests
+ * routing ranked (null on a day it ranked none; a loose call's request or a stable-list turn was
+ * never ranked, so it counts as served but neither hit nor miss), and `mrr` the mean of 1/rank of
+ * the serving tool over the same requests (0 when not offered; null likewise).
+ */
+export const Quality = z
+  .object({
+    days: z.array(
+      z.object({
+        date: z.string(),
+        routed_turns: z.number().int(),
+        served_turns: z.number().int(),
+        hits: z.number().int(),
+        hit_rate: z.number().nullable(),
+        mrr: z.number().nullable(),
+        misses: z.number().int(),
+        confusions: z.number().int(),
+        failed_calls: z.number().int(),
+      }),
+    ),
+    revisions: z.array(
+      z.object({
+        revision_id: z.string(),
+        tool: z.string(),
+        applied_at: z.string(),
+        undone_at: z.string().nullable(),
+        before: ServedCounts,
+        after: ServedCounts,
+      }),
+    ),
+    approvals: Approvals,
+    top_missed: z.array(z.object({ tool: z.string(), misses: z.number().int() })),
+    top_confused: z.array(z.object({ tool: z.string(), served_by: z.string(), count: z.number().int() })),
+    truncated: z.boolean(),
+  })
+  .openapi('Quality');
+
+/** `GET …/tools/{tool}/activity`: calls, failed calls and offers of a tool per UTC day or hour. */
+export const Activity = z
+  .object({
+    tool: z.string(),
+    bucket: z.enum(['day', 'hour']),
+    from: z.string(),
+    to: z.string(),
+    buckets: z.array(
+      z.object({ start: z.string(), calls: z.number().int(), failures: z.number().int(), offers: z.number().int() }),
+    ),
+  })
+  .openapi('Activity');
+
+/** `POST …/tools/{tool}/preview`: a tool's model view now and with a revision's additions. */
+export const Preview = z.object({ before: ModelTool, after: ModelTool }).openapi('Preview');
+
+/** `GET /v1/agents` (admin): every agent with its counts, a page at a time. */
+export const AgentList = z.object({
+  agents: z.array(
+    z.object({ agent: z.string(), tools: z.number(), calls: z.number(), last_review_at: z.string().nullable() }),
+  ),
+  next_cursor: z.string().nullable(),
+});
+
+/** `GET …/revisions`: newest first; `next_cursor` is null on the last page. */
+export const RevisionPage = z.object({ revisions: z.array(Revision), next_cursor: z.string().nullable() });
+
+/** `GET …/upstreams`. */
+export const UpstreamList = z.object({ upstreams: z.array(Upstream) });

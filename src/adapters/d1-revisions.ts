@@ -7,6 +7,7 @@
  */
 import type { NewRevision } from '../core/ports.ts';
 import type { Revision } from '../schemas.ts';
+import { firstRow } from './d1-rows.ts';
 
 export type { NewRevision };
 
@@ -101,11 +102,12 @@ export function createD1Revisions(db: D1Database) {
 
     /** One revision with its stored extras (before_row for undo). */
     async getRevisionRecord(agent: string, id: string): Promise<RevisionRecord | null> {
-      const row = await db
-        .prepare('SELECT * FROM revisions WHERE revision_id = ?1 AND agent = ?2')
-        .bind(id, agent)
-        .first<RevisionRow>();
-      return row ? toRevisionRecord(row) : null;
+      return firstRow(
+        db,
+        'SELECT * FROM revisions WHERE revision_id = ?1 AND agent = ?2',
+        [id, agent],
+        toRevisionRecord,
+      );
     },
 
     /** An agent's revisions, newest first (ties: the later insert first), optionally by tool and status. */

@@ -10,6 +10,7 @@ import type { MemoryWording } from '../core/routing-memory.ts';
 import type { AuthorDefinition } from '../core/tooldef.ts';
 import type { Example, KeyRole, Settings, SettingsPatch } from '../schemas.ts';
 import { type AgentRecord, type ToolWrite, VersionConflict } from '../core/ports.ts';
+import { firstRow } from './d1-rows.ts';
 
 export type { AgentRecord, ToolWrite };
 export { VersionConflict };
@@ -138,11 +139,7 @@ export function createD1Store(db: D1Database) {
     },
 
     async getTool(agent: string, name: string): Promise<StoredTool | null> {
-      const row = await db
-        .prepare('SELECT * FROM tools WHERE agent = ?1 AND name = ?2')
-        .bind(agent, name)
-        .first<ToolRowDb>();
-      return row ? toTool(row) : null;
+      return firstRow(db, 'SELECT * FROM tools WHERE agent = ?1 AND name = ?2', [agent, name], toTool);
     },
 
     /**

@@ -16,6 +16,7 @@ import type {
   UpstreamToolRecord,
 } from '../core/ports.ts';
 import { agentWritten } from './d1-store.ts';
+import { firstRow } from './d1-rows.ts';
 
 export type {
   ListedDefinition,
@@ -63,11 +64,7 @@ function toUpstream(r: UpstreamRow): UpstreamRecord {
 export function createD1Upstreams(db: D1Database) {
   return {
     async get(agent: string, name: string): Promise<UpstreamRecord | null> {
-      const row = await db
-        .prepare('SELECT * FROM upstreams WHERE agent = ?1 AND name = ?2')
-        .bind(agent, name)
-        .first<UpstreamRow>();
-      return row ? toUpstream(row) : null;
+      return firstRow(db, 'SELECT * FROM upstreams WHERE agent = ?1 AND name = ?2', [agent, name], toUpstream);
     },
 
     async list(agent: string): Promise<UpstreamRecord[]> {

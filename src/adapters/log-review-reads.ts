@@ -12,11 +12,8 @@
  */
 import type { ToolActivity } from '../core/review-selection.ts';
 import type { CallRecord, OutcomeRecord, TurnRecord } from '../core/records.ts';
-import type { LogOf } from './log-db.ts';
-import { OUTCOMES_OF, type OutcomeRow, toCall, toOutcome, toTurn } from './log-turns.ts';
-
-type TurnRow = Parameters<typeof toTurn>[0];
-type CallRow = Parameters<typeof toCall>[0];
+import type { LogOf, SqlValue } from './log-db.ts';
+import { OUTCOMES_OF, toCall, toOutcome, toTurn } from './log-turns.ts';
 
 /** The rank-1 tool of a routed turn: the first entry of `offered` (stored best first). */
 const TOP = `json_extract(r.offered, '$[0].name')`;
@@ -81,6 +78,21 @@ export const CALLS_PER_TURN = 50;
 /** Reads for one review; each returns plain records (src/core/records.ts). */
 export function createReviewLog(logOf: LogOf) {
   const list = (values: readonly (string | number)[]) => JSON.stringify([...new Set(values)]);
+  /** The rows `sql` selects for the agent with `binds` after it, mapped; none when there is no key to look up. */
+  const rows = async <Row, T>(
+    agent: string,
+    keys: readonly unknown[],
+    sql: string,
+    binds: SqlValue[],
+    map: (row: Row) => T,
+  ): Promise<T[]> => {
+    if (keys.length === 0) return [];
+    const { results } = await logOf(agent)
+      .prepare(sql)
+      .bind(agent, ...binds)
+      .all<Row>();
+    return results.map(map);
+  };
   return {
     /** What the review chooses by, for each of the agent's registered `tools`. */
     async toolActivity(
@@ -95,64 +107,32 @@ export function createReviewLog(logOf: LogOf) {
       return results;
     },
 
-    async recentCalls(agent: string, tools: readonly string[], perTool: number): Promise<CallRecord[]> {
-      if (tools.length === 0) return [];
-      const { results } = await logOf(agent)
-        .prepare(REVIEW_SQL.recentCalls)
-        .bind(agent, list(tools), perTool)
-        .all<CallRow>();
-      return results.map(toCall);
+    recentCalls(agent: string, tools: readonly string[], perTool: number): Promise<CallRecord[]> {
+      return rows(agent, tools, REVIEW_SQL.recentCalls, [list(tools), perTool], toCall);
     },
 
-    async rankedFirstTurns(agent: string, tools: readonly string[], perTool: number): Promise<TurnRecord[]> {
-      if (tools.length === 0) return [];
-      const { results } = await logOf(agent)
-        .prepare(REVIEW_SQL.rankedFirstTurns)
-        .bind(agent, list(tools), perTool)
-        .all<TurnRow>();
-      return results.map(toTurn);
+    rankedFirstTurns(agent: string, tools: readonly string[], perTool: number): Promise<TurnRecord[]> {
+      return rows(agent, tools, REVIEW_SQL.rankedFirstTurns, [list(tools), perTool], toTurn);
     },
 
-    async turnsById(agent: string, turnIds: readonly string[]): Promise<TurnRecord[]> {
-      if (turnIds.length === 0) return [];
-      const { results } = await logOf(agent).prepare(REVIEW_SQL.turnsById).bind(agent, list(turnIds)).all<TurnRow>();
-      return results.map(toTurn);
+    turnsById(agent: string, turnIds: readonly string[]): Promise<TurnRecord[]> {
+      return rows(agent, turnIds, REVIEW_SQL.turnsById, [list(turnIds)], toTurn);
     },
 
-    async neighbourTurns(agent: string, turnIds: readonly string[]): Promise<TurnRecord[]> {
-      if (turnIds.length === 0) return [];
-      const { results } = await logOf(agent)
-        .prepare(REVIEW_SQL.neighbourTurns)
-        .bind(agent, list(turnIds))
-        .all<TurnRow>();
-      return results.map(toTurn);
+    neighbourTurns(agent: string, turnIds: readonly string[]): Promise<TurnRecord[]> {
+      return rows(agent, turnIds, REVIEW_SQL.neighbourTurns, [list(turnIds)], toTurn);
     },
 
-    async neighbourCalls(agent: string, callSeqs: readonly number[]): Promise<CallRecord[]> {
-      if (callSeqs.length === 0) return [];
-      const { results } = await logOf(agent)
-        .prepare(REVIEW_SQL.neighbourCalls)
-        .bind(agent, list(callSeqs))
-        .all<CallRow>();
-      return results.map(toCall);
+    neighbourCalls(agent: string, callSeqs: readonly number[]): Promise<CallRecord[]> {
+      return rows(agent, callSeqs, REVIEW_SQL.neighbourCalls, [list(callSeqs)], toCall);
     },
 
-    async callsOfTurns(agent: string, turnIds: readonly string[], perTurn = CALLS_PER_TURN): Promise<CallRecord[]> {
-      if (turnIds.length === 0) return [];
-      const { results } = await logOf(agent)
-        .prepare(REVIEW_SQL.callsOfTurns)
-        .bind(agent, list(turnIds), perTurn)
-        .all<CallRow>();
-      return results.map(toCall);
+    callsOfTurns(agent: string, turnIds: readonly string[], perTurn = CALLS_PER_TURN): Promise<CallRecord[]> {
+      return rows(agent, turnIds, REVIEW_SQL.callsOfTurns, [list(turnIds), perTurn], toCall);
     },
 
-    async outcomesOf(agent: string, turnIds: readonly string[]): Promise<OutcomeRecord[]> {
-      if (turnIds.length === 0) return [];
-      const { results } = await logOf(agent)
-        .prepare(REVIEW_SQL.outcomesOf)
-        .bind(agent, list(turnIds))
-        .all<OutcomeRow>();
-      return results.map(toOutcome);
+    outcomesOf(agent: string, turnIds: readonly string[]): Promise<OutcomeRecord[]> {
+      return rows(agent, turnIds, REVIEW_SQL.outcomesOf, [list(turnIds)], toOutcome);
     },
   };
 }

@@ -3,10 +3,11 @@
  * one tool per UTC day or hour, for the dashboard's chart. A read (role `agent`); the tool need not
  * be registered, so an unregistered tool's calls can be charted too.
  */
-import { createRoute, z } from '@hono/zod-openapi';
+import { z } from '@hono/zod-openapi';
 import { BUCKET_KEY_CHARS, fillBuckets, windowStart, type BucketSize } from '../core/activity-buckets.ts';
 import { ApiError } from '../errors.ts';
-import { ToolParams, agentFor, bearer, createApi, nowIso, responses, agentRow } from './common.ts';
+import { Activity } from '../schemas.ts';
+import { ToolParams, agentFor, createApi, nowIso, agentRow, apiRoute } from './common.ts';
 
 export const activityApi = createApi();
 
@@ -28,26 +29,15 @@ export const ActivityQuery = z.object({
     .openapi({ param: { name: 'span', in: 'query' }, description: 'buckets (≤ 90 days or 168 hours)' }),
 });
 
-export const Activity = z
-  .object({
-    tool: z.string(),
-    bucket: z.enum(['day', 'hour']),
-    from: z.string(),
-    to: z.string(),
-    buckets: z.array(
-      z.object({ start: z.string(), calls: z.number().int(), failures: z.number().int(), offers: z.number().int() }),
-    ),
-  })
-  .openapi('Activity');
-
 activityApi.openapi(
-  createRoute({
+  apiRoute({
     method: 'get',
     path: '/v1/agents/{agent}/tools/{tool}/activity',
     summary: 'Calls, failed calls and routing offers of a tool per UTC day or hour, oldest first',
-    security: bearer,
-    request: { params: ToolParams, query: ActivityQuery },
-    responses: responses(Activity, 'zero-filled buckets'),
+    params: ToolParams,
+    query: ActivityQuery,
+    answer: Activity,
+    answered: 'zero-filled buckets',
   }),
   async (c) => {
     const { agent, tool } = c.req.valid('param');

@@ -1,49 +1,27 @@
 /** Agents, keys and settings (docs/api.md). Keys and the agent list are the admin's. */
-import { createRoute, z } from '@hono/zod-openapi';
+import { z } from '@hono/zod-openapi';
 import { authorize, mintKey, rightsOf } from '../auth.ts';
 import { notFound } from '../errors.ts';
-import { CreateKeyBody, CreatedKey, Settings, SettingsPatch, WhoAmI } from '../schemas.ts';
+import { AgentList, CreateKeyBody, CreatedKey, Settings, SettingsPatch, WhoAmI } from '../schemas.ts';
 import { deleteAgent } from '../services/agent-delete.ts';
 import { settingsOf } from '../services/route-serving.ts';
-import { pageByOffset } from '../core/pagination.ts';
-import {
-  AgentParams,
-  MAX_PAGE,
-  PageQuery,
-  agentFor,
-  bearer,
-  createApi,
-  cursorOf,
-  jsonBody,
-  nowIso,
-  responses,
-  agentRow,
-} from './common.ts';
+import { AgentParams, PageQuery, agentFor, createApi, offsetPage, nowIso, agentRow, apiRoute } from './common.ts';
 
 export const agentsApi = createApi();
 
 agentsApi.openapi(
-  createRoute({
+  apiRoute({
     method: 'get',
     path: '/v1/agents',
     summary: 'Every agent with its tool and call counts (admin)',
-    security: bearer,
-    request: { query: PageQuery },
-    responses: responses(
-      z.object({
-        agents: z.array(
-          z.object({ agent: z.string(), tools: z.number(), calls: z.number(), last_review_at: z.string().nullable() }),
-        ),
-        next_cursor: z.string().nullable(),
-      }),
-      'agents',
-      [401, 403],
-    ),
+    query: PageQuery,
+    answer: AgentList,
+    answered: 'agents',
+    errors: [401, 403],
   }),
   async (c) => {
     authorize(c.get('principal'), null, 'admin');
-    const { limit, cursor } = c.req.valid('query');
-    const page = pageByOffset(await c.get('svc').store.listAgents(), limit ?? MAX_PAGE, cursorOf(cursor));
+    const page = offsetPage(await c.get('svc').store.listAgents(), c.req.valid('query'));
     return c.json(
       {
         agents: page.items.map((a) => ({
@@ -60,13 +38,15 @@ agentsApi.openapi(
 );
 
 agentsApi.openapi(
-  createRoute({
+  apiRoute({
     method: 'post',
     path: '/v1/agents/{agent}/keys',
     summary: 'Create an agent key (admin); the key is shown once',
-    security: bearer,
-    request: { params: AgentParams, ...jsonBody(CreateKeyBody) },
-    responses: responses(CreatedKey, 'the new key, shown once', [400, 401, 403]),
+    params: AgentParams,
+    body: CreateKeyBody,
+    answer: CreatedKey,
+    answered: 'the new key, shown once',
+    errors: [400, 401, 403],
   }),
   async (c) => {
     const { agent } = c.req.valid('param');
@@ -95,21 +75,20 @@ agentsApi.openapi(
 );
 
 agentsApi.openapi(
-  createRoute({
+  apiRoute({
     method: 'delete',
     path: '/v1/agents/{agent}/keys/{key_id}',
     summary: 'Revoke an agent key (admin)',
-    security: bearer,
-    request: {
-      params: AgentParams.extend({
-        key_id: z
-          .string()
-          .min(1)
-          .max(64)
-          .openapi({ param: { name: 'key_id', in: 'path' } }),
-      }),
-    },
-    responses: { 204: { description: 'revoked' }, ...responses(z.object({}), 'unused', [400, 401, 403, 404]) },
+    params: AgentParams.extend({
+      key_id: z
+        .string()
+        .min(1)
+        .max(64)
+        .openapi({ param: { name: 'key_id', in: 'path' } }),
+    }),
+    answer: null,
+    answered: 'revoked',
+    errors: [400, 401, 403, 404],
   }),
   async (c) => {
     const { agent, key_id } = c.req.valid('param');
@@ -120,13 +99,14 @@ agentsApi.openapi(
 );
 
 agentsApi.openapi(
-  createRoute({
+  apiRoute({
     method: 'delete',
     path: '/v1/agents/{agent}',
     summary: 'Delete an agent and everything it left: rows, Durable Object storage, vectors (admin)',
-    security: bearer,
-    request: { params: AgentParams },
-    responses: { 204: { description: 'deleted' }, ...responses(z.object({}), 'unused', [400, 401, 403, 404]) },
+    params: AgentParams,
+    answer: null,
+    answered: 'deleted',
+    errors: [400, 401, 403, 404],
   }),
   async (c) => {
     const { agent } = c.req.valid('param');
@@ -137,13 +117,13 @@ agentsApi.openapi(
 );
 
 agentsApi.openapi(
-  createRoute({
+  apiRoute({
     method: 'get',
     path: '/v1/agents/{agent}/whoami',
     summary: "The token's role on the agent, its key id and its rights (what the dashboard shows buttons for)",
-    security: bearer,
-    request: { params: AgentParams },
-    responses: responses(WhoAmI, 'who the token is on this agent'),
+    params: AgentParams,
+    answer: WhoAmI,
+    answered: 'who the token is on this agent',
   }),
   async (c) => {
     agentFor(c, c.req.valid('param').agent, 'read');
@@ -158,13 +138,13 @@ agentsApi.openapi(
 );
 
 agentsApi.openapi(
-  createRoute({
+  apiRoute({
     method: 'get',
     path: '/v1/agents/{agent}/config',
     summary: 'The tool-learning settings (docs/configuration.md)',
-    security: bearer,
-    request: { params: AgentParams },
-    responses: responses(Settings, 'settings with defaults filled in'),
+    params: AgentParams,
+    answer: Settings,
+    answered: 'settings with defaults filled in',
   }),
   async (c) => {
     const agent = agentFor(c, c.req.valid('param').agent, 'read');
@@ -174,13 +154,14 @@ agentsApi.openapi(
 );
 
 agentsApi.openapi(
-  createRoute({
+  apiRoute({
     method: 'put',
     path: '/v1/agents/{agent}/config',
     summary: 'Change some settings; the rest keep their values',
-    security: bearer,
-    request: { params: AgentParams, ...jsonBody(SettingsPatch) },
-    responses: responses(Settings, 'the settings now in force'),
+    params: AgentParams,
+    body: SettingsPatch,
+    answer: Settings,
+    answered: 'the settings now in force',
   }),
   async (c) => {
     const agent = agentFor(c, c.req.valid('param').agent, 'operator');

@@ -2,12 +2,12 @@
  * What every API module shares: the app's type, path parameter schemas, response helpers and the
  * authorisation step each handler starts with.
  */
-import { OpenAPIHono, z } from '@hono/zod-openapi';
+import { OpenAPIHono, type RouteConfig, createRoute, z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import { authorize, type Need, type Principal } from '../auth.ts';
 import type { Bindings, Services } from '../env.ts';
 import { ApiError, notFound } from '../errors.ts';
-import { type CursorKey, decodeCursor } from '../core/pagination.ts';
+import { type CursorKey, decodeCursor, pageByOffset } from '../core/pagination.ts';
 import { AgentId, ErrorBody, ToolName } from '../schemas.ts';
 
 export interface AppEnv {
@@ -61,7 +61,62 @@ export function responses<T extends z.ZodType>(
 }
 
 export function jsonBody<T extends z.ZodType>(schema: T) {
-  return { body: { content: { 'application/json': { schema } }, required: true } };
+  return { body: { content: { 'application/json': { schema } }, required: true as const } };
+}
+
+/** What one authorised route declares; `apiRoute` adds the bearer security and the error answers. */
+export interface RouteSpec<M, Path, P, Q, B, T> {
+  method: M;
+  path: Path;
+  summary: string;
+  description?: string;
+  params?: P;
+  query?: Q;
+  /** The JSON body, required. */
+  body?: B;
+  /** The 200 answer's schema; `null` for a route that answers 204 with no body. */
+  answer: T;
+  /** What the answer is (the OpenAPI description of the 200 or the 204). */
+  answered: string;
+  /** The error statuses besides 429 (which every route may answer); 400, 401, 403, 404 unless told. */
+  errors?: number[];
+}
+
+type Request<P, Q, B> = (P extends z.ZodObject ? { params: P } : unknown) &
+  (Q extends z.ZodObject ? { query: Q } : unknown) &
+  (B extends z.ZodType ? ReturnType<typeof jsonBody<B>> : unknown);
+type Responses<T> = T extends z.ZodType
+  ? ReturnType<typeof responses<T>>
+  : { 204: { description: string } } & ReturnType<typeof responses<z.ZodObject>>;
+
+/**
+ * The OpenAPI route of an authorised handler: bearer security, the request parts the spec names
+ * and its answers. A 204 route also lists an unused 200 (the error answers hang off it).
+ */
+export function apiRoute<
+  M extends 'get' | 'put' | 'post' | 'delete',
+  Path extends string,
+  P extends z.ZodObject | undefined = undefined,
+  Q extends z.ZodObject | undefined = undefined,
+  B extends z.ZodType | undefined = undefined,
+  T extends z.ZodType | null = null,
+>(spec: RouteSpec<M, Path, P, Q, B, T>) {
+  const { method, path, summary, description, params, query, body, answer, answered, errors } = spec;
+  const request = { ...(params ? { params } : {}), ...(query ? { query } : {}), ...(body ? jsonBody(body) : {}) };
+  const answers =
+    answer === null
+      ? { 204: { description: answered }, ...responses(z.object({}), 'unused', errors) }
+      : responses(answer, answered, errors);
+  const route = createRoute({
+    method,
+    path,
+    summary,
+    ...(description === undefined ? {} : { description }),
+    security: bearer,
+    request,
+    responses: answers,
+  } as RouteConfig);
+  return route as unknown as { method: M; path: Path; request: Request<P, Q, B>; responses: Responses<T> };
 }
 
 /** Authorises the principal for `:agent` with the route's need; returns the agent id. */
@@ -117,4 +172,9 @@ export function cursorOf(cursor: string | undefined): CursorKey | null {
     ]);
   }
   return key;
+}
+
+/** One page of a list read whole, from the position of the query's cursor. */
+export function offsetPage<T>(items: T[], query: { limit?: number; cursor?: string }) {
+  return pageByOffset(items, query.limit ?? MAX_PAGE, cursorOf(query.cursor));
 }

@@ -1,20 +1,10 @@
 /** Pinned tools (docs/tool-delivery.md): pin, unpin, list, and the suggestion read from the log. */
-import { createRoute, z } from '@hono/zod-openapi';
+import { z } from '@hono/zod-openapi';
 import { attributeRuns } from '../core/attribution.ts';
 import { suggestPins } from '../core/pin-suggestion.ts';
 import { groupRuns } from '../core/serving.ts';
 import { notFound } from '../errors.ts';
-import {
-  AgentParams,
-  ToolParams,
-  actorOf,
-  agentFor,
-  bearer,
-  createApi,
-  nowIso,
-  responses,
-  agentRow,
-} from './common.ts';
+import { AgentParams, ToolParams, actorOf, agentFor, createApi, nowIso, agentRow, apiRoute } from './common.ts';
 
 export const pinsApi = createApi();
 
@@ -38,13 +28,13 @@ const SuggestQuery = z
   .strict();
 
 pinsApi.openapi(
-  createRoute({
+  apiRoute({
     method: 'get',
     path: '/v1/agents/{agent}/pins',
     summary: 'Pinned tools (always loaded, never deferred)',
-    security: bearer,
-    request: { params: AgentParams },
-    responses: responses(z.object({ pins: z.array(Pin) }), 'pinned tools by name'),
+    params: AgentParams,
+    answer: z.object({ pins: z.array(Pin) }),
+    answered: 'pinned tools by name',
   }),
   async (c) => {
     const agent = agentFor(c, c.req.valid('param').agent, 'read');
@@ -54,13 +44,13 @@ pinsApi.openapi(
 );
 
 pinsApi.openapi(
-  createRoute({
+  apiRoute({
     method: 'put',
     path: '/v1/agents/{agent}/tools/{tool}/pin',
     summary: 'Pin a tool (an operator decision); pinning a pinned tool changes nothing',
-    security: bearer,
-    request: { params: ToolParams },
-    responses: responses(z.object({ pins: z.array(Pin) }), 'every pin of the agent'),
+    params: ToolParams,
+    answer: z.object({ pins: z.array(Pin) }),
+    answered: 'every pin of the agent',
   }),
   async (c) => {
     const { agent, tool } = c.req.valid('param');
@@ -73,13 +63,13 @@ pinsApi.openapi(
 );
 
 pinsApi.openapi(
-  createRoute({
+  apiRoute({
     method: 'delete',
     path: '/v1/agents/{agent}/tools/{tool}/pin',
     summary: 'Unpin a tool',
-    security: bearer,
-    request: { params: ToolParams },
-    responses: { 204: { description: 'unpinned' }, ...responses(z.object({}), 'unused') },
+    params: ToolParams,
+    answer: null,
+    answered: 'unpinned',
   }),
   async (c) => {
     const { agent, tool } = c.req.valid('param');
@@ -90,14 +80,15 @@ pinsApi.openapi(
 );
 
 pinsApi.openapi(
-  createRoute({
+  apiRoute({
     method: 'get',
     path: '/v1/agents/{agent}/pins/suggested',
     summary:
       'The smallest set of tools that finally served `share` of the served runs over `days` (pinning stays an operator decision)',
-    security: bearer,
-    request: { params: AgentParams, query: SuggestQuery },
-    responses: responses(PinSuggestion, 'suggested pins, most served first'),
+    params: AgentParams,
+    query: SuggestQuery,
+    answer: PinSuggestion,
+    answered: 'suggested pins, most served first',
   }),
   async (c) => {
     const agent = agentFor(c, c.req.valid('param').agent, 'read');

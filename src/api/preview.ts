@@ -4,12 +4,12 @@
  * dashboard sends a proposed revision's fields and shows the two as a diff. It writes nothing, so
  * it is a read (role `agent`).
  */
-import { createRoute, z } from '@hono/zod-openapi';
+import { z } from '@hono/zod-openapi';
 import { previewRevision } from '../core/revision-preview.ts';
 import { notFound } from '../errors.ts';
-import { ModelTool } from '../schemas.ts';
+import { Preview } from '../schemas.ts';
 import { settingsOf } from '../services/route-serving.ts';
-import { ToolParams, agentFor, bearer, createApi, jsonBody, responses } from './common.ts';
+import { ToolParams, agentFor, createApi, apiRoute } from './common.ts';
 
 export const previewApi = createApi();
 
@@ -24,16 +24,16 @@ export const PreviewBody = z
   })
   .openapi('PreviewBody');
 
-export const Preview = z.object({ before: ModelTool, after: ModelTool }).openapi('Preview');
-
 previewApi.openapi(
-  createRoute({
+  apiRoute({
     method: 'post',
     path: '/v1/agents/{agent}/tools/{tool}/preview',
     summary: 'The model view of a tool now and with a revision applied (writes nothing)',
-    security: bearer,
-    request: { params: ToolParams, ...jsonBody(PreviewBody) },
-    responses: responses(Preview, 'before and after', [400, 401, 403, 404, 413]),
+    params: ToolParams,
+    body: PreviewBody,
+    answer: Preview,
+    answered: 'before and after',
+    errors: [400, 401, 403, 404, 413],
   }),
   async (c) => {
     const { agent, tool } = c.req.valid('param');

@@ -3,12 +3,13 @@
  * tool that finally served each request — and what each applied revision changed (docs/api.md
  * "Quality"). A read (role `agent`).
  */
-import { createRoute, z } from '@hono/zod-openapi';
+import { z } from '@hono/zod-openapi';
 import { approvalStats } from '../core/approval-stats.ts';
+import { Quality } from '../schemas.ts';
 import { MAX_QUALITY_DAYS, qualityOf } from '../services/quality-report.ts';
 import { AUTO_APPLY_BY } from '../services/review.ts';
 import { notFound } from '../errors.ts';
-import { AgentParams, agentFor, bearer, createApi, nowIso, responses, agentRow } from './common.ts';
+import { AgentParams, agentFor, createApi, nowIso, agentRow, apiRoute } from './common.ts';
 
 export const qualityApi = createApi();
 
@@ -28,72 +29,15 @@ const QualityQuery = z.object({
     .openapi({ param: { name: 'tool', in: 'query' }, description: 'only this registered tool' }),
 });
 
-const Counts = z.object({ served_turns: z.number().int(), hits: z.number().int() });
-
-const LineEdits = z.object({
-  proposed: z.number().int(),
-  kept: z.number().int(),
-  taken_out: z.number().int(),
-  written: z.number().int(),
-});
-
-const Approvals = z
-  .object({
-    decided: z.number().int(),
-    applied_as_proposed: z.number().int(),
-    applied_edited: z.number().int(),
-    auto_applied: z.number().int(),
-    dismissed: z.number().int(),
-    edit_rate: z.number().nullable(),
-    lines: z.object({
-      notes_added: LineEdits,
-      queries_added: LineEdits,
-      avoid_added: LineEdits,
-      call_example: LineEdits,
-    }),
-  })
-  .openapi('Approvals');
-
-export const Quality = z
-  .object({
-    days: z.array(
-      z.object({
-        date: z.string(),
-        routed_turns: z.number().int(),
-        served_turns: z.number().int(),
-        hits: z.number().int(),
-        hit_rate: z.number().nullable(),
-        mrr: z.number().nullable(),
-        misses: z.number().int(),
-        confusions: z.number().int(),
-        failed_calls: z.number().int(),
-      }),
-    ),
-    revisions: z.array(
-      z.object({
-        revision_id: z.string(),
-        tool: z.string(),
-        applied_at: z.string(),
-        undone_at: z.string().nullable(),
-        before: Counts,
-        after: Counts,
-      }),
-    ),
-    approvals: Approvals,
-    top_missed: z.array(z.object({ tool: z.string(), misses: z.number().int() })),
-    top_confused: z.array(z.object({ tool: z.string(), served_by: z.string(), count: z.number().int() })),
-    truncated: z.boolean(),
-  })
-  .openapi('Quality');
-
 qualityApi.openapi(
-  createRoute({
+  apiRoute({
     method: 'get',
     path: '/v1/agents/{agent}/quality',
     summary: 'Routing hit rate per UTC day and what each applied revision changed',
-    security: bearer,
-    request: { params: AgentParams, query: QualityQuery },
-    responses: responses(Quality, 'zero-filled days, oldest first'),
+    params: AgentParams,
+    query: QualityQuery,
+    answer: Quality,
+    answered: 'zero-filled days, oldest first',
   }),
   async (c) => {
     const agent = agentFor(c, c.req.valid('param').agent, 'read');

@@ -3,10 +3,10 @@
  * (`GET …/revisions`, `GET …/revisions/:id`) and `POST …/outcomes`, the application's word on which
  * tool should have served a turn (`verified` evidence).
  */
-import { createRoute, z } from '@hono/zod-openapi';
+import { z } from '@hono/zod-openapi';
 import { type CursorKey, encodeCursor } from '../core/pagination.ts';
 import { ApiError, notFound } from '../errors.ts';
-import { OutcomeBody, Review, ReviewBody, Revision, RevisionStatus, ToolName } from '../schemas.ts';
+import { OutcomeBody, Review, ReviewBody, Revision, RevisionPage, RevisionStatus, ToolName } from '../schemas.ts';
 import { runReview } from '../services/review.ts';
 import {
   AgentParams,
@@ -15,33 +15,29 @@ import {
   PageQuery,
   actorOf,
   agentFor,
-  bearer,
   createApi,
   cursorOf,
-  jsonBody,
   nowIso,
-  responses,
   agentRow,
+  apiRoute,
 } from './common.ts';
 import { turnWritten } from '../services/turn-writer.ts';
 
 export const reviewsApi = createApi();
 
 reviewsApi.openapi(
-  createRoute({
+  apiRoute({
     method: 'post',
     path: '/v1/agents/{agent}/reviews',
     summary: 'Review the tools from the call log: one checked model call per tool with something to fix',
     description:
       'Stores the revisions as `proposed` (not with `dry_run`). 409 `conflict` while another review of the same agent runs ' +
       '(a manual one or the cron); 502 never: a model failure for one tool is a skip with its reason.',
-    security: bearer,
-    request: { params: AgentParams, ...jsonBody(ReviewBody) },
-    responses: responses(
-      Review,
-      'the review: revisions, refusals, skips, usage flags, model calls',
-      [400, 401, 403, 404, 409, 413],
-    ),
+    params: AgentParams,
+    body: ReviewBody,
+    answer: Review,
+    answered: 'the review: revisions, refusals, skips, usage flags, model calls',
+    errors: [400, 401, 403, 404, 409, 413],
   }),
   async (c) => {
     const agent = agentFor(c, c.req.valid('param').agent, 'operator');
@@ -59,16 +55,14 @@ const RevisionQuery = z
   .extend(PageQuery.shape);
 
 reviewsApi.openapi(
-  createRoute({
+  apiRoute({
     method: 'get',
     path: '/v1/agents/{agent}/revisions',
     summary: 'Revisions, newest first, optionally of one tool and one status',
-    security: bearer,
-    request: { params: AgentParams, query: RevisionQuery },
-    responses: responses(
-      z.object({ revisions: z.array(Revision), next_cursor: z.string().nullable() }),
-      'revisions, newest first; next_cursor is null on the last page',
-    ),
+    params: AgentParams,
+    query: RevisionQuery,
+    answer: RevisionPage,
+    answered: 'revisions, newest first; next_cursor is null on the last page',
   }),
   async (c) => {
     const agent = agentFor(c, c.req.valid('param').agent, 'read');
@@ -82,13 +76,13 @@ reviewsApi.openapi(
 );
 
 reviewsApi.openapi(
-  createRoute({
+  apiRoute({
     method: 'get',
     path: '/v1/agents/{agent}/revisions/{id}',
     summary: 'One revision with its evidence and ranks',
-    security: bearer,
-    request: { params: IdParams },
-    responses: responses(Revision, 'the revision'),
+    params: IdParams,
+    answer: Revision,
+    answered: 'the revision',
   }),
   async (c) => {
     const { agent, id } = c.req.valid('param');
@@ -100,15 +94,17 @@ reviewsApi.openapi(
 );
 
 reviewsApi.openapi(
-  createRoute({
+  apiRoute({
     method: 'post',
     path: '/v1/agents/{agent}/outcomes',
     summary: 'Report how a turn ended and which tool should have served it (docs/learning.md `verified`)',
     description:
       'The turn must have been routed (or traced) for this agent: 404 otherwise. A later report for the same turn replaces the earlier one.',
-    security: bearer,
-    request: { params: AgentParams, ...jsonBody(OutcomeBody) },
-    responses: { 204: { description: 'stored' }, ...responses(z.object({}), 'unused', [400, 401, 403, 404, 413]) },
+    params: AgentParams,
+    body: OutcomeBody,
+    answer: null,
+    answered: 'stored',
+    errors: [400, 401, 403, 404, 413],
   }),
   async (c) => {
     const agent = agentFor(c, c.req.valid('param').agent, 'agent');

@@ -1,22 +1,11 @@
 /** Apply, dismiss and undo (docs/api.md): the operator's decisions on revisions. */
-import { createRoute } from '@hono/zod-openapi';
+
 import { bulkAnswer, bulkItem } from '../core/bulk.ts';
 import { ApiError } from '../errors.ts';
 import { ApplyBody, BulkAnswer, BulkBody, DismissBody, Revision, UndoBody } from '../schemas.ts';
 import { applyContext, applyRevision, dismissRevision, undoTool } from '../services/apply.ts';
 import { checkRevisionEdit } from '../services/edit.ts';
-import {
-  AgentParams,
-  IdParams,
-  ToolParams,
-  actorOf,
-  agentFor,
-  bearer,
-  createApi,
-  jsonBody,
-  nowIso,
-  responses,
-} from './common.ts';
+import { AgentParams, IdParams, ToolParams, actorOf, agentFor, createApi, nowIso, apiRoute } from './common.ts';
 
 export const revisionsApi = createApi();
 
@@ -25,14 +14,16 @@ const decisionErrors = [400, 401, 403, 404, 409];
 type DropTwo<T extends unknown[]> = T extends [unknown, unknown, ...infer R] ? R : never;
 
 revisionsApi.openapi(
-  createRoute({
+  apiRoute({
     method: 'post',
     path: '/v1/agents/{agent}/revisions/{id}/apply',
     summary:
       'Apply a proposed revision, optionally with its lines edited (400 naming the line and check an edit fails; 409 when it is not proposed, or the row moved under it)',
-    security: bearer,
-    request: { params: IdParams, ...jsonBody(ApplyBody) },
-    responses: responses(Revision, 'the revision, now applied', decisionErrors),
+    params: IdParams,
+    body: ApplyBody,
+    answer: Revision,
+    answered: 'the revision, now applied',
+    errors: decisionErrors,
   }),
   async (c) => {
     const { agent, id } = c.req.valid('param');
@@ -60,13 +51,15 @@ revisionsApi.openapi(
 );
 
 revisionsApi.openapi(
-  createRoute({
+  apiRoute({
     method: 'post',
     path: '/v1/agents/{agent}/revisions/{id}/dismiss',
     summary: 'Close a proposed revision without applying it',
-    security: bearer,
-    request: { params: IdParams, ...jsonBody(DismissBody) },
-    responses: responses(Revision, 'the revision, now dismissed', decisionErrors),
+    params: IdParams,
+    body: DismissBody,
+    answer: Revision,
+    answered: 'the revision, now dismissed',
+    errors: decisionErrors,
   }),
   async (c) => {
     const { agent, id } = c.req.valid('param');
@@ -82,13 +75,15 @@ revisionsApi.openapi(
 );
 
 revisionsApi.openapi(
-  createRoute({
+  apiRoute({
     method: 'post',
     path: '/v1/agents/{agent}/tools/{tool}/undo',
     summary: 'Take back the newest applied revision of a tool (409 when the row was edited since)',
-    security: bearer,
-    request: { params: ToolParams, ...jsonBody(UndoBody) },
-    responses: responses(Revision, 'the revision, now undone', decisionErrors),
+    params: ToolParams,
+    body: UndoBody,
+    answer: Revision,
+    answered: 'the revision, now undone',
+    errors: decisionErrors,
   }),
   async (c) => {
     const { agent, tool } = c.req.valid('param');
@@ -105,14 +100,16 @@ revisionsApi.openapi(
 );
 
 revisionsApi.openapi(
-  createRoute({
+  apiRoute({
     method: 'post',
     path: '/v1/agents/{agent}/revisions/bulk',
     summary:
       'Apply or dismiss several proposed revisions, each on its own; the answer says which were decided and why the others were not',
-    security: bearer,
-    request: { params: AgentParams, ...jsonBody(BulkBody) },
-    responses: responses(BulkAnswer, 'one result per revision, in the order asked', [400, 401, 403, 404]),
+    params: AgentParams,
+    body: BulkBody,
+    answer: BulkAnswer,
+    answered: 'one result per revision, in the order asked',
+    errors: [400, 401, 403, 404],
   }),
   async (c) => {
     const { agent } = c.req.valid('param');

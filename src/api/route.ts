@@ -1,21 +1,23 @@
 /** `POST …/route` (docs/api.md) and `POST …/calls` (the call log). */
-import { createRoute } from '@hono/zod-openapi';
+
 import { inFormat, type ToolFormat } from '../core/render.ts';
 import { PostCallsAnswer, PostCallsBody, RouteBody, RouteResult } from '../schemas.ts';
 import { recordCalls } from '../services/calls.ts';
 import { route } from '../services/route-serving.ts';
-import { AgentParams, agentFor, bearer, createApi, jsonBody, nowIso, responses } from './common.ts';
+import { AgentParams, agentFor, createApi, nowIso, apiRoute } from './common.ts';
 
 export const routeApi = createApi();
 
 routeApi.openapi(
-  createRoute({
+  apiRoute({
     method: 'post',
     path: '/v1/agents/{agent}/route',
     summary: 'Choose the tools to offer the model for one request',
-    security: bearer,
-    request: { params: AgentParams, ...jsonBody(RouteBody) },
-    responses: responses(RouteResult, 'ranked tools and their model views', [400, 401, 403, 404, 413, 429, 502]),
+    params: AgentParams,
+    body: RouteBody,
+    answer: RouteResult,
+    answered: 'ranked tools and their model views',
+    errors: [400, 401, 403, 404, 413, 429, 502],
   }),
   async (c) => {
     const agent = agentFor(c, c.req.valid('param').agent, 'agent');
@@ -26,17 +28,15 @@ routeApi.openapi(
 );
 
 routeApi.openapi(
-  createRoute({
+  apiRoute({
     method: 'post',
     path: '/v1/agents/{agent}/calls',
     summary: 'Report tool calls (idempotent by id)',
-    security: bearer,
-    request: { params: AgentParams, ...jsonBody(PostCallsBody) },
-    responses: responses(
-      PostCallsAnswer,
-      'how many calls were new and how many repeated an id',
-      [400, 401, 403, 404, 413, 429],
-    ),
+    params: AgentParams,
+    body: PostCallsBody,
+    answer: PostCallsAnswer,
+    answered: 'how many calls were new and how many repeated an id',
+    errors: [400, 401, 403, 404, 413, 429],
   }),
   async (c) => {
     const agent = agentFor(c, c.req.valid('param').agent, 'agent');

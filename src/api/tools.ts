@@ -1,23 +1,12 @@
 /** The tool registry routes (docs/api.md): PUT/GET/DELETE tools, versions, examples. */
-import { createRoute, z } from '@hono/zod-openapi';
+import { z } from '@hono/zod-openapi';
 import type { StoredTool } from '../core/records.ts';
 import { TOOL_FORMATS, modelView, stableList } from '../core/render.ts';
 import { notFound } from '../errors.ts';
 import { Example, FormattedTool, PutToolsAnswer, PutToolsBody, ToolRow, ToolVersion } from '../schemas.ts';
 import { registerTools } from '../services/registry.ts';
 import { settingsOf } from '../services/route-serving.ts';
-import {
-  AgentParams,
-  ToolParams,
-  agentFor,
-  bearer,
-  createApi,
-  jsonBody,
-  nowIso,
-  responses,
-  type AppContext,
-  agentRow,
-} from './common.ts';
+import { AgentParams, ToolParams, agentFor, createApi, nowIso, type AppContext, agentRow, apiRoute } from './common.ts';
 
 export const toolsApi = createApi();
 
@@ -50,13 +39,15 @@ async function showLearned(c: AppContext, agent: string): Promise<boolean> {
 }
 
 toolsApi.openapi(
-  createRoute({
+  apiRoute({
     method: 'put',
     path: '/v1/agents/{agent}/tools',
     summary: 'Register tools (identical definitions are no-ops; changed ones get a new version)',
-    security: bearer,
-    request: { params: AgentParams, ...jsonBody(PutToolsBody) },
-    responses: responses(PutToolsAnswer, 'the rows as stored', [400, 401, 403, 404, 413, 502]),
+    params: AgentParams,
+    body: PutToolsBody,
+    answer: PutToolsAnswer,
+    answered: 'the rows as stored',
+    errors: [400, 401, 403, 404, 413, 502],
   }),
   async (c) => {
     const agent = agentFor(c, c.req.valid('param').agent, 'operator');
@@ -70,16 +61,14 @@ toolsApi.openapi(
 );
 
 toolsApi.openapi(
-  createRoute({
+  apiRoute({
     method: 'get',
     path: '/v1/agents/{agent}/tools',
     summary: 'List tool rows; with `format` (or `defer`), the whole list as the model sees it, sorted by name',
-    security: bearer,
-    request: { params: AgentParams, query: ListToolsQuery },
-    responses: responses(
-      z.object({ tools: z.union([z.array(ToolRow), z.array(FormattedTool)]) }),
-      'every tool row of the agent; with `format`, every model view, byte-stable while no tool changes',
-    ),
+    params: AgentParams,
+    query: ListToolsQuery,
+    answer: z.object({ tools: z.union([z.array(ToolRow), z.array(FormattedTool)]) }),
+    answered: 'every tool row of the agent; with `format`, every model view, byte-stable while no tool changes',
   }),
   async (c) => {
     const agent = agentFor(c, c.req.valid('param').agent, 'read');
@@ -101,13 +90,13 @@ async function getRow(c: AppContext, agent: string, name: string): Promise<Store
 }
 
 toolsApi.openapi(
-  createRoute({
+  apiRoute({
     method: 'get',
     path: '/v1/agents/{agent}/tools/{tool}',
     summary: 'One tool row',
-    security: bearer,
-    request: { params: ToolParams },
-    responses: responses(ToolRow, 'the tool row'),
+    params: ToolParams,
+    answer: ToolRow,
+    answered: 'the tool row',
   }),
   async (c) => {
     const { agent, tool } = c.req.valid('param');
@@ -118,13 +107,13 @@ toolsApi.openapi(
 );
 
 toolsApi.openapi(
-  createRoute({
+  apiRoute({
     method: 'delete',
     path: '/v1/agents/{agent}/tools/{tool}',
     summary: 'Delete a tool row (its version history is kept)',
-    security: bearer,
-    request: { params: ToolParams },
-    responses: { 204: { description: 'deleted' }, ...responses(z.object({}), 'unused') },
+    params: ToolParams,
+    answer: null,
+    answered: 'deleted',
   }),
   async (c) => {
     const { agent, tool } = c.req.valid('param');
@@ -137,13 +126,13 @@ toolsApi.openapi(
 );
 
 toolsApi.openapi(
-  createRoute({
+  apiRoute({
     method: 'get',
     path: '/v1/agents/{agent}/tools/{tool}/versions',
     summary: 'Every version of a tool row, newest first (the registry audit log)',
-    security: bearer,
-    request: { params: ToolParams },
-    responses: responses(z.object({ versions: z.array(ToolVersion) }), 'versions newest first'),
+    params: ToolParams,
+    answer: z.object({ versions: z.array(ToolVersion) }),
+    answered: 'versions newest first',
   }),
   async (c) => {
     const { agent, tool } = c.req.valid('param');
@@ -155,13 +144,13 @@ toolsApi.openapi(
 );
 
 toolsApi.openapi(
-  createRoute({
+  apiRoute({
     method: 'get',
     path: '/v1/agents/{agent}/tools/{tool}/examples',
     summary: 'Example requests of a tool with their sources',
-    security: bearer,
-    request: { params: ToolParams },
-    responses: responses(z.object({ examples: z.array(Example) }), 'examples with sources'),
+    params: ToolParams,
+    answer: z.object({ examples: z.array(Example) }),
+    answered: 'examples with sources',
   }),
   async (c) => {
     const { agent, tool } = c.req.valid('param');

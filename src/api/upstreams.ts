@@ -3,22 +3,11 @@
  * MCP gateway"): put, read, remove, sync. Header values are write-only: stored sealed, answered by
  * name only, never logged.
  */
-import { createRoute, z } from '@hono/zod-openapi';
+import { z } from '@hono/zod-openapi';
 import { ApiError, notFound } from '../errors.ts';
-import { Upstream } from '../schemas.ts';
+import { Upstream, UpstreamList } from '../schemas.ts';
 import { putUpstream, releaseTool, syncUpstream, upstreamView } from '../services/upstream-sync.ts';
-import {
-  AgentParams,
-  actorOf,
-  agentFor,
-  bearer,
-  createApi,
-  jsonBody,
-  nowIso,
-  responses,
-  type AppContext,
-  agentRow,
-} from './common.ts';
+import { AgentParams, actorOf, agentFor, createApi, nowIso, type AppContext, agentRow, apiRoute } from './common.ts';
 
 export const upstreamsApi = createApi();
 
@@ -93,13 +82,13 @@ async function answer(c: AppContext, agent: string, name: string) {
 }
 
 upstreamsApi.openapi(
-  createRoute({
+  apiRoute({
     method: 'get',
     path: '/v1/agents/{agent}/upstreams',
     summary: "The agent's upstream MCP servers, with their status and tools",
-    security: bearer,
-    request: { params: AgentParams },
-    responses: responses(z.object({ upstreams: z.array(Upstream) }), 'upstreams by name'),
+    params: AgentParams,
+    answer: UpstreamList,
+    answered: 'upstreams by name',
   }),
   async (c) => {
     const agent = agentFor(c, c.req.valid('param').agent, 'read');
@@ -126,13 +115,15 @@ upstreamsApi.openapi(
 );
 
 upstreamsApi.openapi(
-  createRoute({
+  apiRoute({
     method: 'put',
     path: '/v1/agents/{agent}/upstreams/{name}',
     summary: 'Add or replace an upstream MCP server (Streamable HTTP); POST …/sync reads its tools',
-    security: bearer,
-    request: { params: UpstreamParams, ...jsonBody(UpstreamPut) },
-    responses: responses(Upstream, 'the upstream as stored (header names only)', [400, 401, 403, 404, 500]),
+    params: UpstreamParams,
+    body: UpstreamPut,
+    answer: Upstream,
+    answered: 'the upstream as stored (header names only)',
+    errors: [400, 401, 403, 404, 500],
   }),
   async (c) => {
     const { agent: id, name } = c.req.valid('param');
@@ -143,13 +134,13 @@ upstreamsApi.openapi(
 );
 
 upstreamsApi.openapi(
-  createRoute({
+  apiRoute({
     method: 'get',
     path: '/v1/agents/{agent}/upstreams/{name}',
     summary: 'One upstream with its status and tools (header names only)',
-    security: bearer,
-    request: { params: UpstreamParams },
-    responses: responses(Upstream, 'the upstream'),
+    params: UpstreamParams,
+    answer: Upstream,
+    answered: 'the upstream',
   }),
   async (c) => {
     const { agent: id, name } = c.req.valid('param');
@@ -159,13 +150,13 @@ upstreamsApi.openapi(
 );
 
 upstreamsApi.openapi(
-  createRoute({
+  apiRoute({
     method: 'delete',
     path: '/v1/agents/{agent}/upstreams/{name}',
     summary: 'Remove an upstream; its tools stay registered but unavailable (not routed, not forwarded)',
-    security: bearer,
-    request: { params: UpstreamParams },
-    responses: { 204: { description: 'removed' }, ...responses(z.object({}), 'unused') },
+    params: UpstreamParams,
+    answer: null,
+    answered: 'removed',
   }),
   async (c) => {
     const { agent: id, name } = c.req.valid('param');
@@ -176,13 +167,13 @@ upstreamsApi.openapi(
 );
 
 upstreamsApi.openapi(
-  createRoute({
+  apiRoute({
     method: 'post',
     path: '/v1/agents/{agent}/upstreams/{name}/sync',
     summary: "Read the upstream's tools now and register them as the agent's tools",
-    security: bearer,
-    request: { params: UpstreamParams },
-    responses: responses(SyncReport, 'what the sync did; a failing upstream answers status failing with the error'),
+    params: UpstreamParams,
+    answer: SyncReport,
+    answered: 'what the sync did; a failing upstream answers status failing with the error',
   }),
   async (c) => {
     const { agent: id, name } = c.req.valid('param');
@@ -204,26 +195,24 @@ const ReleaseBody = z
   .openapi('UpstreamToolRelease');
 
 upstreamsApi.openapi(
-  createRoute({
+  apiRoute({
     method: 'post',
     path: '/v1/agents/{agent}/upstreams/{name}/tools/{tool}/release',
     summary:
       'Release a quarantined upstream tool: it is served at once, for this definition only (a changed one is checked again); 409 when it is not quarantined',
-    security: bearer,
-    request: { params: ReleaseParams, ...jsonBody(ReleaseBody) },
-    responses: responses(
-      z
-        .object({
-          released: z.string().openapi({ description: 'the name the upstream lists' }),
-          tool: z.string(),
-          served: z.boolean().openapi({ description: 'false when the name cannot be a tool name (still not served)' }),
-          skipped: z.string().nullable(),
-          upstream: Upstream,
-        })
-        .openapi('UpstreamToolReleased'),
-      'the tool released, and its upstream as it is now',
-      [400, 401, 403, 404, 409],
-    ),
+    params: ReleaseParams,
+    body: ReleaseBody,
+    answer: z
+      .object({
+        released: z.string().openapi({ description: 'the name the upstream lists' }),
+        tool: z.string(),
+        served: z.boolean().openapi({ description: 'false when the name cannot be a tool name (still not served)' }),
+        skipped: z.string().nullable(),
+        upstream: Upstream,
+      })
+      .openapi('UpstreamToolReleased'),
+    answered: 'the tool released, and its upstream as it is now',
+    errors: [400, 401, 403, 404, 409],
   }),
   async (c) => {
     const { agent: id, name, tool } = c.req.valid('param');

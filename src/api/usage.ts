@@ -1,34 +1,20 @@
 /** Usage flags, traces and unregistered tools (docs/api.md). All three need an `agent` key. */
-import { createRoute } from '@hono/zod-openapi';
 import { FlagsAnswer, TraceAnswer, TraceBody, UnregisteredAnswer } from '../schemas.ts';
 import { usageFlags } from '../services/flags-report.ts';
 import { settingsOf } from '../services/route-serving.ts';
 import { ingestTrace, unregisteredTools } from '../services/trace-intake.ts';
-import { pageByOffset } from '../core/pagination.ts';
-import {
-  AgentParams,
-  MAX_PAGE,
-  PageQuery,
-  agentFor,
-  bearer,
-  createApi,
-  cursorOf,
-  jsonBody,
-  nowIso,
-  responses,
-  agentRow,
-} from './common.ts';
+import { AgentParams, PageQuery, agentFor, createApi, offsetPage, nowIso, agentRow, apiRoute } from './common.ts';
 
 export const usageApi = createApi();
 
 usageApi.openapi(
-  createRoute({
+  apiRoute({
     method: 'get',
     path: '/v1/agents/{agent}/flags',
     summary: 'Tools routing offers that are never called, and tools it never offers',
-    security: bearer,
-    request: { params: AgentParams },
-    responses: responses(FlagsAnswer, 'the usage flags, by tool name'),
+    params: AgentParams,
+    answer: FlagsAnswer,
+    answered: 'the usage flags, by tool name',
   }),
   async (c) => {
     const agent = agentFor(c, c.req.valid('param').agent, 'read');
@@ -39,17 +25,15 @@ usageApi.openapi(
 );
 
 usageApi.openapi(
-  createRoute({
+  apiRoute({
     method: 'post',
     path: '/v1/agents/{agent}/traces',
     summary: 'Ingest one agent run (OpenAI or Anthropic messages) with the tools it passed',
-    security: bearer,
-    request: { params: AgentParams, ...jsonBody(TraceBody) },
-    responses: responses(
-      TraceAnswer,
-      'the turn the trace was recorded under and its number of calls',
-      [400, 401, 403, 404, 413, 429],
-    ),
+    params: AgentParams,
+    body: TraceBody,
+    answer: TraceAnswer,
+    answered: 'the turn the trace was recorded under and its number of calls',
+    errors: [400, 401, 403, 404, 413, 429],
   }),
   async (c) => {
     const agent = agentFor(c, c.req.valid('param').agent, 'agent');
@@ -58,21 +42,18 @@ usageApi.openapi(
 );
 
 usageApi.openapi(
-  createRoute({
+  apiRoute({
     method: 'get',
     path: '/v1/agents/{agent}/unregistered',
     summary: 'Tool names seen in calls or traces that are not registered, with a draft definition',
-    security: bearer,
-    request: { params: AgentParams, query: PageQuery },
-    responses: responses(
-      UnregisteredAnswer,
-      'unregistered tools, most failures first; next_cursor null on the last page',
-    ),
+    params: AgentParams,
+    query: PageQuery,
+    answer: UnregisteredAnswer,
+    answered: 'unregistered tools, most failures first; next_cursor null on the last page',
   }),
   async (c) => {
     const agent = agentFor(c, c.req.valid('param').agent, 'read');
-    const { limit, cursor } = c.req.valid('query');
-    const page = pageByOffset(await unregisteredTools(c.get('svc'), agent), limit ?? MAX_PAGE, cursorOf(cursor));
+    const page = offsetPage(await unregisteredTools(c.get('svc'), agent), c.req.valid('query'));
     return c.json({ tools: page.items, next_cursor: page.next_cursor }, 200);
   },
 );

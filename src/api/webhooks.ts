@@ -3,22 +3,12 @@
  * (operator), `GET …/webhooks` lists them and the deliveries that reached the dead-letter queue. A
  * secret is write-only, and a Slack URL, which is itself a credential, is answered as its origin.
  */
-import { createRoute, z } from '@hono/zod-openapi';
+import { z } from '@hono/zod-openapi';
 import type { StoredWebhook } from '../core/ports.ts';
 import { WEBHOOK_EVENT_TYPES, webhookUrlProblem } from '../core/webhook-events.ts';
 import { ApiError } from '../errors.ts';
 import { ALL_EVENT_TYPES } from '../services/webhook-delivery.ts';
-import {
-  AgentParams,
-  agentFor,
-  bearer,
-  createApi,
-  jsonBody,
-  nowIso,
-  responses,
-  type AppContext,
-  agentRow,
-} from './common.ts';
+import { AgentParams, agentFor, createApi, nowIso, type AppContext, agentRow, apiRoute } from './common.ts';
 
 export const webhooksApi = createApi();
 
@@ -106,13 +96,13 @@ async function listAnswer(c: AppContext, agent: string): Promise<z.infer<typeof 
 }
 
 webhooksApi.openapi(
-  createRoute({
+  apiRoute({
     method: 'get',
     path: '/v1/agents/{agent}/webhooks',
     summary: "The agent's webhooks (secrets never answered) and the deliveries that reached the dead-letter queue",
-    security: bearer,
-    request: { params: AgentParams },
-    responses: responses(WebhookList, 'webhooks in the order they were set; failed deliveries, newest first'),
+    params: AgentParams,
+    answer: WebhookList,
+    answered: 'webhooks in the order they were set; failed deliveries, newest first',
   }),
   async (c) => {
     const agent = agentFor(c, c.req.valid('param').agent, 'read');
@@ -122,16 +112,18 @@ webhooksApi.openapi(
 );
 
 webhooksApi.openapi(
-  createRoute({
+  apiRoute({
     method: 'put',
     path: '/v1/agents/{agent}/webhooks',
     summary: "Set the agent's webhooks (replaces them all; an empty list removes them)",
     description:
       'Each URL must be https to a public host unless the deployment sets WEBHOOKS_ALLOW_LOCAL (local development). ' +
       'A refused body writes nothing.',
-    security: bearer,
-    request: { params: AgentParams, ...jsonBody(WebhooksBody) },
-    responses: responses(WebhookList, 'the webhooks as stored', [400, 401, 403, 404, 413]),
+    params: AgentParams,
+    body: WebhooksBody,
+    answer: WebhookList,
+    answered: 'the webhooks as stored',
+    errors: [400, 401, 403, 404, 413],
   }),
   async (c) => {
     const agent = agentFor(c, c.req.valid('param').agent, 'operator');

@@ -20,6 +20,11 @@ export function table(header: string[], rows: (string | number | null)[][]): str
   return cells.map((r) => r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i] ?? 0))).join('  ')).join('\n');
 }
 
+/** A blank line, `title:` and the table, when there are rows. */
+function section(lines: string[], title: string, header: string[], rows: (string | number | null)[][]): void {
+  if (rows.length > 0) lines.push('', `${title}:`, table(header, rows));
+}
+
 function cell(v: string | number | null): string {
   const s = v === null ? '-' : String(v).replace(/\s+/g, ' ');
   return s.length > CELL_CHARS ? `${s.slice(0, CELL_CHARS - 1)}…` : s;
@@ -71,24 +76,18 @@ export function reviewed(review: Review): string {
     `review ${review.review_id}${review.dry_run ? ' (dry run: nothing stored)' : ''}: ${review.revisions.length} revision(s), ${review.refused.length} refused, ${review.model_calls} model call(s)`,
   ];
   if (review.revisions.length > 0) lines.push('', revisionsTable(review.revisions));
-  if (review.refused.length > 0)
-    lines.push(
-      '',
-      'Refused:',
-      table(
-        ['TOOL', 'KIND', 'REASON', 'TEXT'],
-        review.refused.map((r) => [r.tool, r.kind, r.reason, r.text]),
-      ),
-    );
-  if (review.skipped.length > 0)
-    lines.push(
-      '',
-      'Skipped:',
-      table(
-        ['TOOL', 'REASON'],
-        review.skipped.map((s) => [s.tool, s.reason]),
-      ),
-    );
+  section(
+    lines,
+    'Refused',
+    ['TOOL', 'KIND', 'REASON', 'TEXT'],
+    review.refused.map((r) => [r.tool, r.kind, r.reason, r.text]),
+  );
+  section(
+    lines,
+    'Skipped',
+    ['TOOL', 'REASON'],
+    review.skipped.map((s) => [s.tool, s.reason]),
+  );
   if (review.flags.length > 0) lines.push('', 'Flags:', flagsTable(review.flags));
   return lines.join('\n');
 }
@@ -115,25 +114,18 @@ export function revisionDetail(r: Revision): string {
     'Refused',
     r.refused.map((x) => `${x.kind} ${x.reason}: ${x.text}`),
   );
-  if (r.evidence.length > 0) {
-    lines.push(
-      '',
-      'Evidence:',
-      table(
-        ['KIND', 'HOW', 'TEXT'],
-        r.evidence.map((e) => [e.kind, e.how, e.text]),
-      ),
-    );
-  }
-  if (r.ranks.length > 0)
-    lines.push(
-      '',
-      'Ranks:',
-      table(
-        ['REQUEST', 'BEFORE', 'AFTER'],
-        r.ranks.map((k) => [k.request, k.before, k.after]),
-      ),
-    );
+  section(
+    lines,
+    'Evidence',
+    ['KIND', 'HOW', 'TEXT'],
+    r.evidence.map((e) => [e.kind, e.how, e.text]),
+  );
+  section(
+    lines,
+    'Ranks',
+    ['REQUEST', 'BEFORE', 'AFTER'],
+    r.ranks.map((k) => [k.request, k.before, k.after]),
+  );
   return lines.join('\n');
 }
 

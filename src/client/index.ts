@@ -17,6 +17,7 @@ import type {
   Review,
   ReviewInput,
   Revision,
+  RevisionsAnswer,
   RevisionsQuery,
   RouteInput,
   RouteResult,
@@ -116,7 +117,7 @@ export function createClient(options: ClientOptions) {
     review: (input: ReviewInput = {}) => send<Review>('POST', `${agentPath}/reviews`, input),
     /** `GET …/revisions`: newest first, optionally by tool and status. */
     revisions: (query: RevisionsQuery = {}) =>
-      send<{ revisions: Revision[]; next_cursor: string | null }>('GET', `${agentPath}/revisions${queryString(query)}`),
+      send<RevisionsAnswer>('GET', `${agentPath}/revisions${queryString(query)}`),
     /** `GET …/revisions/:id`. */
     revision: (id: string) => send<Revision>('GET', revisionPath(id)),
     /** `POST …/revisions/:id/apply`. */

@@ -48,6 +48,15 @@ function queryOf(input: unknown): string {
   return q;
 }
 
+/** Routes the model's search query, with the helper's k and conversation. */
+function routeSearch(shared: Shared, request: string): Promise<RouteResult> {
+  return shared.whetstone.route({
+    request,
+    ...(shared.k !== undefined ? { k: shared.k } : {}),
+    ...(shared.conversationId !== undefined ? { conversation_id: shared.conversationId } : {}),
+  });
+}
+
 /** Records the calls of the last routed turn (success and error). */
 async function report(
   shared: Shared,
@@ -82,11 +91,7 @@ export function anthropicToolSearch(shared: Shared) {
     /** Answers a `tool_use` block of the search tool with a `tool_result` of `tool_reference` blocks. */
     async answer(block: { id: string; input: unknown }) {
       request = queryOf(block.input);
-      const routed = await shared.whetstone.route({
-        request,
-        ...(shared.k !== undefined ? { k: shared.k } : {}),
-        ...(shared.conversationId !== undefined ? { conversation_id: shared.conversationId } : {}),
-      });
+      const routed = await routeSearch(shared, request);
       turnId = routed.turn_id;
       return {
         type: 'tool_result' as const,
@@ -129,11 +134,7 @@ export function responsesToolSearch(shared: Shared) {
     async answer(item: { call_id: string; arguments: unknown }) {
       const args = typeof item.arguments === 'string' ? (JSON.parse(item.arguments) as unknown) : item.arguments;
       request = queryOf(args);
-      const routed = await shared.whetstone.route({
-        request,
-        ...(shared.k !== undefined ? { k: shared.k } : {}),
-        ...(shared.conversationId !== undefined ? { conversation_id: shared.conversationId } : {}),
-      });
+      const routed = await routeSearch(shared, request);
       turnId = routed.turn_id;
       return {
         type: 'tool_search_output' as const,

@@ -42,6 +42,18 @@ export type TryInput = z.input<typeof S.TryBody>;
 export type TryAnswer = z.output<typeof S.TryAnswer>;
 export type TestEndpointInput = z.input<typeof S.TestEndpointBody>;
 export type TestEndpoint = z.output<typeof S.TestEndpoint>;
+/** `GET …/quality` (docs/api.md "Quality"): routing quality per UTC day and per applied revision. */
+export type QualityAnswer = z.output<typeof S.Quality>;
+/** `GET …/revisions`: a page, newest first. */
+export type RevisionsAnswer = z.output<typeof S.RevisionPage>;
+/** `GET /v1/agents` (admin). */
+export type AgentsAnswer = z.output<typeof S.AgentList>;
+/** `GET …/tools/:tool/activity`. */
+export type Activity = z.output<typeof S.Activity>;
+/** `POST …/tools/:tool/preview`. */
+export type Preview = z.output<typeof S.Preview>;
+/** `GET …/upstreams`. */
+export type UpstreamsAnswer = z.output<typeof S.UpstreamList>;
 
 /** `GET …/revisions` filters (docs/api.md). */
 export interface RevisionsQuery {
@@ -51,45 +63,6 @@ export interface RevisionsQuery {
   limit?: number;
   /** The `next_cursor` of the previous page. */
   cursor?: string;
-}
-
-/** `GET …/quality` (docs/api.md "Quality"): routing quality per UTC day and per applied revision. */
-export interface QualityAnswer {
-  days: {
-    date: string;
-    routed_turns: number;
-    served_turns: number;
-    hits: number;
-    hit_rate: number | null;
-    mrr: number | null;
-    misses: number;
-    confusions: number;
-    failed_calls: number;
-  }[];
-  revisions: {
-    revision_id: string;
-    tool: string;
-    applied_at: string;
-    undone_at: string | null;
-    before: { served_turns: number; hits: number };
-    after: { served_turns: number; hits: number };
-  }[];
-  /** How people decided the revisions of lines created in the window, and what they edited. */
-  approvals: {
-    decided: number;
-    applied_as_proposed: number;
-    applied_edited: number;
-    auto_applied: number;
-    dismissed: number;
-    edit_rate: number | null;
-    lines: Record<
-      'notes_added' | 'queries_added' | 'avoid_added' | 'call_example',
-      { proposed: number; kept: number; taken_out: number; written: number }
-    >;
-  };
-  top_missed: { tool: string; misses: number }[];
-  top_confused: { tool: string; served_by: string; count: number }[];
-  truncated: boolean;
 }
 
 export interface QualityQuery {

@@ -248,36 +248,21 @@ function identity(item: Exclude<ExportLine, AgentLine>): string {
   }
 }
 
+/** The list of the bundle each line type goes to. */
+const LIST_OF = {
+  tool: 'tools',
+  tool_version: 'versions',
+  revision: 'revisions',
+  review: 'reviews',
+  pin: 'pins',
+  trace_tool: 'traceTools',
+  turn: 'turns',
+  call: 'calls',
+  outcome: 'outcomes',
+} as const satisfies Record<Exclude<ExportLine, AgentLine>['type'], Exclude<keyof ImportBundle, 'agent'>>;
+
 function add(b: ImportBundle, item: Exclude<ExportLine, AgentLine>): void {
-  switch (item.type) {
-    case 'tool':
-      b.tools.push(item);
-      break;
-    case 'tool_version':
-      b.versions.push(item);
-      break;
-    case 'revision':
-      b.revisions.push(item);
-      break;
-    case 'review':
-      b.reviews.push(item);
-      break;
-    case 'pin':
-      b.pins.push(item);
-      break;
-    case 'trace_tool':
-      b.traceTools.push(item);
-      break;
-    case 'turn':
-      b.turns.push(item);
-      break;
-    case 'call':
-      b.calls.push(item);
-      break;
-    case 'outcome':
-      b.outcomes.push(item);
-      break;
-  }
+  (b[LIST_OF[item.type]] as Exclude<ExportLine, AgentLine>[]).push(item);
 }
 
 /** The revision and review ids of a bundle: they are unique across the whole deployment, not per agent. */

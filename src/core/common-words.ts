@@ -82,13 +82,13 @@ const COMPOUND_PART_MIN = 3;
 
 let words: ReadonlySet<string> | null = null;
 
-/** The list, decoded once: each line is a base-36 shared-prefix length and the rest of the word. */
+/** The list, decoded once: each entry (spaces between) is a base-36 shared-prefix length and the rest of the word. */
 function commonWords(): ReadonlySet<string> {
   if (words) return words;
   const set = new Set<string>([...EVERYDAY_PROPER_NOUNS, ...EVERYDAY_TECH_WORDS]);
   let previous = '';
-  for (const line of COMMON_WORDS_FRONT_CODED.split('\n')) {
-    const word = previous.slice(0, Number.parseInt(line.charAt(0), 36)) + line.slice(1);
+  for (const entry of COMMON_WORDS_FRONT_CODED.split(' ')) {
+    const word = previous.slice(0, Number.parseInt(entry.charAt(0), 36)) + entry.slice(1);
     set.add(word);
     previous = word;
   }

@@ -237,24 +237,35 @@ export function findMissedRequests(
   registered: ReadonlySet<string>,
   masking: Masking = plainMasking,
 ): Evidence[] {
+  return fromServedRuns(attributions, registered, (a, x) => {
+    // Served together: the wording asked for several tools, so it is no one tool's example.
+    if (a.together.length > 1) return [];
+    const run = a.run;
+    const rank = run.turn?.routed ? (run.turn.offered.find((o) => o.name === x)?.rank ?? null) : undefined;
+    if (a.via === 'own' && rank === null) {
+      return [requestEvidence(run, 'missed_request', 'not_offered', x, null, a.call, [run], masking)];
+    } else if (a.via === 'own' && typeof rank === 'number' && rank > REACHED_RANK) {
+      return [requestEvidence(run, 'missed_request', 'ranked_low', x, null, a.call, [run], masking)];
+    } else if (a.via === 'next_request' && a.next && !calledTool(run, x)) {
+      return [requestEvidence(run, 'missed_request', 'next_request', x, null, a.call, [run, a.next], masking)];
+    } else if (a.via === 'verified' && !calledTool(run, x)) {
+      return [requestEvidence(run, 'missed_request', 'verified', x, null, a.call, [run], masking)];
+    }
+    return [];
+  });
+}
+
+/** The evidence `find` reads from each run a registered tool (`x`) finally served, in order; nulls dropped. */
+function fromServedRuns(
+  attributions: Iterable<Attribution>,
+  registered: ReadonlySet<string>,
+  find: (a: Attribution, x: string) => Iterable<Evidence | null>,
+): Evidence[] {
   const out: Evidence[] = [];
   for (const a of attributions) {
     const x = a.served_by;
-    const run = a.run;
-    // Served together: the wording asked for several tools, so it is no one tool's example.
-    if (x === null || !registered.has(x) || a.together.length > 1) continue;
-    let e: Evidence | null = null;
-    const rank = run.turn?.routed ? (run.turn.offered.find((o) => o.name === x)?.rank ?? null) : undefined;
-    if (a.via === 'own' && rank === null) {
-      e = requestEvidence(run, 'missed_request', 'not_offered', x, null, a.call, [run], masking);
-    } else if (a.via === 'own' && typeof rank === 'number' && rank > REACHED_RANK) {
-      e = requestEvidence(run, 'missed_request', 'ranked_low', x, null, a.call, [run], masking);
-    } else if (a.via === 'next_request' && a.next && !calledTool(run, x)) {
-      e = requestEvidence(run, 'missed_request', 'next_request', x, null, a.call, [run, a.next], masking);
-    } else if (a.via === 'verified' && !calledTool(run, x)) {
-      e = requestEvidence(run, 'missed_request', 'verified', x, null, a.call, [run], masking);
-    }
-    if (e) out.push(e);
+    if (x === null || !registered.has(x)) continue;
+    for (const e of find(a, x)) if (e) out.push(e);
   }
   return out;
 }
@@ -273,11 +284,8 @@ export function findConfusedRequests(
   registered: ReadonlySet<string>,
   masking: Masking = plainMasking,
 ): Evidence[] {
-  const out: Evidence[] = [];
-  for (const a of attributions) {
-    const x = a.served_by;
+  return fromServedRuns(attributions, registered, (a, x) => {
     const run = a.run;
-    if (x === null || !registered.has(x)) continue;
     const found = new Map<string, Evidence | null>();
     const add = (y: string | null, how: 're_asked' | 'ranked_first' | 'verified', valueRuns: Run[]) => {
       if (y === null || y === x || !registered.has(y) || found.has(y) || a.together.includes(y)) return;
@@ -292,9 +300,8 @@ export function findConfusedRequests(
       // A Y the run called on the way (a lookup before a change) does not count.
       if (leftOut && first !== null && !calledTool(run, first)) add(first, 'ranked_first', [run]);
     }
-    for (const e of found.values()) if (e) out.push(e);
-  }
-  return out;
+    return found.values();
+  });
 }
 
 /**

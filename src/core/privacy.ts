@@ -518,27 +518,22 @@ function folded(raw: string): string {
   return CONTRACTED_STEMS[word] ?? word;
 }
 
-/** Memo of `isCommonWord` (a review asks about the same words thousands of times); bounded. */
-const commonMemo = new Map<string, boolean>();
+/** Most words a memo below keeps before it starts again. */
 const COMMON_MEMO_MAX = 50_000;
 
-/** A word of the list itself, not read as two joined (memoised like `isCommon`). */
-const plainMemo = new Map<string, boolean>();
-
-function isPlainCommon(word: string): boolean {
-  const known = plainMemo.get(word);
-  if (known !== undefined) return known;
-  if (plainMemo.size >= COMMON_MEMO_MAX) plainMemo.clear();
-  const common = isCommonWordNotCompound(word);
-  plainMemo.set(word, common);
-  return common;
+/** `test` memoised (a review asks about the same words thousands of times); bounded. */
+function memoised(test: (word: string) => boolean): (word: string) => boolean {
+  const memo = new Map<string, boolean>();
+  return (word) => {
+    const known = memo.get(word);
+    if (known !== undefined) return known;
+    if (memo.size >= COMMON_MEMO_MAX) memo.clear();
+    const answer = test(word);
+    memo.set(word, answer);
+    return answer;
+  };
 }
 
-function isCommon(word: string): boolean {
-  const known = commonMemo.get(word);
-  if (known !== undefined) return known;
-  if (commonMemo.size >= COMMON_MEMO_MAX) commonMemo.clear();
-  const common = isCommonWord(word);
-  commonMemo.set(word, common);
-  return common;
-}
+/** A word of the list itself, not read as two joined. */
+const isPlainCommon = memoised(isCommonWordNotCompound);
+const isCommon = memoised(isCommonWord);

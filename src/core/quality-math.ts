@@ -2,27 +2,14 @@
  * Routing quality from the log (docs/api.md "Quality"): per UTC day, did routing offer the tool that
  * finally served each request (src/core/attribution.ts), and what each applied revision changed.
  */
+import type { z } from '@hono/zod-openapi';
+import type { Quality, ServedCounts as ServedCountsSchema } from '../schemas.ts';
 import { attributeRuns, type Attribution } from './attribution.ts';
 import type { CallRecord, OutcomeRecord, TurnRecord } from './records.ts';
 import { groupRuns } from './serving.ts';
 
-export interface QualityDay {
-  date: string;
-  routed_turns: number;
-  served_turns: number;
-  hits: number;
-  /**
-   * hits / (hits + misses): among served requests routing ranked, the share whose serving tool it
-   * offered; null on a day it ranked none. A loose call's request or a stable-list turn was never
-   * ranked, so it counts as served but neither hit nor miss.
-   */
-  hit_rate: number | null;
-  /** Mean of 1/rank of the serving tool over the same requests (0 when not offered); null likewise. */
-  mrr: number | null;
-  misses: number;
-  confusions: number;
-  failed_calls: number;
-}
+/** One UTC day of the report: its shape is the API's (src/schemas.ts Quality, where its fields are explained). */
+export type QualityDay = z.output<typeof Quality>['days'][number];
 
 export interface RevisionWindow {
   revision_id: string;
@@ -31,12 +18,8 @@ export interface RevisionWindow {
   undone_at: string | null;
 }
 
-export interface QualityReport {
-  days: QualityDay[];
-  revisions: (RevisionWindow & { before: ServedCounts; after: ServedCounts })[];
-  top_missed: { tool: string; misses: number }[];
-  top_confused: { tool: string; served_by: string; count: number }[];
-}
+/** The report as the core composes it from the log: the API's answer but for `truncated` (the service adds it) and `approvals` (from the revisions). */
+export type QualityReport = Omit<z.output<typeof Quality>, 'truncated' | 'approvals'>;
 
 export interface QualityInput {
   turns: readonly TurnRecord[];
@@ -292,10 +275,7 @@ function rankOf(a: Attribution): number | null {
 }
 
 /** Served requests and hits of one tool over some hours. */
-export interface ServedCounts {
-  served_turns: number;
-  hits: number;
-}
+export type ServedCounts = z.output<typeof ServedCountsSchema>;
 
 /**
  * The hours a revision's before and after cover, [from, to) each: before = the `days` × 24 hours

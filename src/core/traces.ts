@@ -88,13 +88,23 @@ export function readTrace(
   return { ok: true, trace: { format, ...runOf(events.events) } };
 }
 
-function openAIEvents(
+type Events = { ok: true; events: TraceEvent[] } | { ok: false; issues: TraceIssue[] };
+
+/** The events `read` takes from each message, once `schema` accepts every message; its issues otherwise. */
+function eventsOf<M extends z.ZodType>(
   messages: readonly unknown[],
-): { ok: true; events: TraceEvent[] } | { ok: false; issues: TraceIssue[] } {
-  const parsed = z.array(OpenAIMessage).safeParse(messages);
+  schema: M,
+  read: (events: TraceEvent[], m: z.output<M>, at: number) => void,
+): Events {
+  const parsed = z.array(schema).safeParse(messages);
   if (!parsed.success) return { ok: false, issues: parsed.error.issues };
   const events: TraceEvent[] = [];
-  parsed.data.forEach((m, at) => {
+  for (const [at, m] of parsed.data.entries()) read(events, m, at);
+  return { ok: true, events };
+}
+
+function openAIEvents(messages: readonly unknown[]): Events {
+  return eventsOf(messages, OpenAIMessage, (events, m, at) => {
     if (m.role === 'user') pushRequest(events, at, textOf(m.content));
     if (m.role === 'assistant') {
       for (const c of m.tool_calls ?? [])
@@ -109,16 +119,10 @@ function openAIEvents(
     if (m.role === 'tool')
       events.push({ kind: 'result', at, id: m.tool_call_id, text: textOf(m.content), is_error: false });
   });
-  return { ok: true, events };
 }
 
-function anthropicEvents(
-  messages: readonly unknown[],
-): { ok: true; events: TraceEvent[] } | { ok: false; issues: TraceIssue[] } {
-  const parsed = z.array(AnthropicMessage).safeParse(messages);
-  if (!parsed.success) return { ok: false, issues: parsed.error.issues };
-  const events: TraceEvent[] = [];
-  parsed.data.forEach((m, at) => {
+function anthropicEvents(messages: readonly unknown[]): Events {
+  return eventsOf(messages, AnthropicMessage, (events, m, at) => {
     const blocks = typeof m.content === 'string' ? [{ type: 'text' as const, text: m.content }] : m.content;
     for (const b of blocks) {
       if (isToolUse(b)) events.push({ kind: 'call', at, id: b.id, tool: b.name, arguments: b.input });
@@ -128,7 +132,6 @@ function anthropicEvents(
     }
     if (m.role === 'user') pushRequest(events, at, textOf(blocks));
   });
-  return { ok: true, events };
 }
 
 // The schema's catch-all block refuses `tool_use` and `tool_result`, so the type tells the block.

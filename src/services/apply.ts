@@ -96,12 +96,14 @@ export async function applyRevision(
   if (recheck && displaced.length > 0) {
     // Only the examples that push a served tool out are withdrawn: each is tried in turn on top of
     // those kept so far, and kept when the re-check finds no displacement.
-    const kept: string[] = [];
-    for (const text of plan.queries_added) {
-      const trial = planApply(learnedState(row), { ...rev, queries_added: [...kept, text] }, settings, registered);
-      const trialRow = await withState(svc, row, trial.state, now);
-      if (recheck.displacedBy(trialRow, settings.top_k).length === 0) kept.push(text);
-    }
+    const kept = await keptUndisplacing(plan.queries_added, recheck, settings, (texts) =>
+      withState(
+        svc,
+        row,
+        planApply(learnedState(row), { ...rev, queries_added: texts }, settings, registered).state,
+        now,
+      ),
+    );
     withdrawn = plan.queries_added.filter((q) => !kept.includes(q));
     plan =
       kept.length > 0
@@ -109,6 +111,50 @@ export async function applyRevision(
         : withdrawExamples(learnedState(row), plan);
     next = await withState(svc, row, plan.state, now);
   }
+  return markApplied(svc, agent, revisionId, row, next, who, now, ctx, {
+    queries_added: plan.queries_added,
+    queries_withdrawn: withdrawn,
+    displaced,
+    queries_displaced: plan.queries_displaced,
+    refused: [...rev.refused, ...plan.refused],
+    ...(edited && edit
+      ? { ...edited, proposed: linesOf(proposed), edited_by: edit.edited_by, queries_added: plan.queries_added }
+      : {}),
+  });
+}
+
+/**
+ * The texts kept when each is tried in turn on top of those kept so far: a text is kept when the
+ * row `trial` builds with them pushes no served tool out of `top_k` (the displacement re-check).
+ */
+async function keptUndisplacing(
+  texts: readonly string[],
+  recheck: Recheck,
+  settings: Settings,
+  trial: (texts: string[]) => Promise<StoredTool>,
+): Promise<string[]> {
+  const kept: string[] = [];
+  for (const text of texts) {
+    if (recheck.displacedBy(await trial([...kept, text]), settings.top_k).length === 0) kept.push(text);
+  }
+  return kept;
+}
+
+/**
+ * Stores the revision as applied (who, when, the row before, the version and what the apply did)
+ * and the new row, in one guarded write that fails when either moved; answers the revision as stored.
+ */
+async function markApplied(
+  svc: Services,
+  agent: string,
+  revisionId: string,
+  row: StoredTool,
+  next: StoredTool,
+  who: Approval,
+  now: string,
+  ctx: ApplyContext,
+  body: Parameters<Services['revisions']['updateRevisionStatement']>[3]['body'],
+): Promise<Revision> {
   const guard = svc.store.revisionStatusGuard(agent, revisionId, 'proposed');
   const update = await svc.revisions.updateRevisionStatement(agent, revisionId, 'proposed', {
     status: 'applied',
@@ -117,16 +163,7 @@ export async function applyRevision(
     approved_key: who.actor,
     before_row: JSON.stringify(snapshot(row)),
     applied_version: next.version,
-    body: {
-      queries_added: plan.queries_added,
-      queries_withdrawn: withdrawn,
-      displaced,
-      queries_displaced: plan.queries_displaced,
-      refused: [...rev.refused, ...plan.refused],
-      ...(edited && edit
-        ? { ...edited, proposed: linesOf(proposed), edited_by: edit.edited_by, queries_added: plan.queries_added }
-        : {}),
-    },
+    body,
   });
   if (!update) throw notFound(`revision ${revisionId}`);
   await writeGuarded(svc, agent, rowWrite(row, next, `revision:${revisionId}`), now, [
@@ -160,34 +197,17 @@ async function applyMemory(
   const displaced = recheck ? recheck.displacedBy(next, settings.top_k) : [];
   let withdrawn: string[] = [];
   if (recheck && displaced.length > 0) {
-    const kept: string[] = [];
-    for (const text of plan.change.added) {
-      const trial = planMemory(row, rev.memory, [...kept, text], settings, at);
-      const trialRow = await withState(svc, row, withMemory(row, trial.memory), now);
-      if (recheck.displacedBy(trialRow, settings.top_k).length === 0) kept.push(text);
-    }
+    const kept = await keptUndisplacing(plan.change.added, recheck, settings, (texts) =>
+      withState(svc, row, withMemory(row, planMemory(row, rev.memory, texts, settings, at).memory), now),
+    );
     withdrawn = plan.change.added.filter((t) => !kept.includes(t));
     plan = planMemory(row, rev.memory, kept, settings, at);
     next = await withState(svc, row, withMemory(row, plan.memory), now);
   }
-  const guard = svc.store.revisionStatusGuard(agent, rev.revision_id, 'proposed');
-  const update = await svc.revisions.updateRevisionStatement(agent, rev.revision_id, 'proposed', {
-    status: 'applied',
-    applied_at: now,
-    approved_by: who.approved_by,
-    approved_key: who.actor,
-    before_row: JSON.stringify(snapshot(row)),
-    applied_version: next.version,
-    body: { memory: { ...plan.change, withdrawn }, displaced },
+  return markApplied(svc, agent, rev.revision_id, row, next, who, now, ctx, {
+    memory: { ...plan.change, withdrawn },
+    displaced,
   });
-  if (!update) throw notFound(`revision ${rev.revision_id}`);
-  await writeGuarded(svc, agent, rowWrite(row, next, `revision:${rev.revision_id}`), now, [
-    guard.before,
-    update,
-    guard.after,
-  ]);
-  written(ctx, next);
-  return reread(svc, agent, rev.revision_id);
 }
 
 /** An approver's edit of the lines to apply, and the check it must pass (src/services/edit.ts). */
@@ -365,12 +385,12 @@ async function withState(svc: Services, row: StoredTool, state: LearnedState, no
  * (read and embedded once per review); `displacedBy` then answers, for a changed row, the requests
  * whose serving tool it pushes out of the offered set.
  */
-async function recheckOf(
-  svc: Services,
-  agent: string,
-  ctx: ApplyContext,
-  name: string,
-): Promise<{ displacedBy(changed: StoredTool, k: number): Displacement[] }> {
+/** The displacement re-check of one tool's change. */
+interface Recheck {
+  displacedBy(changed: StoredTool, k: number): Displacement[];
+}
+
+async function recheckOf(svc: Services, agent: string, ctx: ApplyContext, name: string): Promise<Recheck> {
   const tools = ctx.tools ?? new Map<string, StoredTool>();
   ctx.log ??= await svc.log.recentLog(agent, RECHECK_ROWS);
   const served = requestsServedByOthers(ctx.log, name, RECHECK_REQUESTS).filter((r) => tools.has(r.served_by));

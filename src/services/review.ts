@@ -47,7 +47,7 @@ import { groupRuns } from '../core/serving.ts';
 import type { Services } from '../env.ts';
 import { ApiError, notFound } from '../errors.ts';
 import type { Evidence, HeldLine, Refusal, Review, Revision, Settings, SettingsPatch } from '../schemas.ts';
-import { applyContext, applyRevision } from './apply.ts';
+import { type Approval, applyContext, applyRevision } from './apply.ts';
 import { MEMORY_APPLY_BY, proposeMemory } from './memory.ts';
 import { modelBudgetReason } from './model-budget.ts';
 import { agentTurnsWritten } from './turn-writer.ts';
@@ -104,13 +104,14 @@ export async function runReview(
   const settings: Settings = { ...settingsOf(row.settings), ...opts.config };
   const reviewId = `rvw_${crypto.randomUUID()}`;
   const leaseMs = reviewLeaseMs(settings.max_tools, svc.model.longestCallMs);
+  const stub = svc.agents.get(svc.agents.idFromName(agent));
   if (opts.dry_run) {
-    return withDryRunSlot(svc, agent, reviewId, now, leaseMs, async () => ({
+    return holding(dryRunSlot(stub, agent, reviewId, now, leaseMs), async () => ({
       ...(await reviewTools(svc, agent, settings, reviewId, now)).review,
       dry_run: true,
     }));
   }
-  return withReviewLease(svc, agent, reviewId, now, leaseMs, async () => {
+  return holding(reviewLease(stub, agent, reviewId, now, leaseMs), async () => {
     const started = Date.now();
     const done = await reviewTools(svc, agent, settings, reviewId, now);
     const memory = await proposeMemory(svc, agent, settings, { at: row.last_review_at, seq: row.last_review_seq }, now);
@@ -139,49 +140,40 @@ export async function runReview(
   });
 }
 
-/**
- * Runs `fn` holding one of the agent's DRY_RUN_SLOTS for up to `ttlMs`; 409 when all are held.
- * Without it, parallel dry runs each made all their model calls.
- */
-async function withDryRunSlot<T>(
-  svc: Services,
-  agent: string,
-  holder: string,
-  now: string,
-  ttlMs: number,
-  fn: () => Promise<T>,
-): Promise<T> {
-  const stub = svc.agents.get(svc.agents.idFromName(agent));
-  if (!(await stub.acquireDryRun(holder, Date.parse(now), ttlMs, DRY_RUN_SLOTS))) {
-    throw new ApiError(
-      'conflict',
-      `agent ${agent} already has ${DRY_RUN_SLOTS} dry-run reviews running, the most at once; try again when one has finished`,
-    );
-  }
-  try {
-    return await fn();
-  } finally {
-    await stub.releaseDryRun(holder);
-  }
+type AgentStub = ReturnType<Services['agents']['get']>;
+
+/** Something a review holds on the agent's object while it runs; 409 `conflict` (`busy`) when it is taken. */
+interface Hold {
+  acquire(): Promise<boolean>;
+  release(): Promise<unknown>;
+  busy: string;
 }
 
-/** Runs `fn` holding the agent's review lease (docs/learning.md) for up to `ttlMs`; 409 when another review holds it. */
-export async function withReviewLease<T>(
-  svc: Services,
-  agent: string,
-  holder: string,
-  now: string,
-  ttlMs: number,
-  fn: () => Promise<T>,
-): Promise<T> {
-  const stub = svc.agents.get(svc.agents.idFromName(agent));
-  if (!(await stub.acquireReviewLease(holder, Date.parse(now), ttlMs))) {
-    throw new ApiError('conflict', `a review of agent ${agent} is already running; try again when it has finished`);
-  }
+/** One of the agent's DRY_RUN_SLOTS for up to `ttlMs`: without it, parallel dry runs each made all their model calls. */
+function dryRunSlot(stub: AgentStub, agent: string, holder: string, now: string, ttlMs: number): Hold {
+  return {
+    acquire: () => stub.acquireDryRun(holder, Date.parse(now), ttlMs, DRY_RUN_SLOTS),
+    release: () => stub.releaseDryRun(holder),
+    busy: `agent ${agent} already has ${DRY_RUN_SLOTS} dry-run reviews running, the most at once; try again when one has finished`,
+  };
+}
+
+/** The agent's review lease (docs/learning.md) for up to `ttlMs`: one review of an agent at a time. */
+function reviewLease(stub: AgentStub, agent: string, holder: string, now: string, ttlMs: number): Hold {
+  return {
+    acquire: () => stub.acquireReviewLease(holder, Date.parse(now), ttlMs),
+    release: () => stub.releaseReviewLease(holder),
+    busy: `a review of agent ${agent} is already running; try again when it has finished`,
+  };
+}
+
+/** Runs `fn` holding `hold`, released however `fn` ends. */
+async function holding<T>(hold: Hold, fn: () => Promise<T>): Promise<T> {
+  if (!(await hold.acquire())) throw new ApiError('conflict', hold.busy);
   try {
     return await fn();
   } finally {
-    await stub.releaseReviewLease(holder);
+    await hold.release();
   }
 }
 
@@ -531,29 +523,8 @@ async function storeReview(
  * vectors are read once for the review, not once per revision.
  */
 async function autoApply(svc: Services, agent: string, review: Review, actor: string, now: string): Promise<Review> {
-  const revisions: Revision[] = [];
-  const ctx = applyContext();
-  for (const rev of review.revisions) {
-    // A suspicious line is never applied without a person (docs/security.md "auto_apply").
-    const held = heldLines(rev);
-    if (held.length > 0) {
-      revisions.push(rev);
-      review.skipped.push({ tool: rev.tool, reason: `held_for_a_person: ${held.join('; ')}` });
-      continue;
-    }
-    try {
-      revisions.push(await applyRevision(svc, agent, rev.revision_id, { approved_by: AUTO_APPLY_BY, actor }, now, ctx));
-    } catch (err) {
-      revisions.push(rev);
-      review.skipped.push({
-        tool: rev.tool,
-        reason: `auto_apply_failed: ${err instanceof Error ? err.message : String(err)}`,
-      });
-    }
-    // Let the event loop turn between applies, so its clock keeps up (src/keep-alive.ts).
-    await loopTurn();
-  }
-  return { ...review, revisions };
+  const who = { approved_by: AUTO_APPLY_BY, actor };
+  return { ...review, revisions: await applyEach(svc, agent, review, review.revisions, who, now, 'auto_apply_failed') };
 }
 
 /**
@@ -562,21 +533,43 @@ async function autoApply(svc: Services, agent: string, review: Review, actor: st
  */
 async function applyMemory(svc: Services, agent: string, review: Review, actor: string, now: string): Promise<Review> {
   if (!review.memory) return review;
-  const memory: Revision[] = [];
+  const who = { approved_by: MEMORY_APPLY_BY, actor };
+  return { ...review, memory: await applyEach(svc, agent, review, review.memory, who, now, 'memory_apply_failed') };
+}
+
+/**
+ * Applies `revs` in turn with one context and answers each as it now stands: a revision with held
+ * lines is left proposed (never applied without a person, docs/security.md "auto_apply") and a failed
+ * apply is left as it was, each a skip of the review (`held_for_a_person`, or `failed` and why).
+ */
+async function applyEach(
+  svc: Services,
+  agent: string,
+  review: Review,
+  revs: readonly Revision[],
+  who: Approval,
+  now: string,
+  failed: string,
+): Promise<Revision[]> {
+  const out: Revision[] = [];
   const ctx = applyContext();
-  for (const rev of review.memory) {
-    try {
-      memory.push(await applyRevision(svc, agent, rev.revision_id, { approved_by: MEMORY_APPLY_BY, actor }, now, ctx));
-    } catch (err) {
-      memory.push(rev);
-      review.skipped.push({
-        tool: rev.tool,
-        reason: `memory_apply_failed: ${err instanceof Error ? err.message : String(err)}`,
-      });
+  for (const rev of revs) {
+    const held = heldLines(rev);
+    if (held.length > 0) {
+      out.push(rev);
+      review.skipped.push({ tool: rev.tool, reason: `held_for_a_person: ${held.join('; ')}` });
+      continue;
     }
+    try {
+      out.push(await applyRevision(svc, agent, rev.revision_id, who, now, ctx));
+    } catch (err) {
+      out.push(rev);
+      review.skipped.push({ tool: rev.tool, reason: `${failed}: ${err instanceof Error ? err.message : String(err)}` });
+    }
+    // Let the event loop turn between applies, so its clock keeps up (src/keep-alive.ts).
     await loopTurn();
   }
-  return { ...review, memory };
+  return out;
 }
 
 /** The held lines the revision still adds (a line refused after the check no longer holds it), described. */

@@ -96,6 +96,24 @@ export type Child = Node | string | number | null | undefined | false | Child[];
  * Builds an element. Strings and numbers among the children become text nodes, so data is never
  * parsed as HTML. attrs: 'text' sets textContent, 'on<event>' adds a listener, false/null skip.
  */
+/** A table row of header cells. */
+export function headRow(labels: readonly string[]): HTMLTableRowElement {
+  return el(
+    'tr',
+    {},
+    labels.map((h) => el('th', { text: h })),
+  );
+}
+
+/** A table row of text cells. */
+export function textRow(cells: readonly (string | number)[]): HTMLTableRowElement {
+  return el(
+    'tr',
+    {},
+    cells.map((v) => el('td', { text: v })),
+  );
+}
+
 export function el<K extends keyof HTMLElementTagNameMap>(
   tag: K,
   attrs?: Attrs | null,
@@ -347,18 +365,8 @@ export function chartFigure(
     'table',
     { class: 'visually-hidden' },
     el('caption', { text: title }),
-    el(
-      'tr',
-      {},
-      header.map((h) => el('th', { text: h })),
-    ),
-    rows.map((row) =>
-      el(
-        'tr',
-        {},
-        row.map((v) => el('td', { text: v })),
-      ),
-    ),
+    headRow(header),
+    rows.map(textRow),
   );
   return el('figure', {}, chart, legend, table);
 }

@@ -25,11 +25,14 @@ import {
   diffView,
   el,
   fill,
+  headRow,
   hitsOf,
   QUALITY_DAYS,
+  type Attrs,
   type RevisionQuality,
   revisionQuality,
   session,
+  textRow,
   uid,
   when,
 } from './core.ts';
@@ -657,14 +660,7 @@ function refusedTable(refused: Revision['refused']): HTMLElement {
     el(
       'table',
       { class: 'refused' },
-      el(
-        'tr',
-        {},
-        el('th', { text: 'Kind' }),
-        el('th', { text: 'Proposed text' }),
-        el('th', { text: 'Reason' }),
-        el('th', { text: 'Why' }),
-      ),
+      headRow(['Kind', 'Proposed text', 'Reason', 'Why']),
       refused.map((r) =>
         el(
           'tr',
@@ -704,18 +700,8 @@ function evidenceTable(kind: EvidenceKind, items: Evidence[]): HTMLElement {
   return el(
     'table',
     {},
-    el(
-      'tr',
-      {},
-      head.map((h) => el('th', { text: h })),
-    ),
-    items.map((e) =>
-      el(
-        'tr',
-        {},
-        row(e).map((v) => el('td', { text: v })),
-      ),
-    ),
+    headRow(head),
+    items.map((e) => textRow(row(e))),
   );
 }
 
@@ -726,6 +712,19 @@ function approver(): string | null {
   alertError('Type your name in "Approve as" first: it is recorded as approved_by.');
   document.querySelector<HTMLInputElement>('#session input')?.focus();
   return null;
+}
+
+/** A button of a decision on a revision: it asks for the approver's name, then decides as them. */
+function decisionButton(attrs: Attrs, decide: (by: string, button: HTMLButtonElement) => void): HTMLButtonElement {
+  const button = el('button', {
+    type: 'button',
+    ...attrs,
+    onclick: () => {
+      const by = approver();
+      if (by) decide(by, button);
+    },
+  });
+  return button;
 }
 
 /** A refused edit (400): its reason under the line it names, from the check's details or the schema's path. */
@@ -747,17 +746,12 @@ function showRefusal(editor: LineEditor, err: ApiFailure): boolean {
 function proposedActions(ctx: ViewContext, rev: Revision, editor: LineEditor | null): HTMLElement {
   const reasonId = uid('reason');
   const reason = el('input', { id: reasonId, type: 'text', maxlength: 1000 });
-  const apply = el('button', {
-    type: 'button',
-    class: 'primary',
-    text: 'Apply',
-    'aria-label': `Apply revision to ${rev.tool}`,
-    onclick: () => {
-      const by = approver();
-      if (!by) return;
+  const apply = decisionButton(
+    { class: 'primary', text: 'Apply', 'aria-label': `Apply revision to ${rev.tool}` },
+    (by, button) => {
       const edit = editor?.edit() ?? null;
       editor?.clear();
-      void act(apply, async () => {
+      void act(button, async () => {
         let done: Revision;
         try {
           done = await api<Revision>(
@@ -777,16 +771,11 @@ function proposedActions(ctx: ViewContext, rev: Revision, editor: LineEditor | n
         announce(`Applied the revision of ${rev.tool}${edit ? ' with your edits' : ''}${withdrawn}.`);
       });
     },
-  });
-  const dismiss = el('button', {
-    type: 'button',
-    class: 'danger',
-    text: 'Dismiss',
-    'aria-label': `Dismiss revision of ${rev.tool}`,
-    onclick: () => {
-      const by = approver();
-      if (!by) return;
-      void act(dismiss, async () => {
+  );
+  const dismiss = decisionButton(
+    { class: 'danger', text: 'Dismiss', 'aria-label': `Dismiss revision of ${rev.tool}` },
+    (by, button) => {
+      void act(button, async () => {
         const why = reason.value.trim();
         const body = why ? { approved_by: by, reason: why } : { approved_by: by };
         await api('POST', agentPath(ctx.agent, 'revisions', rev.revision_id, 'dismiss'), body);
@@ -794,7 +783,7 @@ function proposedActions(ctx: ViewContext, rev: Revision, editor: LineEditor | n
         announce(`Dismissed the revision of ${rev.tool}.`);
       });
     },
-  });
+  );
   return el(
     'div',
     { class: 'actions' },
@@ -911,19 +900,12 @@ function tryTable(answer: TryAnswer): HTMLElement {
 }
 
 function undoAction(ctx: ViewContext, rev: Revision): HTMLElement {
-  const undo = el('button', {
-    type: 'button',
-    text: 'Undo',
-    'aria-label': `Undo the last revision of ${rev.tool}`,
-    onclick: () => {
-      const by = approver();
-      if (!by) return;
-      void act(undo, async () => {
-        await api('POST', agentPath(ctx.agent, 'tools', rev.tool, 'undo'), { approved_by: by });
-        await ctx.reload();
-        announce(`Undid the revision of ${rev.tool}: its model view is restored.`);
-      });
-    },
+  const undo = decisionButton({ text: 'Undo', 'aria-label': `Undo the last revision of ${rev.tool}` }, (by, button) => {
+    void act(button, async () => {
+      await api('POST', agentPath(ctx.agent, 'tools', rev.tool, 'undo'), { approved_by: by });
+      await ctx.reload();
+      announce(`Undid the revision of ${rev.tool}: its model view is restored.`);
+    });
   });
   return el(
     'div',

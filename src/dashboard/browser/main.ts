@@ -14,6 +14,7 @@ import {
   describeFailure,
   el,
   fill,
+  headRow,
   session,
   uid,
 } from './core.ts';
@@ -194,14 +195,7 @@ async function agentList(): Promise<void> {
           'table',
           {},
           el('caption', { class: 'visually-hidden', text: 'Agents' }),
-          el(
-            'tr',
-            {},
-            el('th', { text: 'Agent' }),
-            el('th', { text: 'Tools' }),
-            el('th', { text: 'Calls' }),
-            el('th', { text: 'Last review' }),
-          ),
+          headRow(['Agent', 'Tools', 'Calls', 'Last review']),
           rows,
         ),
     agentForm('Open another agent'),
