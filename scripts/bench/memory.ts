@@ -11,9 +11,10 @@ import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { createHashEmbedder } from '../../src/adapters/hash-embedder.ts';
 import type { StoredTool } from '../../src/core/records.ts';
-import { embeddingText } from '../../src/core/routing.ts';
+import type { MemoryWording } from '../../src/core/routing-memory.ts';
 import type { Services } from '../../src/env.ts';
 import { dropSnapshot, routingSnapshot, type RoutingSnapshot } from '../../src/services/routing.ts';
+import { embedTools } from '../../src/services/tool-vectors.ts';
 import type { BenchTool } from './data.ts';
 
 /** Memory figures of one toolbox's routing snapshot. */
@@ -42,10 +43,14 @@ function used(): number {
  * goes through JSON as D1's do (its text columns arrive as fresh strings, parameters parsed), so
  * the snapshot owns its strings as in the Worker instead of sharing the generator's.
  */
-async function storedRows(tools: readonly BenchTool[], agent: string): Promise<StoredTool[]> {
+async function storedRows(
+  tools: readonly BenchTool[],
+  agent: string,
+  memories: readonly MemoryWording[][] | null,
+): Promise<StoredTool[]> {
   const embedder = createHashEmbedder();
   const now = new Date(0).toISOString();
-  const rows: StoredTool[] = tools.map((t) =>
+  const rows: StoredTool[] = tools.map((t, i) =>
     fromD1({
       name: t.name,
       docstring: t.description,
@@ -55,7 +60,7 @@ async function storedRows(tools: readonly BenchTool[], agent: string): Promise<S
       notes: [],
       avoid: [],
       call_example: null,
-      memory: [],
+      memory: memories?.[i] ?? [],
       queries_source: null,
       version: 1,
       definition_hash: agent,
@@ -66,7 +71,8 @@ async function storedRows(tools: readonly BenchTool[], agent: string): Promise<S
       updated_at: now,
     }),
   );
-  const vectors = await embedder.embed(rows.map(embeddingText));
+  // A row's vector as registration and apply write it: head and learned wordings (here: memory).
+  const vectors = await embedTools(embedder, rows);
   rows.forEach((r, i) => {
     r.vector = vectors[i] ?? null;
   });
@@ -87,10 +93,17 @@ const replicaDatabase = {};
  */
 const boundIndex = { consistent: false, maxTopK: 100, idOf: (agent: string, tool: string) => `${agent}/${tool}` };
 
-async function buildSnapshot(tools: readonly BenchTool[], agent: string, bound: boolean): Promise<RoutingSnapshot> {
+async function buildSnapshot(
+  tools: readonly BenchTool[],
+  agent: string,
+  bound: boolean,
+  memories: readonly MemoryWording[][] | null,
+): Promise<RoutingSnapshot> {
   const svc = {
     embedder: createHashEmbedder(),
     vectorIndex: bound ? boundIndex : null,
+    // Every tool's upstream lists it (or it has none): all of them are routed.
+    upstreams: { unavailable: () => Promise.resolve(new Set<string>()) },
     store: {
       db: replicaDatabase,
       getAgent: () =>
@@ -102,7 +115,7 @@ async function buildSnapshot(tools: readonly BenchTool[], agent: string, bound: 
           last_review_at: null,
           last_review_seq: 0,
         }),
-      listTools: async () => storedRows(tools, agent),
+      listTools: async () => storedRows(tools, agent, memories),
     },
   } as unknown as Services;
   return routingSnapshot(svc, agent);
@@ -112,18 +125,22 @@ async function buildSnapshot(tools: readonly BenchTool[], agent: string, bound: 
 const TOOLS_MEASURED = 20_000;
 
 /**
- * Measures one toolbox; the snapshots are built, measured and released. A small snapshot is built
+ * Measures one toolbox (`memories[i]`: tool i's routing memory, none when null); the snapshots are built, measured and released. A small snapshot is built
  * and dropped first so lazily compiled code and module state are not counted as index memory.
  */
-export async function measureSnapshot(tools: readonly BenchTool[], bound = false): Promise<MemoryFigures> {
+export async function measureSnapshot(
+  tools: readonly BenchTool[],
+  bound = false,
+  memories: readonly MemoryWording[][] | null = null,
+): Promise<MemoryFigures> {
   dropSnapshot('memory-warm-up');
-  await buildSnapshot(tools.slice(0, 10), 'memory-warm-up', bound);
+  await buildSnapshot(tools.slice(0, 10), 'memory-warm-up', bound, memories);
   dropSnapshot('memory-warm-up');
   const copies = Math.max(1, Math.round(TOOLS_MEASURED / tools.length));
   const agents = Array.from({ length: copies }, (_, i) => `memory-${tools.length}-${i}`);
   const before = used();
   const kept: RoutingSnapshot[] = [];
-  for (const agent of agents) kept.push(await buildSnapshot(tools, agent, bound));
+  for (const agent of agents) kept.push(await buildSnapshot(tools, agent, bound, memories));
   const after = used();
   const matrix = kept[0]?.index.matrix.byteLength ?? 0;
   agents.forEach(dropSnapshot);
