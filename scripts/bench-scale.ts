@@ -36,7 +36,7 @@ import { fileURLToPath } from 'node:url';
 import { loadToolE } from './eval-data.ts';
 import { fullMemory, routeRequests, toolbox } from './bench/data.ts';
 import { percentile, runLoad, type LoadFigures } from './bench/load.ts';
-import { measureSnapshot } from './bench/memory.ts';
+import { measureIndex, measureSnapshot, type IndexFigures } from './bench/memory.ts';
 import { launchWorker, prepareWorker, type BenchWorker } from './bench/worker.ts';
 
 const TURNS = Number(process.env.SCALE_TURNS ?? 1_000_000);
@@ -563,8 +563,8 @@ interface MemoryResults {
   first_route_ms: { empty: number; full: number };
   route: Record<string, { empty: RouteLatency; full: RouteLatency; p50_ratio: number; p95_ratio: number }>;
   snapshot: {
-    empty: { measured_bytes: number; counted_bytes: number };
-    full: { measured_bytes: number; counted_bytes: number };
+    empty: { measured_bytes: number; counted_bytes: number; index: IndexFigures };
+    full: { measured_bytes: number; counted_bytes: number; index: IndexFigures };
   };
   review: { requests: number; calls: number; empty: MemoryReview; full: MemoryReview };
   largest_memory_after_review: number;
@@ -650,9 +650,18 @@ async function measureMemorySnapshots(memories: MemoryWording[][]): Promise<Memo
   const tools = toolbox(MEMORY_TOOLS);
   const emptySnap = await measureSnapshot(tools);
   const fullSnap = await measureSnapshot(tools, false, memories);
+  const requests = routeRequests(256).map((q) => q.text);
   const snapshot = {
-    empty: { measured_bytes: emptySnap.snapshot_bytes, counted_bytes: emptySnap.estimated_bytes },
-    full: { measured_bytes: fullSnap.snapshot_bytes, counted_bytes: fullSnap.estimated_bytes },
+    empty: {
+      measured_bytes: emptySnap.snapshot_bytes,
+      counted_bytes: emptySnap.estimated_bytes,
+      index: await measureIndex(tools, null, requests),
+    },
+    full: {
+      measured_bytes: fullSnap.snapshot_bytes,
+      counted_bytes: fullSnap.estimated_bytes,
+      index: await measureIndex(tools, memories, requests),
+    },
   };
   progress(`  ${JSON.stringify(snapshot)}`);
   return snapshot;
@@ -738,6 +747,7 @@ async function measureMemory(
 function memoryTable(m: MemoryResults): string {
   const n = (x: number): string => x.toLocaleString('en-US');
   const mib = (b: number): string => `${(b / 1_048_576).toFixed(1)} MiB`;
+  const idx = (x: IndexFigures): string => `${n(x.postings)}, ${n(x.build_ms)} ms, ${x.rank_ms} ms`;
   const lat = (l: RouteLatency): string => `${l.p50} / ${l.p95} / ${l.p99} ms`;
   const rev = (r: MemoryReview): string =>
     `${n(r.ms)} ms; ${r.memory_revisions} memory revisions (${r.applied} applied), ${r.wordings_added} wordings added, ${r.wordings_withdrawn} withdrawn, ${r.wordings_dropped} dropped for room`;
@@ -751,6 +761,7 @@ function memoryTable(m: MemoryResults): string {
         `| /route p50 / p95 / p99, ${c} connection(s) | ${lat(r.empty)} | ${lat(r.full)} (p50 ${r.p50_ratio}×, p95 ${r.p95_ratio}×) |`,
     ),
     `| routing snapshot, measured (counted by the cache) | ${mib(m.snapshot.empty.measured_bytes)} (${mib(m.snapshot.empty.counted_bytes)}) | ${mib(m.snapshot.full.measured_bytes)} (${mib(m.snapshot.full.counted_bytes)}) |`,
+    `| index in a Node replica: BM25 postings, build, one ranking | ${idx(m.snapshot.empty.index)} | ${idx(m.snapshot.full.index)} |`,
     `| review after ${n(m.review.requests)} served requests on ${MEMORY_REVIEW_TOOLS} tools | memory off: ${rev(m.review.empty)} | ${rev(m.review.full)} |`,
     `| largest memory after the review (tools it changed) | — | ${n(m.largest_memory_after_review)} bytes |`,
   ].join('\n');

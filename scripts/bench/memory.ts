@@ -12,6 +12,7 @@ import { runInNewContext } from 'node:vm';
 import { createHashEmbedder } from '../../src/adapters/hash-embedder.ts';
 import type { StoredTool } from '../../src/core/records.ts';
 import type { MemoryWording } from '../../src/core/routing-memory.ts';
+import { buildRoutingIndex, rankTools, routingDoc } from '../../src/core/routing.ts';
 import type { Services } from '../../src/env.ts';
 import { dropSnapshot, routingSnapshot, type RoutingSnapshot } from '../../src/services/routing.ts';
 import { embedTools } from '../../src/services/tool-vectors.ts';
@@ -149,5 +150,46 @@ export async function measureSnapshot(
     matrix_bytes: matrix,
     snapshot_bytes: Math.max(0, Math.round((after - before) / copies)),
     estimated_bytes: kept[0]?.bytes ?? 0,
+  };
+}
+
+/** Build and ranking times of one toolbox's routing index, in this process (no Worker, no D1). */
+export interface IndexFigures {
+  /** BM25 postings ((word, tool) pairs) and distinct words. */
+  postings: number;
+  terms: number;
+  /** `buildRoutingIndex`, median of three builds. */
+  build_ms: number;
+  /** `rankTools` for one request (k 5), the mean over `requests` requests ranked twice. */
+  rank_ms: number;
+}
+
+/** Times the index of `tools` with `memories` (none when null) as `/route` builds and ranks it. */
+export async function measureIndex(
+  tools: readonly BenchTool[],
+  memories: readonly MemoryWording[][] | null,
+  requests: readonly string[],
+): Promise<IndexFigures> {
+  const rows = await storedRows(tools, 'index-figures', memories);
+  const docs = rows.map((r) => routingDoc(r, r.vector ?? new Float32Array(0)));
+  const builds: number[] = [];
+  let index = buildRoutingIndex(docs);
+  for (let i = 0; i < 3; i++) {
+    const t0 = performance.now();
+    index = buildRoutingIndex(docs);
+    builds.push(performance.now() - t0);
+  }
+  const vectors = await createHashEmbedder().embed([...requests]);
+  const queries = requests.map((text, i) => ({ text, vector: vectors[i] ?? new Float32Array(0) }));
+  for (const q of queries) rankTools(index, q, 5);
+  const t0 = performance.now();
+  for (let pass = 0; pass < 2; pass++) for (const q of queries) rankTools(index, q, 5);
+  const rank = (performance.now() - t0) / (2 * queries.length);
+  builds.sort((a, b) => a - b);
+  return {
+    postings: index.lexical.postings,
+    terms: index.lexical.terms,
+    build_ms: Math.round((builds[1] ?? NaN) * 10) / 10,
+    rank_ms: Math.round(rank * 1000) / 1000,
   };
 }
