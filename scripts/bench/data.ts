@@ -150,7 +150,7 @@ export function callLog(count: number, prefix: string, toolCount: number): Bench
  * Every tool's routing memory filled to `budgetBytes` (src/core/routing-memory.ts), as a busy agent's
  * would be: wordings taken from ToolE's requests for the tool's own ToolE original, cycling through
  * them from an offset that moves with each variant, so neighbouring variants remember different
- * requests. The original's requests are too few for fifty variants of ~20 wordings each, so a
+ * requests. The original's requests are too few for fifty variants of ~9 wordings each, so a
  * variant's wording carries its qualifier ("… for teams") and, once those run out too, one of its
  * borrowed words: every wording is distinct across the whole toolbox (as retrieval sees it), so no
  * two tools look like companions by construction. Wordings are added while the next still fits the
