@@ -10,20 +10,33 @@
  *    settle both, and the report once settled (median of REPORT_RUNS);
  * 2. retention: an agent with SCALE_PRUNE_ROWS rows older than its window (turns, calls, outcomes)
  *    — `/route` p50 and p99 for a SCALE_ROUTE_TOOLS-tool agent without ticks, with one tick per
- *    10-second window and with ticks back to back, then ticks until nothing is left.
+ *    10-second window and with ticks back to back, then ticks until nothing is left;
+ * 3. routing memory: two agents of SCALE_MEMORY_TOOLS tools, one with empty memories and one whose
+ *    every tool's memory is full to the default byte budget (`fullMemory` in scripts/bench/data.ts:
+ *    ToolE requests, distinct per tool; written into D1 with the vectors an apply would write) —
+ *    the first `/route` of each (the snapshot build), `/route` p50 / p95 / p99 of both in alternating
+ *    windows at one connection and at BENCH_CONNECTIONS, the routing snapshot's memory with and
+ *    without (Node replica, scripts/bench/memory.ts), and one review of each after the same served
+ *    traffic (SCALE_MEMORY_REVIEW_TOOLS tools, two requests each): on the full agent every memory
+ *    revision is applied and re-checked for displacement; the other runs with memory off.
  *
  * Prints a table and writes bench/scale.json. Knobs (environment): SCALE_TURNS (1,000,000),
  * SCALE_SMALL_TURNS (10,000), SCALE_PRUNE_ROWS (1,000,000), SCALE_ROUTE_TOOLS (300),
- * BENCH_CONNECTIONS (16).
+ * SCALE_MEMORY_TOOLS (10,000), SCALE_MEMORY_REVIEW_TOOLS (100), BENCH_CONNECTIONS (16),
+ * SCALE_ONLY (`memory`: the routing-memory part alone, without the million-row logs).
  */
 import { spawnSync } from 'node:child_process';
+import { createHashEmbedder } from '../src/adapters/hash-embedder.ts';
+import { DEFAULT_MEMORY_BYTES, type MemoryWording } from '../src/core/routing-memory.ts';
+import { embedTools } from '../src/services/tool-vectors.ts';
 import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
-import { cpus } from 'node:os';
+import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadToolE } from './eval-data.ts';
-import { routeRequests, toolbox } from './bench/data.ts';
-import { runLoad, type LoadFigures } from './bench/load.ts';
+import { fullMemory, routeRequests, toolbox } from './bench/data.ts';
+import { percentile, runLoad, type LoadFigures } from './bench/load.ts';
+import { measureIndex, measureSnapshot, type IndexFigures } from './bench/memory.ts';
 import { launchWorker, prepareWorker, type BenchWorker } from './bench/worker.ts';
 
 const TURNS = Number(process.env.SCALE_TURNS ?? 1_000_000);
@@ -31,6 +44,22 @@ const SMALL_TURNS = Number(process.env.SCALE_SMALL_TURNS ?? 10_000);
 const PRUNE_ROWS = Number(process.env.SCALE_PRUNE_ROWS ?? 1_000_000);
 const ROUTE_TOOLS = Number(process.env.SCALE_ROUTE_TOOLS ?? 300);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 16);
+const MEMORY_TOOLS = Number(process.env.SCALE_MEMORY_TOOLS ?? 10_000);
+const MEMORY_REVIEW_TOOLS = Number(process.env.SCALE_MEMORY_REVIEW_TOOLS ?? 100);
+const ONLY_MEMORY = process.env.SCALE_ONLY === 'memory';
+if (process.env.SCALE_ONLY !== undefined && !ONLY_MEMORY)
+  throw new Error(`SCALE_ONLY is "memory" or unset, not ${JSON.stringify(process.env.SCALE_ONLY)}`);
+/** Alternating `/route` windows per agent and concurrency, and their length. */
+const MEMORY_ROUNDS = 3;
+const MEMORY_WINDOW_S = 8;
+/**
+ * The isolate's snapshot budget for this run (ROUTING_CACHE_MB, default 48): both memory agents'
+ * 10,000-tool snapshots together pass 48 MiB, and alternating windows would then rebuild one at
+ * every switch (seconds each) instead of measuring routes. Each alone fits the default.
+ */
+const CACHE_MB = 128;
+/** PUT …/tools takes this many tools a request (its body stays under the 1 MiB limit). */
+const TOOLS_CHUNK = 1_000;
 const REPORT_RUNS = 5;
 const WINDOW_S = 10;
 const WINDOWS = 3;
@@ -45,7 +74,14 @@ const PRUNE_OUTCOMES_EVERY = 2;
 
 const FILLER = fileURLToPath(new URL('./bench/fill-log.py', import.meta.url));
 const OUT = new URL('../bench/', import.meta.url);
-const AGENTS = { small: 'scale-10k', large: 'scale-1m', prune: 'scale-prune', route: 'scale-route' };
+const AGENTS = {
+  small: 'scale-10k',
+  large: 'scale-1m',
+  prune: 'scale-prune',
+  route: 'scale-route',
+  memoryOff: 'scale-memory-empty',
+  memoryFull: 'scale-memory-full',
+};
 const started = Date.now();
 const progress = (line: string): void =>
   console.error(`[${((Date.now() - started) / 1000).toFixed(0).padStart(5)}s] ${line}`);
@@ -432,6 +468,305 @@ async function measureRetention(w: BenchWorker, pruneLog: string): Promise<Reten
   };
 }
 
+/** The two routing-memory agents: the same MEMORY_TOOLS tools, scheduled reviews off. */
+async function registerMemory(w: BenchWorker): Promise<void> {
+  const tools = toolbox(MEMORY_TOOLS);
+  for (const agent of [AGENTS.memoryOff, AGENTS.memoryFull]) {
+    progress(`registering ${tools.length.toLocaleString('en-US')} tools for ${agent}`);
+    for (let i = 0; i < tools.length; i += TOOLS_CHUNK)
+      await ok(w, 'PUT', `/v1/agents/${agent}/tools`, { tools: tools.slice(i, i + TOOLS_CHUNK) });
+    await ok(w, 'PUT', `/v1/agents/${agent}/config`, { review_schedule: 'off' });
+  }
+}
+
+interface MemoryFill {
+  tools: number;
+  wordings: number;
+  wordings_per_tool: number;
+  bytes_per_tool: number;
+  budget_bytes: number;
+  tools_below_90_percent: number;
+}
+
+/**
+ * Every tool of the full agent gets a memory filled to the default budget, written straight into
+ * D1 with the vector an apply would write (head + memory, scripts/bench/data.ts `fullMemory`).
+ */
+async function fillMemory(
+  d1: string,
+  dir: string,
+  now: number,
+): Promise<{ fill: MemoryFill; memories: MemoryWording[][] }> {
+  const tools = toolbox(MEMORY_TOOLS);
+  progress(`composing full memories for ${tools.length.toLocaleString('en-US')} tools`);
+  const memories = fullMemory(tools, DEFAULT_MEMORY_BYTES, now);
+  const embedder = createHashEmbedder();
+  const rows = tools.map((t, i) => ({
+    name: t.name,
+    description: null,
+    docstring: t.description,
+    parameters: t.parameters,
+    examples: [],
+    memory: memories[i] ?? [],
+  }));
+  const vectors = await embedTools(embedder, rows);
+  const spec = {
+    agent: AGENTS.memoryFull,
+    embedder: embedder.id,
+    tools: rows.map((r, i) => {
+      const v = vectors[i] ?? new Float32Array(0);
+      return {
+        name: r.name,
+        memory: JSON.stringify(r.memory),
+        vector: Buffer.from(v.buffer, v.byteOffset, v.byteLength).toString('base64'),
+      };
+    }),
+  };
+  const path = join(dir, 'memory-spec.json');
+  writeFileSync(path, JSON.stringify(spec));
+  const { updated } = JSON.parse(python(['memory', d1, path])) as { updated: number };
+  if (updated !== tools.length) throw new Error(`memory written to ${updated} rows of ${tools.length}`);
+  const bytes = memories.map((m) => m.reduce((n, w) => n + Buffer.byteLength(w.text), 0));
+  const wordings = memories.reduce((n, m) => n + m.length, 0);
+  const fill = {
+    tools: tools.length,
+    wordings,
+    wordings_per_tool: round(wordings / tools.length, 1),
+    bytes_per_tool: round(bytes.reduce((n, b) => n + b, 0) / tools.length, 0),
+    budget_bytes: DEFAULT_MEMORY_BYTES,
+    tools_below_90_percent: bytes.filter((b) => b < 0.9 * DEFAULT_MEMORY_BYTES).length,
+  };
+  progress(`  ${JSON.stringify(fill)}`);
+  return { fill, memories };
+}
+
+interface RouteLatency {
+  requests: number;
+  p50: number;
+  p95: number;
+  p99: number;
+  failures: number;
+}
+
+interface MemoryReview {
+  ms: number;
+  memory_revisions: number;
+  applied: number;
+  wordings_added: number;
+  wordings_withdrawn: number;
+  wordings_dropped: number;
+  displaced: number;
+}
+
+interface MemoryResults {
+  fill: MemoryFill;
+  first_route_ms: { empty: number; full: number };
+  route: Record<string, { empty: RouteLatency; full: RouteLatency; p50_ratio: number; p95_ratio: number }>;
+  snapshot: {
+    empty: { measured_bytes: number; counted_bytes: number; index: IndexFigures };
+    full: { measured_bytes: number; counted_bytes: number; index: IndexFigures };
+  };
+  review: { requests: number; calls: number; empty: MemoryReview; full: MemoryReview };
+  largest_memory_after_review: number;
+}
+
+function latency(times: number[], failures: number): RouteLatency {
+  times.sort((a, b) => a - b);
+  return {
+    requests: times.length,
+    p50: round(percentile(times, 50), 2),
+    p95: round(percentile(times, 95), 2),
+    p99: round(percentile(times, 99), 2),
+    failures,
+  };
+}
+
+interface RevisionJson {
+  tool: string;
+  status: string;
+  displaced: unknown[];
+  memory?: { added: string[]; withdrawn: string[]; dropped: string[] };
+}
+
+async function timedReview(w: BenchWorker, agent: string): Promise<MemoryReview & { tools: string[] }> {
+  const res = await call(w, 'POST', `/v1/agents/${agent}/reviews`, {});
+  if (res.status !== 200)
+    throw new Error(`review of ${agent} answered ${res.status}: ${JSON.stringify(res.json).slice(0, 300)}`);
+  const memory = ((res.json as { memory?: RevisionJson[] }).memory ?? []) as RevisionJson[];
+  const sum = (f: (r: RevisionJson) => number): number => memory.reduce((n, r) => n + f(r), 0);
+  return {
+    ms: round(res.ms),
+    memory_revisions: memory.length,
+    applied: memory.filter((r) => r.status === 'applied').length,
+    wordings_added: sum((r) => r.memory?.added.length ?? 0),
+    wordings_withdrawn: sum((r) => r.memory?.withdrawn.length ?? 0),
+    wordings_dropped: sum((r) => r.memory?.dropped.length ?? 0),
+    displaced: sum((r) => r.displaced.length),
+    tools: memory.filter((r) => r.status === 'applied').map((r) => r.tool),
+  };
+}
+
+/**
+ * Served traffic for a review: MEMORY_REVIEW_TOOLS variant tools spread over the toolbox, two
+ * ToolE requests of each tool's original, each asked in two conversations (so the privacy rule
+ * sees it twice) and served by a successful call. A variant's memory holds its requests with its
+ * tail only, so these wordings are new to it: each tool gets a memory revision, and each re-check
+ * reads the other tools' requests.
+ */
+function reviewTraffic(agent: string): Record<string, unknown>[] {
+  const { tools: base, queries } = loadToolE();
+  const tools = toolbox(MEMORY_TOOLS);
+  const variants = tools.length - base.length;
+  const calls: Record<string, unknown>[] = [];
+  const at = Date.now() - 60_000;
+  for (let j = 0; j < MEMORY_REVIEW_TOOLS && variants > 0; j++) {
+    const i = base.length + Math.floor((j * variants) / MEMORY_REVIEW_TOOLS);
+    const tool = tools[i];
+    const original = base[i % base.length];
+    if (!tool || !original) continue;
+    const asked = queries.filter((q) => q.tool === original.name).slice(0, 2);
+    asked.forEach((q, r) => {
+      for (let c = 0; c < 2; c++) {
+        const id = `${agent}-${j}-${r}-${c}`;
+        calls.push({
+          id: `call-${id}`,
+          tool: tool.name,
+          arguments: {},
+          success: true,
+          request: q.text,
+          turn_id: `turn-${id}`,
+          conversation_id: `conv-${j}-${c}`,
+          at: new Date(at + calls.length).toISOString(),
+        });
+      }
+    });
+  }
+  return calls;
+}
+
+/** The routing snapshot's memory without and with full memory (Node replica, scripts/bench/memory.ts). */
+async function measureMemorySnapshots(memories: MemoryWording[][]): Promise<MemoryResults['snapshot']> {
+  progress('routing snapshot memory (Node replica), without and with full memory');
+  const tools = toolbox(MEMORY_TOOLS);
+  const emptySnap = await measureSnapshot(tools);
+  const fullSnap = await measureSnapshot(tools, false, memories);
+  const requests = routeRequests(256).map((q) => q.text);
+  const snapshot = {
+    empty: {
+      measured_bytes: emptySnap.snapshot_bytes,
+      counted_bytes: emptySnap.estimated_bytes,
+      index: await measureIndex(tools, null, requests),
+    },
+    full: {
+      measured_bytes: fullSnap.snapshot_bytes,
+      counted_bytes: fullSnap.estimated_bytes,
+      index: await measureIndex(tools, memories, requests),
+    },
+  };
+  progress(`  ${JSON.stringify(snapshot)}`);
+  return snapshot;
+}
+
+async function measureMemory(
+  w: BenchWorker,
+  fill: MemoryFill,
+  snapshot: MemoryResults['snapshot'],
+): Promise<MemoryResults> {
+  const agents = { empty: AGENTS.memoryOff, full: AGENTS.memoryFull } as const;
+  const bodies = routeRequests(256).map((q, i) =>
+    JSON.stringify({ request: q.text, conversation_id: `memory-conv-${i % 64}` }),
+  );
+  const target = (agent: string) => ({
+    url: w.url,
+    method: 'POST' as const,
+    path: `/v1/agents/${agent}/route`,
+    headers: { authorization: `Bearer ${w.token}` },
+    bodies,
+  });
+  const first = { empty: NaN, full: NaN };
+  for (const key of ['empty', 'full'] as const) {
+    progress(`first /route of ${agents[key]} (builds its routing snapshot)`);
+    const res = await call(w, 'POST', `/v1/agents/${agents[key]}/route`, { request: 'warm up' });
+    if (res.status !== 200) throw new Error(`first /route of ${agents[key]} answered ${res.status}`);
+    first[key] = round(res.ms);
+    progress(`  ${first[key]} ms`);
+    await runLoad(target(agents[key]), 2, 3);
+  }
+  const route: MemoryResults['route'] = {};
+  for (const connections of [1, CONNECTIONS]) {
+    const times = { empty: [] as number[], full: [] as number[] };
+    const failures = { empty: 0, full: 0 };
+    for (let r = 0; r < MEMORY_ROUNDS; r++) {
+      // Alternating windows: the machine's other load falls on both agents alike.
+      for (const key of r % 2 === 0 ? (['empty', 'full'] as const) : (['full', 'empty'] as const)) {
+        const f = await runLoad(target(agents[key]), connections, MEMORY_WINDOW_S, times[key]);
+        failures[key] += f.failures;
+        if (f.requests === 0)
+          throw new Error(`no /route of ${agents[key]} answered within a ${MEMORY_WINDOW_S} s window`);
+        progress(`  /route ${key} memory, ${connections} connection(s), window ${r + 1}: p50 ${round(f.p50, 2)} ms`);
+      }
+    }
+    const empty = latency(times.empty, failures.empty);
+    const full = latency(times.full, failures.full);
+    route[`${connections}`] = {
+      empty,
+      full,
+      p50_ratio: round(full.p50 / empty.p50, 2),
+      p95_ratio: round(full.p95 / empty.p95, 2),
+    };
+    progress(
+      `  ${connections} connection(s): p50 ${empty.p50} → ${full.p50} ms (${route[`${connections}`]?.p50_ratio}×)`,
+    );
+  }
+
+  progress(`served traffic on ${MEMORY_REVIEW_TOOLS} tools, then one review of each agent`);
+  await ok(w, 'PUT', `/v1/agents/${AGENTS.memoryOff}/config`, { memory_bytes: 0 });
+  let calls = 0;
+  for (const agent of [agents.empty, agents.full]) {
+    const log = reviewTraffic(agent);
+    calls = log.length;
+    await ok(w, 'POST', `/v1/agents/${agent}/calls`, { calls: log });
+  }
+  const { tools: _none, ...empty } = await timedReview(w, agents.empty);
+  const { tools: changed, ...full } = await timedReview(w, agents.full);
+  const review = { requests: calls / 2, calls, empty, full };
+  progress(`  ${JSON.stringify(review)}`);
+
+  // The budget holds after the review: the largest memory among the tools a revision changed.
+  let largest = 0;
+  for (const name of changed) {
+    const t = (await ok(w, 'GET', `/v1/agents/${agents.full}/tools/${name}`)) as { memory?: string[] };
+    largest = Math.max(
+      largest,
+      (t.memory ?? []).reduce((n, x) => n + Buffer.byteLength(x), 0),
+    );
+  }
+  return { fill, first_route_ms: first, route, snapshot, review, largest_memory_after_review: largest };
+}
+
+function memoryTable(m: MemoryResults): string {
+  const n = (x: number): string => x.toLocaleString('en-US');
+  const mib = (b: number): string => `${(b / 1_048_576).toFixed(1)} MiB`;
+  const idx = (x: IndexFigures): string => `${n(x.postings)}, ${n(x.build_ms)} ms, ${x.rank_ms} ms`;
+  const lat = (l: RouteLatency): string => `${l.p50} / ${l.p95} / ${l.p99} ms`;
+  const rev = (r: MemoryReview): string =>
+    `${n(r.ms)} ms; ${r.memory_revisions} memory revisions (${r.applied} applied), ${r.wordings_added} wordings added, ${r.wordings_withdrawn} withdrawn, ${r.wordings_dropped} dropped for room`;
+  return [
+    `| routing memory at ${n(MEMORY_TOOLS)} tools | empty | full |`,
+    '|---|---|---|',
+    `| memory per tool | 0 | ${n(m.fill.bytes_per_tool)} bytes of ${n(m.fill.budget_bytes)}, ${m.fill.wordings_per_tool} wordings (${m.fill.tools_below_90_percent} tools under 90%) |`,
+    `| first /route (snapshot build) | ${n(m.first_route_ms.empty)} ms | ${n(m.first_route_ms.full)} ms |`,
+    ...Object.entries(m.route).map(
+      ([c, r]) =>
+        `| /route p50 / p95 / p99, ${c} connection(s) | ${lat(r.empty)} | ${lat(r.full)} (p50 ${r.p50_ratio}×, p95 ${r.p95_ratio}×) |`,
+    ),
+    `| routing snapshot, measured (counted by the cache) | ${mib(m.snapshot.empty.measured_bytes)} (${mib(m.snapshot.empty.counted_bytes)}) | ${mib(m.snapshot.full.measured_bytes)} (${mib(m.snapshot.full.counted_bytes)}) |`,
+    `| index in a Node replica: BM25 postings, build, one ranking | ${idx(m.snapshot.empty.index)} | ${idx(m.snapshot.full.index)} |`,
+    `| review after ${n(m.review.requests)} served requests on ${MEMORY_REVIEW_TOOLS} tools | memory off: ${rev(m.review.empty)} | ${rev(m.review.full)} |`,
+    `| largest memory after the review (tools it changed) | — | ${n(m.largest_memory_after_review)} bytes |`,
+  ].join('\n');
+}
+
 function table(q: QualityResults, r: RetentionResults): string {
   const n = (x: number): string => x.toLocaleString('en-US');
   const rep = (x: Report): string =>
@@ -470,20 +805,33 @@ async function main(): Promise<void> {
     prepared.cleanup();
     process.exit(130);
   });
-  let quality: QualityResults;
-  let retention: RetentionResults;
+  let quality: QualityResults | null = null;
+  let retention: RetentionResults | null = null;
+  let memory: MemoryResults;
   try {
     const d1 = prepared.d1File();
     w = await launchWorker(prepared, progress);
-    await register(w);
-    await markLogs(w);
-    progress('stopping the Worker to fill the logs');
+    if (!ONLY_MEMORY) {
+      await register(w);
+      await markLogs(w);
+    }
+    await registerMemory(w);
+    progress(ONLY_MEMORY ? 'stopping the Worker to fill the memories' : 'stopping the Worker to fill the logs');
     await w.halt();
-    const files = logFiles(prepared.state);
-    fillLog(files, prepared.dir, Date.now());
-    w = await launchWorker(prepared, progress);
-    quality = await measureQuality(w, d1, files);
-    retention = await measureRetention(w, files[AGENTS.prune] ?? '');
+    if (!ONLY_MEMORY) {
+      const files = logFiles(prepared.state);
+      fillLog(files, prepared.dir, Date.now());
+    }
+    const { fill, memories } = await fillMemory(d1, prepared.dir, Date.now());
+    // Measured while the Worker is stopped: the replica has the machine to itself.
+    const snapshot = await measureMemorySnapshots(memories);
+    w = await launchWorker(prepared, progress, [`ROUTING_CACHE_MB:${CACHE_MB}`]);
+    if (!ONLY_MEMORY) {
+      const files = logFiles(prepared.state);
+      quality = await measureQuality(w, d1, files);
+      retention = await measureRetention(w, files[AGENTS.prune] ?? '');
+    }
+    memory = await measureMemory(w, fill, snapshot);
   } finally {
     const warnings = w?.log().trim();
     if (warnings) progress(`wrangler printed (last lines):\n${warnings.split('\n').slice(-20).join('\n')}`);
@@ -492,24 +840,36 @@ async function main(): Promise<void> {
   }
   const results = {
     generated_at: new Date().toISOString(),
-    machine: { cpus: cpus().length, node: process.versions.node, platform: `${process.platform}-${process.arch}` },
+    machine: {
+      cpus: cpus().length,
+      node: process.versions.node,
+      platform: `${process.platform}-${process.arch}`,
+      load_average: loadavg().map((x) => round(x, 2)),
+    },
     method: {
       turns: TURNS,
       small_turns: SMALL_TURNS,
       prune_rows: PRUNE_ROWS,
       route_tools: ROUTE_TOOLS,
+      memory_tools: MEMORY_TOOLS,
+      memory_review_tools: MEMORY_REVIEW_TOOLS,
       connections: CONNECTIONS,
       report_runs: REPORT_RUNS,
       window_s: WINDOW_S,
+      only: ONLY_MEMORY ? 'memory' : null,
+      routing_cache_mb: CACHE_MB,
     },
     quality,
     retention,
+    memory,
     seconds: round((Date.now() - started) / 1000),
   };
   mkdirSync(OUT, { recursive: true });
-  writeFileSync(new URL('scale.json', OUT), `${JSON.stringify(results, null, 2)}\n`);
-  console.log(`\n${table(quality, retention)}\n`);
-  progress('wrote bench/scale.json');
+  const file = ONLY_MEMORY ? 'scale-memory.json' : 'scale.json';
+  writeFileSync(new URL(file, OUT), `${JSON.stringify(results, null, 2)}\n`);
+  const tables = [quality && retention ? table(quality, retention) : null, memoryTable(memory)];
+  console.log(`\n${tables.filter((t) => t !== null).join('\n\n')}\n`);
+  progress(`wrote bench/${file} (load average at the end: ${results.machine.load_average.join(', ')})`);
 }
 
 main().catch((err: unknown) => {

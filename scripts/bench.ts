@@ -117,6 +117,7 @@ function medianFigures(runs: MeasuredRun[]): MeasuredRun {
     requests: runs.reduce((n, r) => n + r.requests, 0),
     rps: median(runs.map((r) => r.rps)),
     p50: median(runs.map((r) => r.p50)),
+    p95: median(runs.map((r) => r.p95)),
     p99: median(runs.map((r) => r.p99)),
     failures: runs.reduce((n, r) => n + r.failures, 0),
     worker_cpu_us: median(runs.map((r) => r.worker_cpu_us)),

@@ -3,6 +3,7 @@
  * 2,000 and 10,000 tools, ToolE requests for `/route`, and a synthetic call log for ingestion and
  * the review. Everything is seeded, so every run sends the same bytes.
  */
+import { wordingKey } from '../../src/core/routing-memory.ts';
 import { loadToolE, mulberry32, type EvalQuery } from '../eval-data.ts';
 
 /** A plain ToolDef (docs/api.md) as the bench registers it. */
@@ -143,4 +144,54 @@ export function callLog(count: number, prefix: string, toolCount: number): Bench
     });
   }
   return calls;
+}
+
+/**
+ * Every tool's routing memory filled to `budgetBytes` (src/core/routing-memory.ts), as a busy agent's
+ * would be: wordings taken from ToolE's requests for the tool's own ToolE original, cycling through
+ * them from an offset that moves with each variant, so neighbouring variants remember different
+ * requests. The original's requests are too few for fifty variants of ~9 wordings each, so a
+ * variant's wording carries its qualifier ("… for teams") and, once those run out too, one of its
+ * borrowed words: every wording is distinct across the whole toolbox (as retrieval sees it), so no
+ * two tools look like companions by construction. Wordings are added while the next still fits the
+ * budget (UTF-8 bytes), skipping one that does not fit for a shorter one, newest first.
+ */
+/** Bytes left under which no ToolE request (with a tail) fits: the memory is full. */
+const SHORTEST_WORDING = 24;
+
+export function fullMemory(
+  tools: readonly BenchTool[],
+  budgetBytes: number,
+  at: number,
+): { text: string; at: number }[][] {
+  const { tools: base, queries } = loadToolE();
+  const byTool = new Map<string, string[]>();
+  for (const q of queries) {
+    const list = byTool.get(q.tool) ?? [];
+    list.push(q.text.replace(/[?.!\s]+$/, ''));
+    byTool.set(q.tool, list);
+  }
+  const encoder = new TextEncoder();
+  const seen = new Set<string>();
+  return tools.map((tool, i) => {
+    const original = base[i % base.length];
+    const asked = (original && byTool.get(original.name)) || [];
+    const variant = Math.floor(i / base.length);
+    const tails = variant === 0 ? [''] : [...QUALIFIERS, ...contentWords(tool.description)].map((t) => ` ${t}`);
+    const memory: { text: string; at: number }[] = [];
+    let bytes = 0;
+    for (let j = 0; j < asked.length * tails.length && asked.length > 0; j++) {
+      const request = asked[(variant * 23 + j) % asked.length] ?? '';
+      const text = `${request}${tails[(variant + Math.floor(j / asked.length)) % tails.length] ?? ''}`;
+      const size = encoder.encode(text).length;
+      if (bytes + size > budgetBytes) continue;
+      const key = wordingKey(text);
+      if (seen.has(key)) continue;
+      seen.add(key);
+      memory.push({ text, at: at - memory.length * 60_000 });
+      bytes += size;
+      if (budgetBytes - bytes < SHORTEST_WORDING) break;
+    }
+    return memory;
+  });
 }

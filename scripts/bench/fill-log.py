@@ -12,6 +12,9 @@ over HTTP.
   python3 fill-log.py count <log.sqlite> <agent> <before ISO>   rows of the agent older than that
   python3 fill-log.py failed <log.sqlite> <agent>    the agent's failed calls
   python3 fill-log.py settled <d1.sqlite>            quality_settled as {agent: through}
+  python3 fill-log.py memory <d1.sqlite> <spec.json> routing memory written into an agent's tool rows
+                                                     (D1): spec {agent, embedder, tools: [{name,
+                                                     memory (JSON text), vector (base64 Float32)}]}
 
 Each turn is a routed request (a ToolE request) with five offered tools — the tool that serves it
 among them for about 70% of turns, at a random rank — and one call of the labelled tool a few
@@ -19,6 +22,7 @@ seconds later, one call in eight failing; three turns per conversation; every `o
 turn also gets an outcome naming its tool.
 """
 
+import base64
 import json
 import os
 import random
@@ -169,6 +173,20 @@ def settled(db_path):
     print(json.dumps(dict(db.execute("SELECT agent, through FROM quality_settled").fetchall())))
 
 
+def memory(db_path, spec_path):
+    """Each tool's memory and its vector (head + memory, as an apply writes it) in one transaction."""
+    with open(spec_path, encoding="utf8") as f:
+        spec = json.load(f)
+    db = sqlite3.connect(db_path, timeout=30)
+    embedders = {r[0] for r in db.execute("SELECT DISTINCT embedder FROM tools WHERE agent = ?", (spec["agent"],))}
+    if embedders != {spec["embedder"]}:
+        raise SystemExit(f"{spec['agent']}'s rows were embedded by {sorted(embedders)}, not {spec['embedder']}")
+    rows = [(t["memory"], base64.b64decode(t["vector"]), spec["agent"], t["name"]) for t in spec["tools"]]
+    updated = db.executemany("UPDATE tools SET memory = ?, vector = ? WHERE agent = ? AND name = ?", rows).rowcount
+    db.commit()
+    print(json.dumps({"updated": updated}))
+
+
 if __name__ == "__main__":
     command, *args = sys.argv[1:]
-    {"agents": agents, "fill": fill, "count": count, "failed": failed, "settled": settled}[command](*args)
+    {"agents": agents, "fill": fill, "count": count, "failed": failed, "settled": settled, "memory": memory}[command](*args)

@@ -10,6 +10,7 @@ export interface LoadFigures {
   requests: number;
   rps: number;
   p50: number;
+  p95: number;
   p99: number;
   /** Answers other than 2xx, and socket errors: a healthy run has none. */
   failures: number;
@@ -31,8 +32,16 @@ export function percentile(sorted: readonly number[], p: number): number {
   return sorted[rank] ?? Number.NaN;
 }
 
-/** Runs `target` for `seconds` at `connections` and returns its figures. */
-export function runLoad(target: LoadTarget, connections: number, seconds: number): Promise<LoadFigures> {
+/**
+ * Runs `target` for `seconds` at `connections` and returns its figures; `sink`, when given, also
+ * receives every successful response time (ms), so several runs can be pooled.
+ */
+export function runLoad(
+  target: LoadTarget,
+  connections: number,
+  seconds: number,
+  sink?: number[],
+): Promise<LoadFigures> {
   const requests = (target.bodies ?? [undefined]).map((body) => ({
     method: target.method,
     path: target.path,
@@ -52,10 +61,12 @@ export function runLoad(target: LoadTarget, connections: number, seconds: number
         }
         const elapsed = Number(process.hrtime.bigint() - started) / 1e9;
         times.sort((a, b) => a - b);
+        sink?.push(...times);
         resolve({
           requests: times.length,
           rps: times.length / elapsed,
           p50: percentile(times, 50),
+          p95: percentile(times, 95),
           p99: percentile(times, 99),
           failures: failures + result.errors + result.timeouts,
         });

@@ -11,7 +11,7 @@ import { namedTool } from './proposals.ts';
 import type { CallRecord, OutcomeRecord, TurnRecord } from './records.ts';
 import { argumentValues, scrubValues } from './scrub.ts';
 import { groupRuns, timeOf } from './serving.ts';
-import { rankTools, type RoutingIndex } from './routing.ts';
+import { rankTools, vectorScoreAt, type RoutingIndex } from './routing.ts';
 import type { MemoryWording } from './routing-memory.ts';
 
 /**
@@ -149,23 +149,34 @@ export interface ServedRequest {
   shown: string;
   vector: Float32Array;
   served_by: string;
+  /** `vectorScores(before, vector)` when the caller keeps them (read, never changed). */
+  dense?: Float64Array;
 }
 
 /**
  * docs/learning.md: routing is checked again for requests other tools served; a request whose serving tool
- * was offered before the change and is pushed out after it is a displacement.
+ * was offered before the change and is pushed out after it is a displacement. With `changed`, the
+ * one tool in which `after` differs from `before`, a request's kept vector scores (`dense`) serve
+ * both rankings: only the changed tool's is computed again, instead of a scan of every tool.
  */
 export function findDisplaced(
   before: RoutingIndex,
   after: RoutingIndex,
   requests: readonly ServedRequest[],
   k: number,
+  changed?: string,
 ): Displacement[] {
+  const position = changed === undefined ? undefined : after.positions.get(changed);
   const out: Displacement[] = [];
   for (const r of requests) {
-    const query = { text: r.text, vector: r.vector };
-    if (!offers(rankTools(before, query, k), r.served_by)) continue;
-    if (!offers(rankTools(after, query, k), r.served_by)) out.push({ request: r.shown, tool: r.served_by });
+    if (!offers(rankTools(before, { text: r.text, vector: r.vector, dense: r.dense }, k), r.served_by)) continue;
+    let dense: Float64Array | undefined;
+    if (r.dense !== undefined && position !== undefined) {
+      dense = r.dense.slice();
+      dense[position] = vectorScoreAt(after, r.vector, position);
+    }
+    if (!offers(rankTools(after, { text: r.text, vector: r.vector, dense }, k), r.served_by))
+      out.push({ request: r.shown, tool: r.served_by });
   }
   return out;
 }

@@ -37,6 +37,12 @@ export interface LexicalIndex {
   score(query: string): Map<string, number>;
   /** The best `n` documents, best first, ties broken by id. */
   top(query: string, n: number): LexicalHit[];
+  /**
+   * The index with the document at `position` holding `text` instead: the same scores as building
+   * it again with that one text changed, in time that grows with the words of the two texts (plus a
+   * copy of the term table), not with the toolbox. This index is left as it was.
+   */
+  withText(position: number, text: string): LexicalIndex;
 }
 
 interface Posting {
@@ -44,15 +50,21 @@ interface Posting {
   tfs: number[];
 }
 
+/** A text's term frequencies, and its length in tokens. */
+function termCounts(text: string): { tf: Map<string, number>; length: number } {
+  const tokens = tokenize(text);
+  const tf = new Map<string, number>();
+  for (const token of tokens) tf.set(token, (tf.get(token) ?? 0) + 1);
+  return { tf, length: tokens.length };
+}
+
 /** Term → postings, plus each document's length in tokens. */
 function buildPostings(docs: readonly { text: string }[]): { postings: Map<string, Posting>; lengths: Float64Array } {
   const postings = new Map<string, Posting>();
   const lengths = new Float64Array(docs.length);
   docs.forEach((doc, position) => {
-    const tokens = tokenize(doc.text);
-    lengths[position] = tokens.length;
-    const tf = new Map<string, number>();
-    for (const token of tokens) tf.set(token, (tf.get(token) ?? 0) + 1);
+    const { tf, length } = termCounts(doc.text);
+    lengths[position] = length;
     for (const [term, count] of tf) {
       let posting = postings.get(term);
       if (posting === undefined) {
@@ -75,8 +87,69 @@ export function buildLexicalIndex(
   params: Bm25Params = DEFAULT_BM25,
 ): LexicalIndex {
   const { postings, lengths } = buildPostings(docs);
-  const ids = docs.map((d) => d.id);
-  const n = docs.length;
+  return indexOf(
+    docs.map((d) => d.id),
+    postings,
+    lengths,
+    params,
+  );
+}
+
+/** First index in a posting's ascending document list at or after `position`. */
+function lowerBound(docs: readonly number[], position: number): number {
+  let lo = 0;
+  let hi = docs.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if ((docs[mid] ?? 0) < position) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/**
+ * `postings` with the document at `position` holding the term counts `tf`: postings of other terms
+ * are shared, the changed ones copied (document lists stay ascending, as a build writes them), and
+ * a term no document holds any more is gone, as it would be from a build.
+ */
+function replacedPostings(
+  postings: ReadonlyMap<string, Posting>,
+  position: number,
+  tf: ReadonlyMap<string, number>,
+): Map<string, Posting> {
+  const next = new Map(postings);
+  for (const [term, posting] of postings) {
+    const at = lowerBound(posting.docs, position);
+    if (posting.docs[at] !== position || tf.has(term)) continue;
+    if (posting.docs.length === 1) next.delete(term);
+    else
+      next.set(term, {
+        docs: posting.docs.filter((_, i) => i !== at),
+        tfs: posting.tfs.filter((_, i) => i !== at),
+      });
+  }
+  for (const [term, count] of tf) {
+    const posting = postings.get(term) ?? { docs: [], tfs: [] };
+    const at = lowerBound(posting.docs, position);
+    const docs = [...posting.docs];
+    const tfs = [...posting.tfs];
+    if (docs[at] === position) tfs[at] = count;
+    else {
+      docs.splice(at, 0, position);
+      tfs.splice(at, 0, count);
+    }
+    next.set(term, { docs, tfs });
+  }
+  return next;
+}
+
+function indexOf(
+  ids: readonly string[],
+  postings: Map<string, Posting>,
+  lengths: Float64Array,
+  params: Bm25Params,
+): LexicalIndex {
+  const n = ids.length;
   let total = 0;
   for (const length of lengths) total += length;
   const avgLength = n > 0 && total > 0 ? total / n : 1;
@@ -116,6 +189,14 @@ export function buildLexicalIndex(
       for (const [position, score] of scorePositions(query)) hits.push({ id: ids[position] ?? '', score });
       hits.sort((a, b) => b.score - a.score || compareIds(a.id, b.id));
       return hits.slice(0, Math.max(0, count));
+    },
+    withText(position, text) {
+      if (!Number.isInteger(position) || position < 0 || position >= n)
+        throw new RangeError(`no document at position ${position} of ${n}`);
+      const { tf, length } = termCounts(text);
+      const nextLengths = lengths.slice();
+      nextLengths[position] = length;
+      return indexOf(ids, replacedPostings(postings, position, tf), nextLengths, params);
     },
   };
 }

@@ -6,7 +6,7 @@
  */
 import type { VectorMatch } from './ports.ts';
 import type { RoutedTool } from '../schemas.ts';
-import { companionsOf } from './companions.ts';
+import { companionTable } from './companions.ts';
 import { buildLexicalIndex, compareIds, type LexicalIndex } from './lexical.ts';
 import { asksSeveral, normalize, splitIdentifier } from './text.ts';
 
@@ -67,9 +67,13 @@ export const DEFAULT_FUSION: FusionConfig = { lexicalWeight: 0.7 };
 
 /**
  * Precomputes the contiguous vector matrix and the BM25 index. All vectors must have one length
- * (one embedder); a mixed toolbox is a caller bug (re-embed first), so it throws.
+ * (one embedder); a mixed toolbox is a caller bug (re-embed first), so it throws. `companions` are
+ * the docs' own (src/core/companions.ts), passed in by a caller that keeps their table.
  */
-export function buildRoutingIndex(docs: readonly RoutingDoc[]): RoutingIndex {
+export function buildRoutingIndex(
+  docs: readonly RoutingDoc[],
+  companions: ReadonlyMap<number, number> = companionTable(docs.map((d) => d.memory ?? [])).companions,
+): RoutingIndex {
   const n = docs.length;
   const dimensions = docs[0]?.vector.length ?? 0;
   const matrix = new Float32Array(n * dimensions);
@@ -100,8 +104,28 @@ export function buildRoutingIndex(docs: readonly RoutingDoc[]): RoutingIndex {
     lexical,
     namePhrases: phrases,
     longestName,
-    companions: companionsOf(docs.map((d) => d.memory ?? [])),
+    companions,
   };
+}
+
+/**
+ * The index with one tool's document replaced (same name, same position): what
+ * `buildRoutingIndex` gives for the toolbox with that one document changed, built from this one
+ * instead of from every document — the displacement re-check asks it once per wording it tries, at
+ * up to 10,000 tools. `companions` are the companions of the changed toolbox (a `CompanionTable`
+ * answers them as cheaply, src/core/companions.ts). This index is left as it was.
+ */
+export function withDoc(index: RoutingIndex, doc: RoutingDoc, companions: ReadonlyMap<number, number>): RoutingIndex {
+  const position = index.positions.get(doc.name);
+  if (position === undefined) throw new RangeError(`tool ${doc.name} is not in this index`);
+  if (doc.vector.length !== index.dimensions)
+    throw new RangeError(
+      `tool ${doc.name} has a ${doc.vector.length}-dimension vector, the others ${index.dimensions}`,
+    );
+  const n = index.names.length;
+  const matrix = index.matrix.slice();
+  for (let j = 0; j < index.dimensions; j++) matrix[j * n + position] = doc.vector[j] ?? 0;
+  return { ...index, matrix, lexical: index.lexical.withText(position, doc.text), companions };
 }
 
 /** Exact cosine (dot product of normalised vectors) of the query against every tool, by position. */
@@ -117,6 +141,26 @@ export function vectorScores(index: RoutingIndex, vector: Float32Array): Float64
     addEightColumns(scores, index.matrix, vector, dims.slice(t, t + COLUMNS_PER_PASS));
   for (; t < dims.length; t++) addColumns(scores, index.matrix, vector, dims[t] ?? 0);
   return scores;
+}
+
+/**
+ * `vectorScore(index, vector)[position]` alone, summed in the same order as the scan, so the two
+ * agree to the last bit: the re-check keeps a request's scores and rescores only the tool it changed.
+ */
+export function vectorScoreAt(index: RoutingIndex, vector: Float32Array, position: number): number {
+  const n = index.names.length;
+  const dims: number[] = [];
+  for (let j = 0; j < index.dimensions; j++) if ((vector[j] ?? 0) !== 0) dims.push(j);
+  const at = (u: number): number => {
+    const j = dims[u] ?? 0;
+    return (vector[j] ?? 0) * (index.matrix[j * n + position] ?? 0);
+  };
+  let score = 0;
+  let t = 0;
+  for (; t + COLUMNS_PER_PASS <= dims.length; t += COLUMNS_PER_PASS)
+    score += at(t) + at(t + 1) + at(t + 2) + at(t + 3) + at(t + 4) + at(t + 5) + at(t + 6) + at(t + 7);
+  for (; t < dims.length; t++) score += at(t);
+  return score;
 }
 
 /**
@@ -245,7 +289,12 @@ function selectTop(
  */
 export function rankTools(
   index: RoutingIndex,
-  query: { text: string; vector: Float32Array },
+  query: {
+    text: string;
+    vector: Float32Array;
+    /** `vectorScores(index, vector)` when the caller already has it (read, never changed). */
+    dense?: Float64Array;
+  },
   k: number,
   vectorMatches?: readonly VectorMatch[],
   fusion: FusionConfig = DEFAULT_FUSION,
@@ -258,7 +307,7 @@ export function rankTools(
   const lexicalScale = maxLexical > 0 ? fusion.lexicalWeight / maxLexical : 0;
 
   const fromMatches = vectorMatches === undefined ? null : scoresFromMatches(index, vectorMatches);
-  const scores = fromMatches?.scores ?? vectorScores(index, query.vector);
+  const scores = fromMatches?.scores ?? query.dense?.slice() ?? vectorScores(index, query.vector);
   for (const [p, s] of lexical) scores[p] = (scores[p] ?? 0) + s * lexicalScale;
   if (fromMatches === null)
     return withCompanion(

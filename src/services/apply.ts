@@ -15,7 +15,17 @@ import {
   type LearnedState,
 } from '../core/learning.ts';
 import type { StoredTool } from '../core/records.ts';
-import { buildRoutingIndex, embeddingText, routingDoc, type RoutingDoc, type RoutingIndex } from '../core/routing.ts';
+import { companionTable, type CompanionTable } from '../core/companions.ts';
+import {
+  buildRoutingIndex,
+  embeddingText,
+  routingDoc,
+  vectorScoreAt,
+  vectorScores,
+  withDoc,
+  type RoutingDoc,
+  type RoutingIndex,
+} from '../core/routing.ts';
 import { isEmpty, linesOf, type EditResult, type LineEdit, type RevisionLines } from '../core/edits.ts';
 import type { Services } from '../env.ts';
 import { ApiError, notFound } from '../errors.ts';
@@ -50,16 +60,36 @@ export interface ApplyContext {
   gen: number;
   /** Routing documents of `tools`, and the index built from them (null once a row changed). */
   docs: Map<string, RoutingDoc> | null;
+  /**
+   * The index of `docs` and the companion table it rests on. Built once per review; each apply's
+   * write replaces its row in them (`withDoc`, `CompanionTable.with`) instead of building again: at
+   * 10,000 tools with full memory a build takes about a second, a replacement a few milliseconds.
+   */
   index: RoutingIndex | null;
+  companions: CompanionTable | null;
   /** The recent log of the re-check, read at the first apply that needs it. */
   log: LogSlice | null;
   /** Request text → its vector, for the re-check. */
   vectors: Map<string, Float32Array>;
+  /**
+   * Request text → its vector scores against `index`, kept up to date at each write (one tool's
+   * score), so a re-check ranks each request without scanning every tool's vector again.
+   */
+  dense: Map<string, Float64Array>;
 }
 
 /** A context for one apply, or for the applies of one review. */
 export function applyContext(): ApplyContext {
-  return { tools: null, gen: -1, docs: null, index: null, log: null, vectors: new Map() };
+  return {
+    tools: null,
+    gen: -1,
+    docs: null,
+    index: null,
+    companions: null,
+    log: null,
+    vectors: new Map(),
+    dense: new Map(),
+  };
 }
 
 /** Applies a proposed revision; returns it as stored (now `applied`). */
@@ -260,8 +290,14 @@ async function toolsOf(svc: Services, agent: string, gen: number, ctx: ApplyCont
   ctx.tools = new Map(tools.map((t) => [t.name, t]));
   ctx.gen = gen;
   ctx.docs = null;
-  ctx.index = null;
+  forgetIndex(ctx);
   return ctx.tools;
+}
+
+function forgetIndex(ctx: ApplyContext): void {
+  ctx.index = null;
+  ctx.companions = null;
+  ctx.dense.clear();
 }
 
 /** The row this context just wrote (tools_gen + 1): the next apply starts from it. */
@@ -269,9 +305,25 @@ function written(ctx: ApplyContext, next: StoredTool): void {
   if (!ctx.tools) return;
   ctx.tools.set(next.name, next);
   ctx.gen += 1;
-  if (ctx.docs && next.vector) ctx.docs.set(next.name, routingDoc(next, next.vector));
-  else ctx.docs = null;
-  ctx.index = null;
+  if (!ctx.docs || !next.vector) {
+    ctx.docs = null;
+    forgetIndex(ctx);
+    return;
+  }
+  const doc = routingDoc(next, next.vector);
+  ctx.docs.set(next.name, doc);
+  const position = ctx.index?.positions.get(next.name);
+  if (!ctx.index || !ctx.companions || position === undefined) {
+    forgetIndex(ctx);
+    return;
+  }
+  ctx.companions = ctx.companions.with(position, doc.memory ?? []);
+  ctx.index = withDoc(ctx.index, doc, ctx.companions.companions);
+  for (const [text, dense] of ctx.dense) {
+    const vector = ctx.vectors.get(text);
+    if (vector) dense[position] = vectorScoreAt(ctx.index, vector, position);
+    else ctx.dense.delete(text);
+  }
 }
 
 /**
@@ -399,9 +451,15 @@ async function recheckOf(svc: Services, agent: string, ctx: ApplyContext, name: 
     const docs = await routingDocs(svc, [...tools.values()]);
     ctx.docs = new Map(docs.map((d) => [d.name, d]));
   }
-  const docs = [...ctx.docs.values()];
-  ctx.index ??= buildRoutingIndex(docs);
+  const docs = ctx.docs;
+  if (!ctx.index || !ctx.companions) {
+    const all = [...docs.values()];
+    ctx.companions = companionTable(all.map((d) => d.memory ?? []));
+    ctx.index = buildRoutingIndex(all, ctx.companions.companions);
+    ctx.dense.clear();
+  }
   const before = ctx.index;
+  const table = ctx.companions;
   const fresh = [...new Set(served.map((r) => r.text).filter((t) => !ctx.vectors.has(t)))];
   if (fresh.length > 0) {
     const vectors = await svc.embedder.embed(fresh);
@@ -409,16 +467,23 @@ async function recheckOf(svc: Services, agent: string, ctx: ApplyContext, name: 
       ctx.vectors.set(t, vectors[i] ?? new Float32Array(svc.embedder.dimensions));
     });
   }
-  const requests = served.map((r) => ({
-    ...r,
-    vector: ctx.vectors.get(r.text) ?? new Float32Array(svc.embedder.dimensions),
-  }));
+  const requests = served.map((r) => {
+    const vector = ctx.vectors.get(r.text) ?? new Float32Array(svc.embedder.dimensions);
+    let dense = ctx.dense.get(r.text);
+    if (dense === undefined) {
+      dense = vectorScores(before, vector);
+      ctx.dense.set(r.text, dense);
+    }
+    return { ...r, vector, dense };
+  });
   return {
     displacedBy(changed, k) {
-      const after = buildRoutingIndex(
-        docs.map((d) => (d.name === changed.name ? routingDoc(changed, changed.vector ?? d.vector) : d)),
-      );
-      return findDisplaced(before, after, requests, k);
+      const position = before.positions.get(changed.name);
+      const doc = routingDoc(changed, changed.vector ?? docs.get(changed.name)?.vector ?? new Float32Array(0));
+      // A row routing does not hold changes no ranking the re-check reads.
+      if (position === undefined) return [];
+      const after = withDoc(before, doc, table.with(position, doc.memory ?? []).companions);
+      return findDisplaced(before, after, requests, k, changed.name);
     },
   };
 }
