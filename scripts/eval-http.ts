@@ -3,11 +3,23 @@
  * measured through the real HTTP API — `/route`, `/calls`, `/reviews` — never by calling the
  * product's functions directly. Also the stderr progress bar.
  */
+import { request as httpRequest } from 'node:http';
 import type { BenchWorker } from './bench/worker.ts';
 import type { EvalQuery } from './eval-data.ts';
 
-/** Requests to `/route` in flight at once: enough to keep workerd busy on 2 cores, few enough to stay fair to other load. */
-const ROUTE_CONCURRENCY = Number(process.env.EVAL_ROUTE_CONCURRENCY ?? 8);
+/**
+ * Requests to `/route` in flight at once when only the answers count (held-out measures of an
+ * agent whose log no review reads again): enough to keep workerd busy on 2 cores, few enough to
+ * stay fair to other load.
+ */
+export const ROUTE_CONCURRENCY = Number(process.env.EVAL_ROUTE_CONCURRENCY ?? 8);
+/**
+ * Requests to `/route` in flight at once when the turns are traffic a review will read: one. A
+ * review reads each tool's newest turns and calls by their place in the log, so requests sent
+ * side by side would be stored in whatever order they happened to finish, and the same seed would
+ * teach different lines from run to run.
+ */
+export const TRAFFIC_CONCURRENCY = 1;
 /** docs/api.md: at most 1,000 calls per `POST …/calls`. */
 const CALLS_PER_POST = 1000;
 
@@ -73,6 +85,7 @@ export async function routeAll(
   queries: readonly EvalQuery[],
   label: string,
   conversation: (i: number) => string | undefined,
+  concurrency = ROUTE_CONCURRENCY,
 ): Promise<Routed[]> {
   const out: Routed[] = new Array<Routed>(queries.length);
   let next = 0;
@@ -94,7 +107,7 @@ export async function routeAll(
       if (done % 50 === 0 || done === queries.length) progressBar(label, done, queries.length);
     }
   };
-  await Promise.all(Array.from({ length: ROUTE_CONCURRENCY }, worker));
+  await Promise.all(Array.from({ length: concurrency }, worker));
   return out;
 }
 
@@ -150,31 +163,83 @@ export interface ReviewSummary {
 const REVIEW_WAIT_MS = 30 * 60 * 1000;
 
 /**
- * One `POST …/reviews` with `auto_apply`: the product's own path from proposal to applied row.
- *
- * A review the eval sent may still be running when `api` sends the request again (wrangler's proxy
- * answered "Your worker restarted mid-request", or a keep-alive socket closed, while workerd went on
- * with the review): the second answer is then 409 "already running". That is no failure of the
- * run: the eval waits, asking again every few seconds, until the agent's review lease is free, and
- * adds the revisions the review it lost the answer of stored (created since the first request, and
- * not in the answer it finally got) to that answer, so what the round learned is all counted.
+ * A POST on a connection of its own, with no client timeout: a review pass can outlast the five
+ * minutes Node's `fetch` waits for response headers, and a client that gives up while the Worker
+ * goes on reviewing is what sent the eval into waiting out "already running". A fresh connection
+ * is never a keep-alive socket the server is closing.
  */
-export async function review(w: BenchWorker, agent: string, config: Record<string, unknown>): Promise<ReviewSummary> {
+function postWithoutTimeout(w: BenchWorker, path: string, body: unknown): Promise<{ status: number; text: string }> {
+  return new Promise((resolve, reject) => {
+    const payload = JSON.stringify(body);
+    const req = httpRequest(
+      `${w.url}${path}`,
+      {
+        method: 'POST',
+        agent: false,
+        headers: {
+          authorization: `Bearer ${w.token}`,
+          'content-type': 'application/json',
+          'content-length': Buffer.byteLength(payload),
+        },
+      },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => {
+          text += chunk;
+        });
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
+        res.on('error', reject);
+      },
+    );
+    req.on('error', reject);
+    req.end(payload);
+  });
+}
+
+/**
+ * One `POST …/reviews` with `auto_apply`: the product's own path from proposal to applied row.
+ * `retries` counts the requests sent again (0 in a run whose figures are reproducible).
+ *
+ * Should the request still fail on the way (wrangler's proxy answered "Your worker restarted
+ * mid-request", or the connection broke) while workerd went on with the review, the request sent
+ * again is answered 409 "already running". The eval then waits, asking again every few seconds,
+ * until the agent's review lease is free, and adds the revisions the review it lost the answer of
+ * stored (created since the first request, and not in the answer it finally got) to that answer,
+ * so what the round learned is all counted. Such a round is reported (`retries`), since how far the
+ * lost review had got when the request was sent again depends on timing.
+ */
+export async function review(
+  w: BenchWorker,
+  agent: string,
+  config: Record<string, unknown>,
+): Promise<ReviewSummary & { retries: number }> {
   const body = { auto_apply: true, ...(Object.keys(config).length > 0 ? { config } : {}) };
+  const path = `/v1/agents/${agent}/reviews`;
   const started = new Date().toISOString();
   const deadline = Date.now() + REVIEW_WAIT_MS;
-  let waited = false;
+  let retries = 0;
   for (let delay = 2000; ; delay = Math.min(delay * 2, 15_000)) {
+    let failure: string;
     try {
-      const summary = await api<ReviewSummary>(w, 'POST', `/v1/agents/${agent}/reviews`, body);
-      return waited ? withLostRevisions(w, agent, summary, started) : summary;
+      const res = await postWithoutTimeout(w, path, body);
+      if (res.status >= 200 && res.status < 300) {
+        const summary = JSON.parse(res.text) as ReviewSummary;
+        return { ...(retries > 0 ? await withLostRevisions(w, agent, summary, started) : summary), retries };
+      }
+      failure = `POST ${path} answered ${res.status}: ${res.text.slice(0, 500)}`;
+      const again =
+        (res.status === 503 && res.text.startsWith(PROXY_RESET)) ||
+        (res.status === 409 && /already running/.test(res.text));
+      if (!again) throw new Error(`${failure}\n${w.log().slice(-2000)}`);
     } catch (err) {
-      if (!(err instanceof Error) || !/answered 409: .*already running/.test(err.message) || Date.now() > deadline)
-        throw err;
-      waited = true;
-      process.stderr.write(`a review of ${agent} is still running; waiting ${delay / 1000} s\n`);
-      await new Promise((r) => setTimeout(r, delay));
+      if (!(err instanceof Error) || err.message.startsWith(`POST ${path} answered`)) throw err;
+      failure = `POST ${path} failed: ${err.message}`;
     }
+    if (Date.now() > deadline) throw new Error(`${failure}\n${w.log().slice(-2000)}`);
+    retries++;
+    process.stderr.write(`review of ${agent}: ${failure.slice(0, 160)}; asking again in ${delay / 1000} s\n`);
+    await new Promise((r) => setTimeout(r, delay));
   }
 }
 

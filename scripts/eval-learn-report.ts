@@ -33,6 +33,8 @@ export interface RoundFigures {
   /** Offers `/route` answered for the most offered tools so far, and how many D1 holds (equal = no turn lost). */
   log_check: { answered: number; stored: number };
   seconds: number;
+  /** Review requests sent again (eval-http.ts `review`): 0 in a run whose figures are reproducible. */
+  review_retries: number;
 }
 
 /** bench/eval-learn.json. */

@@ -20,8 +20,10 @@ import {
   api,
   postCalls,
   review,
+  ROUTE_CONCURRENCY,
   routeAll,
   type ReviewSummary,
+  TRAFFIC_CONCURRENCY,
   type RevisionSummary,
   type Routed,
 } from './eval-http.ts';
@@ -114,8 +116,9 @@ export async function measure(
   agent: string,
   queries: readonly EvalQuery[],
   label: string,
+  concurrency = ROUTE_CONCURRENCY,
 ): Promise<Recall> {
-  return recallOf(queries, await routeAll(w, agent, queries, label, () => undefined));
+  return recallOf(queries, await routeAll(w, agent, queries, label, () => undefined, concurrency));
 }
 
 /**
@@ -126,7 +129,7 @@ export async function measure(
 function countReviews(
   reviews: readonly ReviewSummary[],
   seen: Set<string>,
-): Omit<RoundFigures, 'round' | 'routed' | 'offered_share' | 'log_check' | 'seconds'> {
+): Omit<RoundFigures, 'round' | 'routed' | 'offered_share' | 'log_check' | 'seconds' | 'review_retries'> {
   const revisions = reviews.flatMap((r) => r.revisions);
   const refusedAtApply = revisions.flatMap((r) =>
     r.refused.filter((x) => x.kind === 'request' && (x.reason === 'no_room' || x.reason === 'already_kept')),
@@ -161,16 +164,30 @@ function countReviews(
   };
 }
 
-/** Reviews with `auto_apply` until a pass makes no model call (every tool with new calls was read). */
-export async function reviewRound(w: BenchWorker, agent: string): Promise<ReviewSummary[]> {
-  const passes: ReviewSummary[] = [];
+/**
+ * Reviews with `auto_apply` until a pass makes no model call (every tool with new calls was read).
+ * A pass that had to be asked for again (`retries`) lost the answer of the review that ran, and
+ * with it that review's model calls: another pass follows, so the round still ends only when a
+ * review finds nothing left to read.
+ */
+export async function reviewRound(w: BenchWorker, agent: string): Promise<(ReviewSummary & { retries: number })[]> {
+  const passes: (ReviewSummary & { retries: number })[] = [];
   for (let pass = 1; pass <= MAX_PASSES; pass++) {
     const r = await review(w, agent, { max_tools: MAX_TOOLS_PER_PASS });
     passes.push(r);
-    if (r.model_calls === 0) return passes;
+    if (r.model_calls === 0 && r.retries === 0) return passes;
   }
   throw new Error(`reviews still made model calls after ${MAX_PASSES} passes`);
 }
+
+/**
+ * What the eval sets on the learning agent beside any `--config`, and why. Many review passes in
+ * minutes: the hour's model-call budget (docs/configuration.md) would end them early, by how long
+ * the rounds happened to take, and measure the budget and the clock, not learning. And no
+ * scheduled review: the eval reviews after each round itself, so no review starts while a
+ * round's traffic is still arriving.
+ */
+export const AGENT_EVAL_SETTINGS = { model_calls_per_hour: 1_000_000, review_schedule: 'off' } as const;
 
 /** Tools whose stored offers the log check compares with what `/route` answered. */
 const CHECKED_TOOLS = 5;
@@ -223,7 +240,14 @@ async function runRound(
 ): Promise<{ figures: RoundFigures; revisions: RevisionSummary[] }> {
   const t0 = performance.now();
   const conversation = (i: number): string => `eval-r${round}-${i}`;
-  const routed = await routeAll(w, agent, queries, `round ${round}: routing ${queries.length}`, conversation);
+  const routed = await routeAll(
+    w,
+    agent,
+    queries,
+    `round ${round}: routing ${queries.length}`,
+    conversation,
+    TRAFFIC_CONCURRENCY,
+  );
   const steps = queries.map((q, i) =>
     agentStep({
       kind,
@@ -248,6 +272,7 @@ async function runRound(
     reasks.map((r) => r.query),
     `round ${round}: re-asked ${reasks.length}`,
     (j) => conversation(reasks[j]?.i ?? 0),
+    TRAFFIC_CONCURRENCY,
   );
   await postCalls(
     w,
@@ -284,6 +309,7 @@ async function runRound(
       ...figures,
       log_check: log,
       seconds: (performance.now() - t0) / 1000,
+      review_retries: reviews.reduce((n, r) => n + r.retries, 0),
     },
     revisions: reviews.flatMap((r) => r.revisions),
   };
@@ -342,13 +368,17 @@ export async function runLearn(opts: LearnOptions): Promise<LearnReport> {
     await register(w, 'eval-cold', plan.tools);
     await register(w, 'eval-learn', plan.tools);
     if (Object.keys(opts.config).length > 0) await api(w, 'PUT', '/v1/agents/eval-learn/config', opts.config);
-    // Many review passes in minutes: the hour's model-call budget (docs/configuration.md) would end
-    // them early and measure the budget, not learning.
-    await api(w, 'PUT', '/v1/agents/eval-learn/config', { model_calls_per_hour: 1_000_000 });
+    await api(w, 'PUT', '/v1/agents/eval-learn/config', AGENT_EVAL_SETTINGS);
     const cold = await measure(w, 'eval-cold', plan.measured, `cold: ${opts.split}`);
     const rounds: RoundFigures[] = [];
+    // The curve's routes are turns of the learning agent that the next review reads: sent one at a time.
     const curve: CurvePoint[] = [
-      { round: 0, at5: (await measure(w, 'eval-learn', sample, 'curve: round 0')).at5, examples: 1, not_for: 1 },
+      {
+        round: 0,
+        at5: (await measure(w, 'eval-learn', sample, 'curve: round 0', TRAFFIC_CONCURRENCY)).at5,
+        examples: 1,
+        not_for: 1,
+      },
     ];
     const revisions: RevisionSummary[] = [];
     const seen = new Set<string>();
@@ -370,7 +400,7 @@ export async function runLearn(opts: LearnOptions): Promise<LearnReport> {
       const precision = await learnedPrecision(w, 'eval-learn', revisions, gold);
       curve.push({
         round: i + 1,
-        at5: (await measure(w, 'eval-learn', sample, `curve: round ${i + 1}`)).at5,
+        at5: (await measure(w, 'eval-learn', sample, `curve: round ${i + 1}`, TRAFFIC_CONCURRENCY)).at5,
         examples: precision.examples,
         not_for: precision.not_for,
       });

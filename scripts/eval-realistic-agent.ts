@@ -458,7 +458,10 @@ export class RealisticAgent {
         for (let i = 0; i < tries; i++) run.calls.push(this.call(c, run, tool, args, false, error));
         for (const v of used) this.note(run, v);
       }
-      const ref = this.planted.has(tool) ? { [PLANTED_ARGUMENT]: `REF-${10000 + (hash(run.turn_id) % 90000)}` } : {};
+      // From the run, not its turn id: the Worker draws turn ids at random, and the same seed sends the same calls.
+      const ref = this.planted.has(tool)
+        ? { [PLANTED_ARGUMENT]: `REF-${10000 + (hash(`${run.conversation}:${run.run}`) % 90000)}` }
+        : {};
       run.calls.push(this.call(c, run, tool, { ...args, ...ref }, true));
     }
     if (!generated && c.random() < NOTIFY_RATE) {

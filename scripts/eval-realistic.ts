@@ -11,8 +11,8 @@
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { type BenchWorker, startWorker } from './bench/worker.ts';
 import { type EvalQuery, loadToolE } from './eval-data.ts';
-import { api, postCalls, progressBar, type Routed } from './eval-http.ts';
-import { CURVE_SAMPLE, measure, reviewRound, seededSample } from './eval-learn.ts';
+import { api, postCalls, progressBar, type Routed, TRAFFIC_CONCURRENCY } from './eval-http.ts';
+import { AGENT_EVAL_SETTINGS, CURVE_SAMPLE, measure, reviewRound, seededSample } from './eval-learn.ts';
 import { PLANTED_ARGUMENT, RealisticAgent } from './eval-realistic-agent.ts';
 import { GENERATED_TOOLS, TOOLE_PROPERTIES, ValueBook } from './eval-realistic-data.ts';
 import { type Learned, type LearnedRevision, type LearnedRow, measureRealistic } from './eval-realistic-measure.ts';
@@ -25,8 +25,6 @@ export const WORDINGS = 10;
 export const PASSES = 3;
 /** Generated customers per seed: each comes back in a few conversations of a run. */
 export const PERSONAS = 1500;
-/** Conversations in flight at once (each routes its turns one after another). */
-const CONCURRENCY = Number(process.env.EVAL_ROUTE_CONCURRENCY ?? 8);
 const AGENT = 'eval-learn';
 /** Leaks printed on stdout and kept in the report JSON; `--labels` writes them all. */
 const MAX_LEAKS_PRINTED = 200;
@@ -62,6 +60,8 @@ export interface RealisticReport {
     /** Routing the round's conversations (the agent waits for each answer), and its reviews. */
     traffic_seconds: number;
     review_seconds: number;
+    /** Review requests sent again (eval-http.ts `review`): 0 in a run whose figures the seed fixes. */
+    review_retries: number;
   }[];
   curve: { round: number; at5: number | null; examples: number; not_for: number }[];
   quality: RealisticQuality;
@@ -135,13 +135,14 @@ export async function runRealistic(
     await register(w, 'eval-cold', plan.tools, planted);
     await register(w, AGENT, plan.tools, planted);
     if (Object.keys(config).length > 0) await api(w, 'PUT', `/v1/agents/${AGENT}/config`, config);
+    await api(w, 'PUT', `/v1/agents/${AGENT}/config`, AGENT_EVAL_SETTINGS);
     const cold = await measure(w, 'eval-cold', plan.measured, 'cold: held-out');
     const revisions: LearnedRevision[] = [];
     const refused: Learned['refused'] = [];
     const rounds: RealisticReport['rounds'] = [];
     // Held-out R@5 on a sample after each round only with --curve: it costs a held-out pass.
     const curveAt5 = async (round: number): Promise<number | null> =>
-      withCurve ? (await measure(w, AGENT, sample, `curve: round ${round}`)).at5 : null;
+      withCurve ? (await measure(w, AGENT, sample, `curve: round ${round}`, TRAFFIC_CONCURRENCY)).at5 : null;
     const curve: RealisticReport['curve'] = [{ round: 0, at5: await curveAt5(0), examples: 1, not_for: 1 }];
     for (let round = 1; round <= PASSES; round++) {
       const t0 = performance.now();
@@ -157,8 +158,11 @@ export async function runRealistic(
       };
       let next = 0;
       const label = `round ${round}: ${conversations.length} conversations`;
+      // One conversation at a time (eval-http.ts TRAFFIC_CONCURRENCY): the log then holds the turns
+      // in the same order in every run, and the customers and values the conversations draw come
+      // from the seeded book in that order too.
       await Promise.all(
-        Array.from({ length: CONCURRENCY }, async () => {
+        Array.from({ length: TRAFFIC_CONCURRENCY }, async () => {
           for (let i = next++; i < conversations.length; i = next++) {
             const c = conversations[i];
             if (c) await agent.converse(round, i, c, route);
@@ -202,6 +206,7 @@ export async function runRealistic(
         seconds: (performance.now() - t0) / 1000,
         traffic_seconds: (routed - t0) / 1000,
         review_seconds: reviewSeconds,
+        review_retries: reviews.reduce((n, r) => n + r.retries, 0),
       });
       const q = measureRealistic(agent.labels, await learnedState(w, revisions, refused), book.used, false);
       curve.push({
