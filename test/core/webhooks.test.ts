@@ -130,6 +130,24 @@ describe('bodies', () => {
     };
     expect(eventSentence(failed)).toBe('A cron review of agent *a1* failed: D1 is unavailable');
     expect(eventSentence(applied)).toBe('1 revision of agent *a1* applied by the review: `refer_llu`.');
+    const dropped: WebhookEvent = {
+      id: 'evt_5',
+      type: 'quality.dropped',
+      agent: 'a1',
+      created_at: NOW,
+      data: {
+        date: '2026-03-02',
+        hit_rate: 0.6,
+        previous_date: '2026-03-01',
+        previous_hit_rate: 0.8,
+        fell_by: 0.25,
+        threshold: 0.2,
+      },
+    };
+    expect(eventSentence(dropped)).toBe(
+      'Routing hit rate of agent *a1* fell to 60.0% on 2026-03-02 from 80.0% on 2026-03-01 (down 25.0% of it; alert above 20.0%).',
+    );
+    expect(JSON.parse(slackBody(dropped)).text).toBe(`Whetstone: ${eventSentence(dropped)}`);
   });
 });
 
