@@ -7,8 +7,9 @@ import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import type { NewRevision } from '../../src/adapters/d1-revisions.ts';
 import { services } from '../../src/env.ts';
-import { CLAIM_TOOLS, newRevision } from '../builders.ts';
-import { agentId, api, tool } from '../helpers.ts';
+import { agentId, api } from '../helpers/requests.ts';
+import { newRevision } from '../helpers/revisions.ts';
+import { CLAIM_TOOLS, tool } from '../helpers/tools.ts';
 
 const svc = services(env);
 

@@ -8,8 +8,9 @@ import { env } from 'cloudflare:workers';
 import { describe, expect, inject, it } from 'vitest';
 import { app } from '../../src/app.ts';
 import { services } from '../../src/env.ts';
-import { newRevision } from '../builders.ts';
-import { ADMIN, agentId, api, tool } from '../helpers.ts';
+import { ADMIN, agentId, api } from '../helpers/requests.ts';
+import { newRevision } from '../helpers/revisions.ts';
+import { tool } from '../helpers/tools.ts';
 
 const FAKE = inject('fakeOpenAI');
 let seq = 0;

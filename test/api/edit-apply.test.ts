@@ -9,8 +9,9 @@ import { describe, expect, it } from 'vitest';
 import type { NewRevision } from '../../src/adapters/d1-revisions.ts';
 import { services } from '../../src/env.ts';
 import type { Evidence } from '../../src/schemas.ts';
-import { newRevision } from '../builders.ts';
-import { agentId, api, tool } from '../helpers.ts';
+import { agentId, api } from '../helpers/requests.ts';
+import { newRevision } from '../helpers/revisions.ts';
+import { tool } from '../helpers/tools.ts';
 
 const svc = services(env);
 

@@ -5,7 +5,9 @@
  * format repeated across two conversations still teaches one.
  */
 import { describe, expect, it } from 'vitest';
-import { agentId, api, count, tool } from '../helpers.ts';
+import { count } from '../helpers/log.ts';
+import { agentId, api } from '../helpers/requests.ts';
+import { tool } from '../helpers/tools.ts';
 
 const CLAIM = { claim_ref: { type: 'string' } };
 const TOOLS = [

@@ -5,8 +5,8 @@
  * case is the traffic an agent sends, then one review, and what each tool may learn from it.
  */
 import { describe, expect, it } from 'vitest';
-import { CLAIM_TOOLS } from '../builders.ts';
-import { agentId, api, tool } from '../helpers.ts';
+import { agentId, api } from '../helpers/requests.ts';
+import { CLAIM_TOOLS, tool } from '../helpers/tools.ts';
 
 const ORDER = { order_id: { type: 'string' } };
 const TOOLS = [

@@ -6,8 +6,10 @@
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import { services } from '../../src/env.ts';
-import { CLAIM_TOOLS } from '../builders.ts';
-import { agentId, api, count, eventually, logDb } from '../helpers.ts';
+import { eventually } from '../helpers/eventually.ts';
+import { count, logDb } from '../helpers/log.ts';
+import { agentId, api } from '../helpers/requests.ts';
+import { CLAIM_TOOLS } from '../helpers/tools.ts';
 
 const svc = services(env);
 

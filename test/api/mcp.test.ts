@@ -3,7 +3,10 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { CfWorkerJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/cfworker';
 import { exports } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
-import { ADMIN, agentId, api, eventually, tool, logDb } from '../helpers.ts';
+import { eventually } from '../helpers/eventually.ts';
+import { logDb } from '../helpers/log.ts';
+import { ADMIN, agentId, api } from '../helpers/requests.ts';
+import { tool } from '../helpers/tools.ts';
 import pkg from '../../package.json';
 
 const tools = [

@@ -1,7 +1,9 @@
 /** `GET …/quality` through HTTP on real local D1: today's numbers from a small log, and the errors. */
 import { describe, expect, it } from 'vitest';
-import { CLAIM_TOOLS } from '../builders.ts';
-import { agentId, api, count, eventually, tool } from '../helpers.ts';
+import { eventually } from '../helpers/eventually.ts';
+import { count } from '../helpers/log.ts';
+import { agentId, api } from '../helpers/requests.ts';
+import { CLAIM_TOOLS, tool } from '../helpers/tools.ts';
 
 const TOOLS = [
   CLAIM_TOOLS.lookup_claim,

@@ -8,8 +8,10 @@ import { createExecutionContext, waitOnExecutionContext } from 'cloudflare:test'
 import { env } from 'cloudflare:workers';
 import { describe, expect, inject, it } from 'vitest';
 import { app } from '../../src/app.ts';
-import { CLAIM_TOOLS } from '../builders.ts';
-import { ADMIN, agentId, api, count, eventually, tool, logDb } from '../helpers.ts';
+import { eventually } from '../helpers/eventually.ts';
+import { count, logDb } from '../helpers/log.ts';
+import { ADMIN, agentId, api } from '../helpers/requests.ts';
+import { CLAIM_TOOLS, tool } from '../helpers/tools.ts';
 
 const TOOLS = [
   CLAIM_TOOLS.lookup_claim,

@@ -1,6 +1,9 @@
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
-import { agentId, api, eventually, tool, logDb } from '../helpers.ts';
+import { eventually } from '../helpers/eventually.ts';
+import { logDb } from '../helpers/log.ts';
+import { agentId, api } from '../helpers/requests.ts';
+import { tool } from '../helpers/tools.ts';
 
 const tools = [
   tool('get_weather', 'Current weather and forecast for a city: temperature, rain, wind.', {

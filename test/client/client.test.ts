@@ -2,7 +2,10 @@ import { exports } from 'cloudflare:workers';
 import OpenAI from 'openai';
 import { describe, expect, inject, it } from 'vitest';
 import { createClient, WhetstoneError, withWhetstone, type ChatClient, type ChatRequest } from 'whetstone/client';
-import { ADMIN, agentId, api, eventually, tool, logDb } from '../helpers.ts';
+import { eventually } from '../helpers/eventually.ts';
+import { logDb } from '../helpers/log.ts';
+import { ADMIN, agentId, api } from '../helpers/requests.ts';
+import { tool } from '../helpers/tools.ts';
 
 const tools = [
   tool('get_weather', 'Current weather and forecast for a city: temperature, rain, wind.', {

@@ -9,8 +9,10 @@ import { exports } from 'cloudflare:workers';
 import { describe, expect, inject, it } from 'vitest';
 import { createClient } from 'whetstone/client';
 import { anthropicLoop, responsesLoop, type Handler } from '../../examples/tool-search-loops.ts';
-import { CLAIM_TOOLS } from '../builders.ts';
-import { ADMIN, agentId, api, eventually, tool, logDb } from '../helpers.ts';
+import { eventually } from '../helpers/eventually.ts';
+import { logDb } from '../helpers/log.ts';
+import { ADMIN, agentId, api } from '../helpers/requests.ts';
+import { CLAIM_TOOLS, tool } from '../helpers/tools.ts';
 
 const TOOLS = [
   CLAIM_TOOLS.lookup_claim,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { callRecord } from '../builders.ts';
+import { callRecord } from '../helpers/calls.ts';
 import { createExtractiveModel } from '../../src/adapters/extractive-model.ts';
 import { findEvidence } from '../../src/core/evidence.ts';
 import { buildExampleCall } from '../../src/core/example-call.ts';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { callRecord } from '../builders.ts';
+import { callRecord } from '../helpers/calls.ts';
 import { qualityReport } from '../../src/core/quality-math.ts';
 import type { CallRecord, TurnRecord } from '../../src/core/records.ts';
 

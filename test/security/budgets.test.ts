@@ -11,7 +11,8 @@ import type { AgentObject } from '../../src/agent-object.ts';
 import { app } from '../../src/app.ts';
 import { DEFAULT_SETTINGS } from '../../src/schemas.ts';
 import { DRY_RUN_SLOTS, REVIEW_LEASE_MS } from '../../src/services/review.ts';
-import { ADMIN, agentId, api, tool } from '../helpers.ts';
+import { ADMIN, agentId, api } from '../helpers/requests.ts';
+import { tool } from '../helpers/tools.ts';
 import { agentState } from './fixtures.ts';
 
 const TOOLS = ['alpha', 'bravo', 'charlie'].map((name) =>

@@ -14,7 +14,9 @@ import type { AgentObject } from '../../src/agent-object.ts';
 import type { SqlStatement } from '../../src/adapters/log-db.ts';
 import type { Embedder } from '../../src/core/ports.ts';
 import { embedTools } from '../../src/services/tool-vectors.ts';
-import { agentId, api, interceptLog, logDb, tool } from '../helpers.ts';
+import { interceptLog, logDb } from '../helpers/log.ts';
+import { agentId, api } from '../helpers/requests.ts';
+import { tool } from '../helpers/tools.ts';
 import { agentState, insertRevision, noteRevision, send } from './fixtures.ts';
 
 const FAKE = inject('fakeOpenAI');

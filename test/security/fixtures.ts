@@ -10,8 +10,11 @@ import { expect } from 'vitest';
 import { createD1Revisions, type NewRevision } from '../../src/adapters/d1-revisions.ts';
 import { AGENT_TABLES } from '../../src/adapters/d1-store.ts';
 import { app } from '../../src/app.ts';
-import { newRevision } from '../builders.ts';
-import { ADMIN, agentId, api, eventually, LOG_TABLES, logDb, tool } from '../helpers.ts';
+import { eventually } from '../helpers/eventually.ts';
+import { LOG_TABLES, logDb } from '../helpers/log.ts';
+import { ADMIN, agentId, api } from '../helpers/requests.ts';
+import { newRevision } from '../helpers/revisions.ts';
+import { tool } from '../helpers/tools.ts';
 
 /** Every D1 table that holds an agent's rows: the store's own list, which deleting an agent walks. */
 export { AGENT_TABLES };

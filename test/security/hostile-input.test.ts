@@ -9,7 +9,8 @@ import { env } from 'cloudflare:workers';
 import fc from 'fast-check';
 import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { LIMITS } from '../../src/schemas.ts';
-import { api, logDb } from '../helpers.ts';
+import { logDb } from '../helpers/log.ts';
+import { api } from '../helpers/requests.ts';
 import { agentState, insertRevision, noteRevision, seedAgent, send, type Seeded } from './fixtures.ts';
 
 /** Runs per route: enough to reach every path of the body with several kinds of value, on 2 cores. */

@@ -9,7 +9,10 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { app } from '../../src/app.ts';
 import readme from '../../docs/api.md?raw';
 import { LIMITS } from '../../src/schemas.ts';
-import { ADMIN, agentId, api, eventually, tool, logDb } from '../helpers.ts';
+import { eventually } from '../helpers/eventually.ts';
+import { logDb } from '../helpers/log.ts';
+import { ADMIN, agentId, api } from '../helpers/requests.ts';
+import { tool } from '../helpers/tools.ts';
 import { agentState } from './fixtures.ts';
 
 const n = (x: number) => x.toLocaleString('en-US');

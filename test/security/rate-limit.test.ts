@@ -9,7 +9,8 @@ import { createExecutionContext, runInDurableObject, waitOnExecutionContext } fr
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import { app } from '../../src/app.ts';
-import { ADMIN, agentId, api, tool } from '../helpers.ts';
+import { ADMIN, agentId, api } from '../helpers/requests.ts';
+import { tool } from '../helpers/tools.ts';
 
 async function call(
   e: typeof env,

@@ -9,8 +9,11 @@ import { describe, expect, it } from 'vitest';
 import type { NewRevision } from '../../src/adapters/d1-revisions.ts';
 import { services, type Services } from '../../src/env.ts';
 import { applyContext, applyRevision } from '../../src/services/apply.ts';
-import { CLAIM_TOOLS, newRevision } from '../builders.ts';
-import { agentId, api, eventually, logDb, tool } from '../helpers.ts';
+import { eventually } from '../helpers/eventually.ts';
+import { logDb } from '../helpers/log.ts';
+import { agentId, api } from '../helpers/requests.ts';
+import { newRevision } from '../helpers/revisions.ts';
+import { CLAIM_TOOLS, tool } from '../helpers/tools.ts';
 
 const base = services(env);
 

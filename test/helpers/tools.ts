@@ -1,0 +1,29 @@
+/** Tool definitions for tests. No Workers module: the core's tests use them as the Worker's do. */
+
+/** A tool definition as an agent registers it: `props` are its parameters' JSON Schema properties. */
+export const tool = (name: string, description: string, props: Record<string, unknown> = {}) => ({
+  name,
+  description,
+  parameters: { type: 'object', properties: props },
+});
+
+/** The claims desk's tools, defined once: the learning and routing tests name them in any mix. */
+export const CLAIM_TOOLS = {
+  lookup_claim: tool('lookup_claim', 'Look up an insurance claim by its claim reference and show its status.', {
+    claim_ref: { type: 'string' },
+  }),
+  upload_file: tool('upload_file', 'Attach an uploaded document or photo to a claim.', {
+    claim_ref: { type: 'string' },
+    file_mb: { type: 'number' },
+  }),
+  start_recovery: tool('start_recovery', 'Start a subrogation recovery against a third party on a claim.', {
+    claim_ref: { type: 'string' },
+  }),
+  refer_llu: tool('refer_llu', 'Refer a large loss to the large loss unit for specialist handling.', {
+    claim_ref: { type: 'string' },
+  }),
+  set_rvf: tool('set_rvf', 'Set the reserve value figure held against a claim to an amount.', {
+    claim_ref: { type: 'string' },
+    amount: { type: 'number' },
+  }),
+};
