@@ -8,8 +8,7 @@ import { createExecutionContext, waitOnExecutionContext } from 'cloudflare:test'
 import { env } from 'cloudflare:workers';
 import { describe, expect, inject, it } from 'vitest';
 import { app } from '../../src/app.ts';
-import { eventually } from '../helpers/eventually.ts';
-import { count, logDb } from '../helpers/log.ts';
+import { count, storedTurn } from '../helpers/log.ts';
 import { ADMIN, agentId, api } from '../helpers/requests.ts';
 import { CLAIM_TOOLS, tool } from '../helpers/tools.ts';
 
@@ -59,13 +58,7 @@ async function routed(
 ): Promise<{ turn_id: string; tools: { name: string }[] }> {
   const res = await api('POST', `/v1/agents/${agent}/route`, { body: { request, ...extra } });
   expect(res.status).toBe(200);
-  await eventually(() =>
-    logDb(agent)
-      .prepare('SELECT 1 AS ok FROM turns WHERE agent = ?1 AND turn_id = ?2')
-      .bind(agent, res.body.turn_id)
-      .first()
-      .then((r) => r ?? undefined),
-  );
+  await storedTurn(agent, res.body.turn_id, '1 AS ok');
   return res.body;
 }
 

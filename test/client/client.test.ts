@@ -1,21 +1,20 @@
 import { exports } from 'cloudflare:workers';
 import OpenAI from 'openai';
 import { describe, expect, inject, it } from 'vitest';
-import { createClient, WhetstoneError, withWhetstone, type ChatClient, type ChatRequest } from 'whetstone/client';
-import { eventually } from '../helpers/eventually.ts';
-import { logDb } from '../helpers/log.ts';
+import {
+  createClient,
+  WhetstoneError,
+  withWhetstone,
+  type ChatClient,
+  type ChatCompletionLike,
+  type ChatRequest,
+} from 'whetstone/client';
+import { logDb, storedTurn } from '../helpers/log.ts';
 import { ADMIN, agentId, api } from '../helpers/requests.ts';
-import { tool } from '../helpers/tools.ts';
+import { seedOrderFailures } from '../helpers/orders.ts';
+import { DESK_TOOLS, tool } from '../helpers/tools.ts';
 
-const tools = [
-  tool('get_weather', 'Current weather and forecast for a city: temperature, rain, wind.', {
-    city: { type: 'string' },
-  }),
-  tool('send_email', 'Send an email message to a recipient with a subject and body.', { to: { type: 'string' } }),
-  tool('convert_currency', "Convert an amount of money between currencies at today's exchange rate.", {
-    amount: { type: 'number' },
-  }),
-];
+const tools = DESK_TOOLS;
 
 /** A client whose requests go straight into the Worker entry. */
 function clientFor(agent: string, token = ADMIN) {
@@ -162,6 +161,21 @@ describe('whetstone/client against the Worker', () => {
   });
 });
 
+/** A model's answer that asks for one call of `name` with `args` (the JSON text, as a model writes it). */
+function askingFor(id: string, name: string, args: string): ChatCompletionLike {
+  return {
+    choices: [
+      {
+        message: {
+          role: 'assistant',
+          content: null,
+          tool_calls: [{ id, type: 'function', function: { name, arguments: args } }],
+        },
+      },
+    ],
+  };
+}
+
 /** A stand-in model: calls the first offered tool, retries once after an error, then answers. */
 function scriptedModel(args: Record<string, unknown>[]): ChatClient & { requests: ChatRequest[] } {
   const requests: ChatRequest[] = [];
@@ -174,23 +188,7 @@ function scriptedModel(args: Record<string, unknown>[]): ChatClient & { requests
           const step = requests.length - 1;
           const offered = (body.tools?.[0] as { function: { name: string } } | undefined)?.function.name ?? 'none';
           if (step < args.length) {
-            return {
-              choices: [
-                {
-                  message: {
-                    role: 'assistant',
-                    content: null,
-                    tool_calls: [
-                      {
-                        id: `tc-${step}`,
-                        type: 'function',
-                        function: { name: offered, arguments: JSON.stringify(args[step]) },
-                      },
-                    ],
-                  },
-                },
-              ],
-            };
+            return askingFor(`tc-${step}`, offered, JSON.stringify(args[step]));
           }
           return { choices: [{ message: { role: 'assistant', content: 'It will rain.' } }] };
         },
@@ -278,34 +276,8 @@ describe('withWhetstone', () => {
         completions: {
           async create() {
             step += 1;
-            if (step === 1)
-              return {
-                choices: [
-                  {
-                    message: {
-                      role: 'assistant',
-                      content: null,
-                      tool_calls: [
-                        { id: 'a', type: 'function', function: { name: 'delete_everything', arguments: '{}' } },
-                      ],
-                    },
-                  },
-                ],
-              };
-            if (step === 2)
-              return {
-                choices: [
-                  {
-                    message: {
-                      role: 'assistant',
-                      content: null,
-                      tool_calls: [
-                        { id: 'b', type: 'function', function: { name: 'get_weather', arguments: '{"city": ' } },
-                      ],
-                    },
-                  },
-                ],
-              };
+            if (step === 1) return askingFor('a', 'delete_everything', '{}');
+            if (step === 2) return askingFor('b', 'get_weather', '{"city": ');
             return { choices: [{ message: { role: 'assistant', content: 'done' } }] };
           },
         },
@@ -343,20 +315,7 @@ describe('withWhetstone', () => {
         completions: {
           async create() {
             step += 1;
-            if (step === 1)
-              return {
-                choices: [
-                  {
-                    message: {
-                      role: 'assistant',
-                      content: null,
-                      tool_calls: [
-                        { id: 'a', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Oslo"}' } },
-                      ],
-                    },
-                  },
-                ],
-              };
+            if (step === 1) return askingFor('a', 'get_weather', '{"city":"Oslo"}');
             throw new Error('model unavailable');
           },
         },
@@ -390,52 +349,15 @@ describe('withWhetstone', () => {
       tools: run.route.model_tools,
       messages: [{ role: 'user', content: 'will it rain in Porto?' }],
     });
-    await eventually(() =>
-      logDb(agent)
-        .prepare('SELECT 1 AS y FROM turns WHERE agent = ?1 AND turn_id = ?2')
-        .bind(agent, run.turn_id)
-        .first()
-        .then((r) => r ?? undefined),
-    );
+    await storedTurn(agent, run.turn_id, '1 AS y');
   });
 });
-
-/** get_order failed twice with the same error, then succeeded: enough for one revision (docs/learning.md). */
-async function seedFailures(ws: ReturnType<typeof clientFor>): Promise<string[]> {
-  await ws.registerTools([
-    tool('get_order', 'Look up an order by its id: status, items and delivery date.', { order_id: { type: 'string' } }),
-    tool('refund_order', 'Refund an order, fully or in part.', {
-      order_id: { type: 'string' },
-      amount: { type: 'number' },
-    }),
-  ]);
-  const requests = ['where is my order 1234?', 'has order 5678 shipped yet?', 'status of order ORD-12345 please'];
-  const turns: string[] = [];
-  const batch = [];
-  for (const [i, request] of requests.entries()) {
-    const { turn_id } = await ws.route({ request, conversation_id: `c${i}` });
-    turns.push(turn_id);
-    const ok = i === 2;
-    batch.push({
-      id: `call-${i}`,
-      tool: 'get_order',
-      arguments: { order_id: ok ? 'ORD-12345' : String(1234 + i) },
-      success: ok,
-      ...(ok ? {} : { error: 'order_id must start with the ORD- prefix' }),
-      request,
-      turn_id,
-      conversation_id: `c${i}`,
-    });
-  }
-  await ws.recordCalls(batch);
-  return turns;
-}
 
 describe('whetstone/client: reviews and revisions', () => {
   it('reviews (dry run, then for real), lists, shows, applies and undoes a revision', async () => {
     const agent = agentId();
     const ws = clientFor(agent);
-    await seedFailures(ws);
+    await seedOrderFailures(ws);
 
     const dry = await ws.review({ dry_run: true });
     expect(dry).toMatchObject({ dry_run: true, revisions: [{ tool: 'get_order', status: 'proposed' }] });
@@ -472,7 +394,7 @@ describe('whetstone/client: reviews and revisions', () => {
   it('dismisses a proposed revision with a reason and reports outcomes', async () => {
     const agent = agentId();
     const ws = clientFor(agent);
-    const [turn] = await seedFailures(ws);
+    const [turn] = await seedOrderFailures(ws);
     const [proposed] = (await ws.review()).revisions;
     if (!proposed || !turn) throw new Error('the review proposed nothing');
     const dismissed = await ws.dismiss(proposed.revision_id, { approved_by: 'bo', reason: 'not now' });

@@ -2,6 +2,7 @@
 import { env } from 'cloudflare:workers';
 import type { AgentObject } from '../../src/agent-object.ts';
 import { createDurableLog, type LogDb, type SqlStatement } from '../../src/adapters/log-db.ts';
+import { eventually } from './eventually.ts';
 
 /** The tables of an agent's log, kept in its Durable Object (docs/capacity.md "Where the log lives"). */
 export const LOG_TABLES = ['turns', 'calls', 'outcomes', 'trace_tools'] as const;
@@ -47,4 +48,18 @@ export async function count(table: string, agent: string): Promise<number> {
     .bind(agent)
     .first<{ n: number }>();
   return row?.n ?? 0;
+}
+
+/**
+ * The agent's turn `turnId` once it is stored (a route answers first and writes its turn after):
+ * its `columns`, polled with `eventually` until the row is there.
+ */
+export function storedTurn<T = Record<string, unknown>>(agent: string, turnId: string, columns = '*'): Promise<T> {
+  return eventually(() =>
+    logDb(agent)
+      .prepare(`SELECT ${columns} FROM turns WHERE agent = ?1 AND turn_id = ?2`)
+      .bind(agent, turnId)
+      .first<T>()
+      .then((r) => r ?? undefined),
+  );
 }

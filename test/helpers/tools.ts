@@ -27,3 +27,14 @@ export const CLAIM_TOOLS = {
     amount: { type: 'number' },
   }),
 };
+
+/** An everyday assistant's tools (weather, email, currency), defined once: the client and MCP tests register them. */
+export const DESK_TOOLS = [
+  tool('get_weather', 'Current weather and forecast for a city: temperature, rain, wind.', {
+    city: { type: 'string' },
+  }),
+  tool('send_email', 'Send an email message to a recipient with a subject and body.', { to: { type: 'string' } }),
+  tool('convert_currency', "Convert an amount of money between currencies at today's exchange rate.", {
+    amount: { type: 'number' },
+  }),
+];

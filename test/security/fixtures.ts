@@ -10,8 +10,7 @@ import { expect } from 'vitest';
 import { createD1Revisions, type NewRevision } from '../../src/adapters/d1-revisions.ts';
 import { AGENT_TABLES } from '../../src/adapters/d1-store.ts';
 import { app } from '../../src/app.ts';
-import { eventually } from '../helpers/eventually.ts';
-import { LOG_TABLES, logDb } from '../helpers/log.ts';
+import { LOG_TABLES, logDb, storedTurn } from '../helpers/log.ts';
 import { ADMIN, agentId, api } from '../helpers/requests.ts';
 import { newRevision } from '../helpers/revisions.ts';
 import { tool } from '../helpers/tools.ts';
@@ -131,13 +130,7 @@ export async function seedAgent(prefix: string): Promise<Seeded> {
     body: { request: `where is my order ${marker}?`, conversation_id: `conv-${marker}` },
   });
   const turnId: string = routed.body.turn_id;
-  await eventually(() =>
-    logDb(agent)
-      .prepare('SELECT 1 AS ok FROM turns WHERE agent = ?1 AND turn_id = ?2')
-      .bind(agent, turnId)
-      .first()
-      .then((r) => r ?? undefined),
-  );
+  await storedTurn(agent, turnId, '1 AS ok');
   const calls = [
     {
       id: 'c1',
