@@ -6,11 +6,12 @@
  */
 import { createExecutionContext, waitOnExecutionContext } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
-import { describe, expect, inject, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { app } from '../../src/app.ts';
 import { count, storedTurn } from '../helpers/log.ts';
 import { ADMIN, agentId, api } from '../helpers/requests.ts';
 import { CLAIM_TOOLS, tool } from '../helpers/tools.ts';
+import { fakeModelEnv, received, script } from '../helpers/fake-openai.ts';
 
 const TOOLS = [
   CLAIM_TOOLS.lookup_claim,
@@ -527,26 +528,6 @@ describe('POST …/outcomes', () => {
   });
 });
 
-const FAKE = inject('fakeOpenAI');
-let modelSeq = 0;
-
-/** An env whose LLM is the fake OpenAI-compatible server, under a model name of its own. */
-function fakeModel() {
-  modelSeq += 1;
-  const model = `review-${modelSeq}-${Math.random().toString(36).slice(2, 8)}`;
-  return { model, env: { ...env, LLM: `openai:${model}`, OPENAI_BASE_URL: `${FAKE}/v1`, OPENAI_API_KEY: 'test' } };
-}
-
-async function script(model: string, replies: unknown[]) {
-  await fetch(`${FAKE}/_script`, { method: 'POST', body: JSON.stringify({ model, replies }) });
-}
-
-async function modelCalls(
-  model: string,
-): Promise<{ logical_calls: number; bodies: { messages: { content: string }[] }[] }> {
-  return (await (await fetch(`${FAKE}/_calls?model=${model}`)).json()) as never;
-}
-
 async function reviewWith(e: typeof env, agent: string, body: Record<string, unknown> = {}) {
   const ctx = createExecutionContext();
   const res = await app.fetch(
@@ -572,7 +553,7 @@ const failing = (id: string, name: string) => ({
 
 describe('POST …/reviews with an OpenAI-compatible model (fake server)', () => {
   it('makes one model call per reviewed tool, none without new calls, none for a tool with a revision waiting', async () => {
-    const { model, env: e } = fakeModel();
+    const { model, env: e } = fakeModelEnv('review');
     await script(model, [{ content: '{}' }]);
     const agent = await setup();
     await calls(agent, [
@@ -587,7 +568,7 @@ describe('POST …/reviews with an OpenAI-compatible model (fake server)', () =>
     ]);
     const first = await reviewWith(e, agent);
     expect(first.status).toBe(200);
-    expect((await modelCalls(model)).logical_calls).toBe(2);
+    expect((await received(model)).logical_calls).toBe(2);
     expect(first.body).toMatchObject({
       model_calls: 2,
       refused: [],
@@ -604,7 +585,7 @@ describe('POST …/reviews with an OpenAI-compatible model (fake server)', () =>
     ).toEqual([['upload_file', 'Example call: {"claim_ref": "CW-######", "file_mb": "<number>"}']]);
 
     const second = await reviewWith(e, agent);
-    expect((await modelCalls(model)).logical_calls).toBe(2);
+    expect((await received(model)).logical_calls).toBe(2);
     expect(second.body).toMatchObject({
       model_calls: 0,
       revisions: [],
@@ -620,7 +601,7 @@ describe('POST …/reviews with an OpenAI-compatible model (fake server)', () =>
 
     await calls(agent, [failing('u9', 'upload_file'), failing('k4', 'lookup_claim')]);
     const third = await reviewWith(e, agent);
-    expect((await modelCalls(model)).logical_calls).toBe(3);
+    expect((await received(model)).logical_calls).toBe(3);
     expect(third.body.model_calls).toBe(1);
     expect(third.body.skipped).toContainEqual({
       tool: 'upload_file',
@@ -629,7 +610,7 @@ describe('POST …/reviews with an OpenAI-compatible model (fake server)', () =>
   });
 
   it("checks every line of the model's reply: what passes is stored, what fails is refused with its reason", async () => {
-    const { model, env: e } = fakeModel();
+    const { model, env: e } = fakeModelEnv('review');
     const agent = await setup();
     await calls(agent, UPLOADS);
     const cites = ['failed:u1', 'failed:u2'];
@@ -670,13 +651,13 @@ describe('POST …/reviews with an OpenAI-compatible model (fake server)', () =>
       'succeeded:u4',
     ]);
     // The model saw the evidence ids and argument names, never an argument value.
-    const sent = JSON.stringify((await modelCalls(model)).bodies);
+    const sent = JSON.stringify((await received(model)).bodies);
     expect(sent).toContain('failed:u1');
     expect(sent).not.toMatch(/123456|654321/);
   });
 
   it('records a provider failure for one tool as a skip; the other tools go on, the code-built example call stays, and the model is tried again next time', async () => {
-    const { model, env: e } = fakeModel();
+    const { model, env: e } = fakeModelEnv('review');
     await script(model, [
       { status: 400, body: { error: { message: 'bad request', type: 'invalid_request_error' } } },
       { content: '{}' },
@@ -713,7 +694,7 @@ describe('POST …/reviews with an OpenAI-compatible model (fake server)', () =>
     const second = await reviewWith(e, agent);
     expect(second.body.model_calls).toBe(1);
     expect(second.body.revisions.map((r: { tool: string }) => r.tool)).toEqual([failedTool]);
-    expect((await modelCalls(model)).logical_calls).toBe(3);
+    expect((await received(model)).logical_calls).toBe(3);
   });
 });
 
@@ -730,7 +711,7 @@ describe('what a real model proposes is checked against repeated errors and stor
   }
 
   it('refuses a usage note resting on two failures whose errors differ', async () => {
-    const { model, env: e } = fakeModel();
+    const { model, env: e } = fakeModelEnv('review');
     const agent = await setup();
     await twoDifferentFailures(agent);
     const note = { text: 'Retry the lookup when it fails.', cites: ['failed:d1', 'failed:d2'] };
@@ -750,7 +731,7 @@ describe('what a real model proposes is checked against repeated errors and stor
   });
 
   it('refuses a usage note a model writes from an outage, saying why, whatever it repeats', async () => {
-    const { model, env: e } = fakeModel();
+    const { model, env: e } = fakeModelEnv('review');
     const agent = await setup();
     await calls(agent, [
       ...['o1', 'o2'].map((id, i) => ({
@@ -787,12 +768,13 @@ describe('what a real model proposes is checked against repeated errors and stor
     expect(res.body.revisions).toEqual([]);
     expect(await count('revisions', agent)).toBe(0);
     // The model was told which failures teach no note.
-    const sent = (await modelCalls(model)).bodies[0]?.messages.map((m) => m.content).join('\n') ?? '';
+    const sent =
+      (await received(model)).bodies[0]?.messages.map((m: { content: string }) => m.content).join('\n') ?? '';
     expect(sent).toContain('"why_no_note": "an outage: the error says the service failed');
   });
 
   it('keeps no argument value in a refused line or its detail', async () => {
-    const { model, env: e } = fakeModel();
+    const { model, env: e } = fakeModelEnv('review');
     const agent = await setup();
     await twoDifferentFailures(agent);
     const note = { text: 'Claim CW-910001 does not exist; check it.', cites: ['failed:d1', 'failed:d2'] };
