@@ -15,15 +15,12 @@ export function logDb(agent: string): LogDb {
 type Stub = DurableObjectStub<AgentObject>;
 
 /**
- * The agent namespace with each object's log RPCs passed through `on` first (to record them, or
- * to break one); every other method goes to the object as it is.
+ * The agent namespace with the methods `on(stub)` names put in front of each object's own (to
+ * record a call, or to break one); every other method goes to the object as it is.
  */
-export function interceptLog(
+export function interceptObject(
   ns: DurableObjectNamespace<AgentObject>,
-  on: {
-    query?: (s: SqlStatement, stub: Stub) => unknown;
-    batch?: (list: SqlStatement[], stub: Stub) => unknown;
-  },
+  on: (stub: Stub) => Record<string, unknown>,
 ): DurableObjectNamespace<AgentObject> {
   return new Proxy(ns, {
     get(target, prop) {
@@ -31,13 +28,26 @@ export function interceptLog(
       return (id: DurableObjectId) =>
         new Proxy(target.get(id), {
           get(stub, p) {
-            if (p === 'logQuery' && on.query) return (s: SqlStatement) => on.query?.(s, stub);
-            if (p === 'logBatch' && on.batch) return (list: SqlStatement[]) => on.batch?.(list, stub);
-            return Reflect.get(stub, p);
+            const own = typeof p === 'string' ? on(stub)[p] : undefined;
+            return own ?? Reflect.get(stub, p);
           },
         });
     },
   });
+}
+
+/** The agent namespace with each object's log RPCs passed through `on` first (to record them, or to break one). */
+export function interceptLog(
+  ns: DurableObjectNamespace<AgentObject>,
+  on: {
+    query?: (s: SqlStatement, stub: Stub) => unknown;
+    batch?: (list: SqlStatement[], stub: Stub) => unknown;
+  },
+): DurableObjectNamespace<AgentObject> {
+  return interceptObject(ns, (stub) => ({
+    logQuery: on.query && ((s: SqlStatement) => on.query?.(s, stub)),
+    logBatch: on.batch && ((list: SqlStatement[]) => on.batch?.(list, stub)),
+  }));
 }
 
 /** Rows of the agent in a table: a log table in its Durable Object, any other in D1. */
