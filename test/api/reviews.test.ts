@@ -710,28 +710,34 @@ describe('what a real model proposes is checked against repeated errors and stor
     ]);
   }
 
-  it('refuses a usage note resting on two failures whose errors differ', async () => {
+  /** A review whose model (on the fake) proposes `note` for lookup_claim: its answer, and the model. */
+  async function reviewProposing(agent: string, note: { text: string; cites: string[] }) {
     const { model, env: e } = fakeModelEnv('review');
+    await script(model, [{ content: JSON.stringify({ notes: [note] }) }]);
+    return { res: await reviewWith(e, agent), model };
+  }
+
+  /** The one refused line of such a review. */
+  const refusedNote = (text: string, reason: string, detail: string) => [
+    { tool: 'lookup_claim', kind: 'note', text, reason, detail },
+  ];
+
+  it('refuses a usage note resting on two failures whose errors differ', async () => {
     const agent = await setup();
     await twoDifferentFailures(agent);
     const note = { text: 'Retry the lookup when it fails.', cites: ['failed:d1', 'failed:d2'] };
-    await script(model, [{ content: JSON.stringify({ notes: [note] }) }]);
-    const res = await reviewWith(e, agent);
+    const { res } = await reviewProposing(agent, note);
     expect(res.status).toBe(200);
-    expect(res.body.refused).toEqual([
-      {
-        tool: 'lookup_claim',
-        kind: 'note',
-        text: note.text,
-        reason: 'below_threshold',
-        detail:
-          'cites 2 runs, but at most 1 of them (in 1 conversations) share one error; needs at least 2 runs in 2 conversations',
-      },
-    ]);
+    expect(res.body.refused).toEqual(
+      refusedNote(
+        note.text,
+        'below_threshold',
+        'cites 2 runs, but at most 1 of them (in 1 conversations) share one error; needs at least 2 runs in 2 conversations',
+      ),
+    );
   });
 
   it('refuses a usage note a model writes from an outage, saying why, whatever it repeats', async () => {
-    const { model, env: e } = fakeModelEnv('review');
     const agent = await setup();
     await calls(agent, [
       ...['o1', 'o2'].map((id, i) => ({
@@ -752,19 +758,15 @@ describe('what a real model proposes is checked against repeated errors and stor
       })),
     ]);
     const note = { text: 'The claims system is often down; retry later.', cites: ['failed:o1', 'failed:o2'] };
-    await script(model, [{ content: JSON.stringify({ notes: [note] }) }]);
-    const res = await reviewWith(e, agent);
+    const { res, model } = await reviewProposing(agent, note);
     expect(res.status).toBe(200);
-    expect(res.body.refused).toEqual([
-      {
-        tool: 'lookup_claim',
-        kind: 'note',
-        text: note.text,
-        reason: 'wrong_evidence',
-        detail:
-          '"failed:o1" was not the caller\'s fault, so it teaches no note: an outage: the error says the service failed ("http 503"), not that the call was wrong',
-      },
-    ]);
+    expect(res.body.refused).toEqual(
+      refusedNote(
+        note.text,
+        'wrong_evidence',
+        '"failed:o1" was not the caller\'s fault, so it teaches no note: an outage: the error says the service failed ("http 503"), not that the call was wrong',
+      ),
+    );
     expect(res.body.revisions).toEqual([]);
     expect(await count('revisions', agent)).toBe(0);
     // The model was told which failures teach no note.
@@ -774,12 +776,10 @@ describe('what a real model proposes is checked against repeated errors and stor
   });
 
   it('keeps no argument value in a refused line or its detail', async () => {
-    const { model, env: e } = fakeModelEnv('review');
     const agent = await setup();
     await twoDifferentFailures(agent);
     const note = { text: 'Claim CW-910001 does not exist; check it.', cites: ['failed:d1', 'failed:d2'] };
-    await script(model, [{ content: JSON.stringify({ notes: [note] }) }]);
-    const res = await reviewWith(e, agent);
+    const { res } = await reviewProposing(agent, note);
     expect(res.body.refused).toEqual([
       expect.objectContaining({
         kind: 'note',

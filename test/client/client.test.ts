@@ -75,9 +75,7 @@ describe('whetstone/client against the Worker', () => {
   });
 
   it('reads and changes the settings', async () => {
-    const agent = agentId();
-    const ws = clientFor(agent);
-    await ws.registerTools(tools);
+    const { ws } = await withTools();
     expect((await ws.config()).top_k).toBe(5);
     const changed = await ws.setConfig({ top_k: 2, min_calls: 4 });
     expect(changed).toMatchObject({ top_k: 2, min_calls: 4, min_failures: 2 });
@@ -93,9 +91,7 @@ describe('whetstone/client against the Worker', () => {
   });
 
   it('records traces and reads flags and unregistered tools', async () => {
-    const agent = agentId();
-    const ws = clientFor(agent);
-    await ws.registerTools(tools);
+    const { agent, ws } = await withTools();
     const trace = await ws.recordTrace({
       messages: [
         { role: 'user', content: 'where is order A-17?' },
@@ -118,9 +114,7 @@ describe('whetstone/client against the Worker', () => {
   });
 
   it('rejects with a WhetstoneError carrying the error body', async () => {
-    const agent = agentId();
-    const ws = clientFor(agent);
-    await ws.registerTools(tools);
+    const { agent, ws } = await withTools();
     const invalid = await ws.route({ request: '' }).catch((e: unknown) => e);
     expect(invalid).toBeInstanceOf(WhetstoneError);
     expect(invalid).toMatchObject({
@@ -161,6 +155,31 @@ describe('whetstone/client against the Worker', () => {
   });
 });
 
+/** A fresh agent with the desk's tools registered, and a client for it. */
+async function withTools() {
+  const agent = agentId();
+  const ws = clientFor(agent);
+  await ws.registerTools(tools);
+  return { agent, ws };
+}
+
+/** A stand-in model giving `replies` in order (an Error is thrown), the last one again once they run out. */
+function replying(replies: (ChatCompletionLike | Error)[]): ChatClient {
+  let step = 0;
+  return {
+    chat: {
+      completions: {
+        async create() {
+          const reply = replies[Math.min(step, replies.length - 1)] as ChatCompletionLike | Error;
+          step += 1;
+          if (reply instanceof Error) throw reply;
+          return reply;
+        },
+      },
+    },
+  };
+}
+
 /** A model's answer that asks for one call of `name` with `args` (the JSON text, as a model writes it). */
 function askingFor(id: string, name: string, args: string): ChatCompletionLike {
   return {
@@ -199,9 +218,7 @@ function scriptedModel(args: Record<string, unknown>[]): ChatClient & { requests
 
 describe('withWhetstone', () => {
   it('routes the turn, runs the tool calls and records each with its success', async () => {
-    const agent = agentId();
-    const ws = clientFor(agent);
-    await ws.registerTools(tools);
+    const { agent, ws } = await withTools();
     const model = scriptedModel([{ city: 'LIS' }, { city: 'Lisbon' }, { city: 'Lisbon', days: 2 }]);
     const loop = withWhetstone(model, ws, {
       model: 'stand-in',
@@ -267,22 +284,12 @@ describe('withWhetstone', () => {
   });
 
   it('answers a call with no handler without recording it, and records bad JSON arguments as a failure', async () => {
-    const agent = agentId();
-    const ws = clientFor(agent);
-    await ws.registerTools(tools);
-    let step = 0;
-    const model: ChatClient = {
-      chat: {
-        completions: {
-          async create() {
-            step += 1;
-            if (step === 1) return askingFor('a', 'delete_everything', '{}');
-            if (step === 2) return askingFor('b', 'get_weather', '{"city": ');
-            return { choices: [{ message: { role: 'assistant', content: 'done' } }] };
-          },
-        },
-      },
-    };
+    const { agent, ws } = await withTools();
+    const model = replying([
+      askingFor('a', 'delete_everything', '{}'),
+      askingFor('b', 'get_weather', '{"city": '),
+      { choices: [{ message: { role: 'assistant', content: 'done' } }] },
+    ]);
     const run = await withWhetstone(model, ws, { model: 'm', handlers: { get_weather: () => ({ ok: true }) } }).run(
       'weather please',
     );
@@ -306,21 +313,8 @@ describe('withWhetstone', () => {
   });
 
   it('records the calls already run when the model fails midway, then rethrows', async () => {
-    const agent = agentId();
-    const ws = clientFor(agent);
-    await ws.registerTools(tools);
-    let step = 0;
-    const model: ChatClient = {
-      chat: {
-        completions: {
-          async create() {
-            step += 1;
-            if (step === 1) return askingFor('a', 'get_weather', '{"city":"Oslo"}');
-            throw new Error('model unavailable');
-          },
-        },
-      },
-    };
+    const { agent, ws } = await withTools();
+    const model = replying([askingFor('a', 'get_weather', '{"city":"Oslo"}'), new Error('model unavailable')]);
     await expect(
       withWhetstone(model, ws, { model: 'm', handlers: { get_weather: () => 'sunny' } }).run('weather in Oslo'),
     ).rejects.toThrow('model unavailable');
@@ -328,9 +322,7 @@ describe('withWhetstone', () => {
   });
 
   it('works with the real openai package (against the fake OpenAI-compatible server)', async () => {
-    const agent = agentId();
-    const ws = clientFor(agent);
-    await ws.registerTools(tools);
+    const { agent, ws } = await withTools();
     const base = inject('fakeOpenAI');
     const model = `client-loop-${agent}`;
     await fetch(`${base}/_script`, {
