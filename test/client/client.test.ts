@@ -13,6 +13,7 @@ import { logDb, storedTurn } from '../helpers/log.ts';
 import { ADMIN, agentId, api } from '../helpers/requests.ts';
 import { seedOrderFailures } from '../helpers/orders.ts';
 import { DESK_TOOLS, tool } from '../helpers/tools.ts';
+import { oneCallTrace } from '../fixtures/traces.ts';
 
 const tools = DESK_TOOLS;
 
@@ -93,17 +94,7 @@ describe('whetstone/client against the Worker', () => {
   it('records traces and reads flags and unregistered tools', async () => {
     const { agent, ws } = await withTools();
     const trace = await ws.recordTrace({
-      messages: [
-        { role: 'user', content: 'where is order A-17?' },
-        {
-          role: 'assistant',
-          content: null,
-          tool_calls: [
-            { id: 'tc-1', type: 'function', function: { name: 'lookup_order', arguments: '{"order_id":"A-17"}' } },
-          ],
-        },
-        { role: 'tool', tool_call_id: 'tc-1', content: 'shipped' },
-      ],
+      messages: oneCallTrace('where is order A-17?', 'tc-1', 'lookup_order', '{"order_id":"A-17"}', 'shipped'),
     });
     expect(trace).toMatchObject({ calls: 1, turn_id: expect.any(String) });
     const unregistered = await ws.unregistered();

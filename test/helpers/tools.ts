@@ -38,3 +38,12 @@ export const DESK_TOOLS = [
     amount: { type: 'number' },
   }),
 ];
+
+/** The tools the apply tests register: a claims desk beside two everyday tools a revision must not disturb. */
+export const APPLY_TOOLS = [
+  tool('lookup_claim', 'Fetch an insurance claim record by its claim reference.', { claim_ref: { type: 'string' } }),
+  CLAIM_TOOLS.start_recovery,
+  tool('refer_llu', 'Refer a large loss to the large loss unit.', { claim_ref: { type: 'string' } }),
+  tool('get_weather', 'Current weather for a city.', { city: { type: 'string' } }),
+  tool('send_email', 'Send an email to a recipient.', { to: { type: 'string' } }),
+];

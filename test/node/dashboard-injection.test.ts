@@ -7,6 +7,7 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { callOk, openTab, signIn } from './browser.ts';
+import { oneCallTrace } from '../fixtures/traces.ts';
 
 const token = inject('adminToken');
 
@@ -49,15 +50,7 @@ async function seed(agent: string): Promise<any> {
   );
   await callOk('POST', `/v1/agents/${agent}/calls`, { calls });
   await callOk('POST', `/v1/agents/${agent}/traces`, {
-    messages: [
-      { role: 'user', content: 'export my chat' },
-      {
-        role: 'assistant',
-        content: null,
-        tool_calls: [{ id: 't1', type: 'function', function: { name: 'export_chat', arguments: '{"format": "pdf"}' } }],
-      },
-      { role: 'tool', tool_call_id: 't1', content: '{"error": "export failed"}' },
-    ],
+    messages: oneCallTrace('export my chat', 't1', 'export_chat', '{"format": "pdf"}', '{"error": "export failed"}'),
     tools: [
       {
         type: 'function',

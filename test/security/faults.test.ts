@@ -19,6 +19,7 @@ import { agentId, api } from '../helpers/requests.ts';
 import { tool } from '../helpers/tools.ts';
 import { agentState, insertRevision, noteRevision, send } from './fixtures.ts';
 import { FAKE, fakeEmbedderEnv, fakeModelEnv, script } from '../helpers/fake-openai.ts';
+import { oneCallTrace } from '../fixtures/traces.ts';
 
 /** Fails fast: every attempt answers 500 and asks for a 1 ms wait before the retry. */
 const UPSTREAM_DOWN = [{ status: 500, headers: { 'retry-after-ms': '1' } }];
@@ -296,15 +297,7 @@ describe('a D1 batch or a log batch fails half way', () => {
         'POST',
         'traces',
         {
-          messages: [
-            { role: 'user', content: 'where is my order?' },
-            {
-              role: 'assistant',
-              content: null,
-              tool_calls: [{ id: 'x1', type: 'function', function: { name: 'lookup_order', arguments: '{}' } }],
-            },
-            { role: 'tool', tool_call_id: 'x1', content: '{"ok": true}' },
-          ],
+          messages: oneCallTrace('where is my order?', 'x1', 'lookup_order', '{}', '{"ok": true}'),
           tools: [tool('traced', 'Traced.')],
         },
       ],

@@ -14,6 +14,7 @@ import { LOG_TABLES, logDb, storedTurn } from '../helpers/log.ts';
 import { ADMIN, agentId, api } from '../helpers/requests.ts';
 import { newRevision } from '../helpers/revisions.ts';
 import { tool } from '../helpers/tools.ts';
+import { oneCallTrace } from '../fixtures/traces.ts';
 
 /** Every D1 table that holds an agent's rows: the store's own list, which deleting an agent walks. */
 export { AGENT_TABLES };
@@ -152,17 +153,13 @@ export async function seedAgent(prefix: string): Promise<Seeded> {
   ];
   expect((await api('POST', `/v1/agents/${agent}/calls`, { body: { calls } })).status).toBe(200);
   const trace = {
-    messages: [
-      { role: 'user', content: `ship order ${marker}` },
-      {
-        role: 'assistant',
-        content: null,
-        tool_calls: [
-          { id: 't1', type: 'function', function: { name: 'traced_tool', arguments: JSON.stringify({ v: marker }) } },
-        ],
-      },
-      { role: 'tool', tool_call_id: 't1', content: JSON.stringify({ error: `refused ${marker}` }) },
-    ],
+    messages: oneCallTrace(
+      `ship order ${marker}`,
+      't1',
+      'traced_tool',
+      JSON.stringify({ v: marker }),
+      JSON.stringify({ error: `refused ${marker}` }),
+    ),
     tools: [{ name: 'traced_tool', description: `Traced ${marker}`, parameters: { type: 'object', properties: {} } }],
   };
   expect((await api('POST', `/v1/agents/${agent}/traces`, { body: trace })).status).toBe(200);

@@ -14,6 +14,7 @@ import { logDb } from '../helpers/log.ts';
 import { ADMIN, agentId, api } from '../helpers/requests.ts';
 import { tool } from '../helpers/tools.ts';
 import { agentState } from './fixtures.ts';
+import { oneCallTrace } from '../fixtures/traces.ts';
 
 const n = (x: number) => x.toLocaleString('en-US');
 
@@ -210,17 +211,7 @@ describe("a call's arguments: 16 KiB as JSON", () => {
 
   it('tool calls in a trace, both formats: past the limit a 400 naming the call, nothing written', async () => {
     const openai = (bytes: number) => ({
-      messages: [
-        { role: 'user', content: 'look it up' },
-        {
-          role: 'assistant',
-          content: null,
-          tool_calls: [
-            { id: 'tc_1', type: 'function', function: { name: 'lookup', arguments: JSON.stringify(args(bytes)) } },
-          ],
-        },
-        { role: 'tool', tool_call_id: 'tc_1', content: 'found' },
-      ],
+      messages: oneCallTrace('look it up', 'tc_1', 'lookup', JSON.stringify(args(bytes)), 'found'),
     });
     await edge('POST', `/v1/agents/${agent}/traces`, openai(LIMITS.argumentBytes), openai(LIMITS.argumentBytes + 1));
     const anthropic = (bytes: number) => ({
