@@ -5,7 +5,7 @@
  * case is the traffic an agent sends, then one review, and what each tool may learn from it.
  */
 import { describe, expect, it } from 'vitest';
-import { agentId, api } from '../helpers/requests.ts';
+import { agentId, agentWithTools, api } from '../helpers/requests.ts';
 import { CLAIM_TOOLS, tool } from '../helpers/tools.ts';
 import { routedTurn, type TurnCall } from '../helpers/turns.ts';
 
@@ -36,11 +36,8 @@ interface Revision {
   evidence: { kind: string; how: string | null; served_by: string | null; text: string }[];
 }
 
-async function setup(): Promise<string> {
-  const agent = agentId('traffic');
-  expect((await api('PUT', `/v1/agents/${agent}/tools`, { body: { tools: TOOLS } })).status).toBe(200);
-  return agent;
-}
+/** A fresh agent with the file's tools. */
+const setup = () => agentWithTools(TOOLS, 'traffic');
 
 /** One turn: `/route` (k tools) in a conversation, then the agent's calls for it with the turn id. */
 async function turn(

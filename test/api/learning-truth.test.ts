@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { services } from '../../src/env.ts';
 import { eventually } from '../helpers/eventually.ts';
 import { count, logDb } from '../helpers/log.ts';
-import { agentId, api } from '../helpers/requests.ts';
+import { agentWithTools, api } from '../helpers/requests.ts';
 import { CLAIM_TOOLS } from '../helpers/tools.ts';
 import { routedTurn, type TurnCall } from '../helpers/turns.ts';
 
@@ -27,11 +27,8 @@ interface Revision {
   refused: { kind: string; reason: string; text: string; detail: string }[];
 }
 
-async function setup(tools: unknown[] = TOOLS): Promise<string> {
-  const agent = agentId('truth');
-  expect((await api('PUT', `/v1/agents/${agent}/tools`, { body: { tools } })).status).toBe(200);
-  return agent;
-}
+/** A fresh agent with `tools` (the file's, unless given). */
+const setup = (tools: unknown[] = TOOLS) => agentWithTools(tools, 'truth');
 
 /** One turn (test/helpers/turns.ts); a call with no arguments names claim CW-100001. */
 const turn = (agent: string, conversation: string, request: string, k: number, calls: TurnCall[]) =>

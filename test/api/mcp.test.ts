@@ -4,17 +4,14 @@ import { CfWorkerJsonSchemaValidator } from '@modelcontextprotocol/sdk/validatio
 import { exports } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import { logDb, storedTurn } from '../helpers/log.ts';
-import { ADMIN, agentId, api } from '../helpers/requests.ts';
+import { ADMIN, agentId, agentWithTools, api } from '../helpers/requests.ts';
 import { DESK_TOOLS } from '../helpers/tools.ts';
 import pkg from '../../package.json';
 
 const tools = DESK_TOOLS;
 
-async function setup(): Promise<string> {
-  const agent = agentId();
-  expect((await api('PUT', `/v1/agents/${agent}/tools`, { body: { tools } })).status).toBe(200);
-  return agent;
-}
+/** A fresh agent with the file's tools. */
+const setup = () => agentWithTools(tools);
 
 /** An MCP client from the SDK whose HTTP goes straight into the Worker entry. */
 async function connect(agent: string, token = ADMIN): Promise<Client> {

@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { eventually } from '../helpers/eventually.ts';
 import { count } from '../helpers/log.ts';
-import { agentId, api } from '../helpers/requests.ts';
+import { agentId, agentWithTools, api } from '../helpers/requests.ts';
 import { CLAIM_TOOLS, tool } from '../helpers/tools.ts';
 import { qualityDay } from '../helpers/quality.ts';
 
@@ -12,11 +12,8 @@ const TOOLS = [
   tool('get_weather', 'Current weather for a city.', { city: { type: 'string' } }),
 ];
 
-async function setup(): Promise<string> {
-  const agent = agentId('quality');
-  expect((await api('PUT', `/v1/agents/${agent}/tools`, { body: { tools: TOOLS } })).status).toBe(200);
-  return agent;
-}
+/** A fresh agent with the file's tools. */
+const setup = () => agentWithTools(TOOLS, 'quality');
 
 async function routeAndCall(agent: string, request: string, k: number, called: string | null) {
   const res = await api('POST', `/v1/agents/${agent}/route`, { body: { request, k } });

@@ -9,7 +9,7 @@ import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import { app } from '../../src/app.ts';
 import { count, storedTurn } from '../helpers/log.ts';
-import { ADMIN, agentId, api } from '../helpers/requests.ts';
+import { ADMIN, agentId, agentWithTools, api } from '../helpers/requests.ts';
 import { CLAIM_TOOLS, tool } from '../helpers/tools.ts';
 import { fakeModelEnv, received, script } from '../helpers/fake-openai.ts';
 
@@ -45,11 +45,8 @@ const UPLOADS = [
 
 const TITAN = ['the Titan desk should take this claim', 'claim needs Titan desk review'];
 
-async function setup(): Promise<string> {
-  const agent = agentId('review');
-  expect((await api('PUT', `/v1/agents/${agent}/tools`, { body: { tools: TOOLS } })).status).toBe(200);
-  return agent;
-}
+/** A fresh agent with the file's tools. */
+const setup = () => agentWithTools(TOOLS, 'review');
 
 /** Routes a request and waits until its turn is recorded (the turn is written after the answer). */
 async function routed(

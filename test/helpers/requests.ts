@@ -1,5 +1,6 @@
 /** Requests through the real Worker entry (`exports.default.fetch`), as an agent or the admin sends them. */
 import { exports } from 'cloudflare:workers';
+import { expect } from 'vitest';
 
 /** The suite's ADMIN_TOKEN (vitest.config.ts): strong, as src/core/admin-token.ts requires. */
 export const ADMIN = 'test-admin-token-Qm7xK2pV9wR4tZ8nB3cL6hJ5';
@@ -43,4 +44,11 @@ let counter = 0;
 export function agentId(prefix = 'agent'): string {
   counter += 1;
   return `${prefix}-${Date.now().toString(36)}-${counter}-${Math.random().toString(36).slice(2, 8)}`;
+}
+
+/** A fresh agent (its id from `prefix`) with `tools` registered. */
+export async function agentWithTools(tools: unknown[], prefix?: string): Promise<string> {
+  const agent = agentId(prefix);
+  expect((await api('PUT', `/v1/agents/${agent}/tools`, { body: { tools } })).status).toBe(200);
+  return agent;
 }
