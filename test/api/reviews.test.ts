@@ -348,20 +348,12 @@ describe('evidence across the turns of a conversation', () => {
     for (const [i, first] of FIRST.entries()) {
       const a = await routed(agent, first, { conversation_id: `k${i}` });
       const b = await routed(agent, 'no, the Titan desk should take it', { conversation_id: `k${i}` });
-      list.push({
-        id: `a${i}`,
-        tool: 'lookup_claim',
-        arguments: { claim_ref: `CW-10000${i}` },
-        success: true,
-        turn_id: a.turn_id,
-      });
-      list.push({
-        id: `b${i}`,
-        tool: 'refer_llu',
-        arguments: { claim_ref: `CW-10000${i}` },
-        success: true,
-        turn_id: b.turn_id,
-      });
+      // lookup_claim answered the first turn, refer_llu the re-ask.
+      for (const [id, tool, turn] of [
+        [`a${i}`, 'lookup_claim', a],
+        [`b${i}`, 'refer_llu', b],
+      ] as const)
+        list.push({ id, tool, arguments: { claim_ref: `CW-10000${i}` }, success: true, turn_id: turn.turn_id });
     }
     await calls(agent, [...list, { id: 'b9', tool: 'refer_llu', arguments: {}, success: true }]);
     const res = await review(agent);

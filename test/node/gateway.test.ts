@@ -16,6 +16,7 @@ import {
   text,
   type UpstreamServer,
 } from './mcp-upstream-server.ts';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallRecord } from '../../src/core/records.ts';
 import { eventually } from '../helpers/eventually.ts';
 
@@ -59,6 +60,14 @@ function whenLogged<T>(agent: string, pick: (calls: LoggedCall[]) => T | undefin
 }
 
 let files: UpstreamServer;
+
+/** A call the gateway refuses as invalid params with `message`, which never reaches the files upstream. */
+async function expectRefusedUnsent(client: Client, name: string, args: Record<string, unknown>, message: string) {
+  const before = files.seen.length;
+  const refused = await rpcError(client.callTool({ name, arguments: args }));
+  expect(refused).toMatchObject({ code: -32602, message: expect.stringContaining(message) });
+  expect(files.seen.length).toBe(before);
+}
 let hang: UpstreamServer;
 const agent = `gateway-${Date.now().toString(36)}`;
 
@@ -186,13 +195,12 @@ describe('the MCP gateway', () => {
     files.tools.delete('archive_file');
     const sync = await call('POST', `/v1/agents/${agent}/upstreams/files/sync`);
     expect(sync.body).toMatchObject({ status: 'ok', listed: 6, unavailable: ['archive_file'] });
-    const before = files.seen.length;
-    const gone = await rpcError(client.callTool({ name: 'archive_file', arguments: { path: 'x' } }));
-    expect(gone).toMatchObject({
-      code: -32602,
-      message: expect.stringContaining('tool archive_file is no longer served by upstream files'),
-    });
-    expect(files.seen.length).toBe(before);
+    await expectRefusedUnsent(
+      client,
+      'archive_file',
+      { path: 'x' },
+      'tool archive_file is no longer served by upstream files',
+    );
     const names = (await searchTools(client, 'move a file into the archive', 10)).map((t) => t.function.name);
     expect(names).not.toContain('archive_file');
     const up = await call('GET', `/v1/agents/${agent}/upstreams/files`);
@@ -222,13 +230,12 @@ describe('the MCP gateway', () => {
     ]);
     const names = (await searchTools(client, 'delete the file old.txt', 10)).map((t) => t.function.name);
     expect(names).not.toContain('delete_file');
-    const before = files.seen.length;
-    const refused = await rpcError(client.callTool({ name: 'delete_file', arguments: { path: 'old.txt' } }));
-    expect(refused).toMatchObject({
-      code: -32602,
-      message: expect.stringContaining('tool delete_file is not allowed for this key'),
-    });
-    expect(files.seen.length).toBe(before);
+    await expectRefusedUnsent(
+      client,
+      'delete_file',
+      { path: 'old.txt' },
+      'tool delete_file is not allowed for this key',
+    );
     const logged = await whenLogged(agent, (c) => c.find((x) => x.tool === 'delete_file'));
     expect(logged).toMatchObject({ success: false, error: 'denied: tool delete_file is not allowed for this key' });
     await client.close();
