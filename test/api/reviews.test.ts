@@ -706,23 +706,27 @@ describe('what a real model proposes is checked against repeated errors and stor
     return { res: await reviewWith(e, agent), model };
   }
 
-  /** The one refused line of such a review. */
-  const refusedNote = (text: string, reason: string, detail: string) => [
-    { tool: 'lookup_claim', kind: 'note', text, reason, detail },
-  ];
+  /** The review answered, refusing the one note with `reason` and `detail`. */
+  function expectRefusedNote(
+    res: { status: number; body: { refused: unknown } },
+    text: string,
+    reason: string,
+    detail: string,
+  ) {
+    expect(res.status).toBe(200);
+    expect(res.body.refused).toEqual([{ tool: 'lookup_claim', kind: 'note', text, reason, detail }]);
+  }
 
   it('refuses a usage note resting on two failures whose errors differ', async () => {
     const agent = await setup();
     await twoDifferentFailures(agent);
     const note = { text: 'Retry the lookup when it fails.', cites: ['failed:d1', 'failed:d2'] };
     const { res } = await reviewProposing(agent, note);
-    expect(res.status).toBe(200);
-    expect(res.body.refused).toEqual(
-      refusedNote(
-        note.text,
-        'below_threshold',
-        'cites 2 runs, but at most 1 of them (in 1 conversations) share one error; needs at least 2 runs in 2 conversations',
-      ),
+    expectRefusedNote(
+      res,
+      note.text,
+      'below_threshold',
+      'cites 2 runs, but at most 1 of them (in 1 conversations) share one error; needs at least 2 runs in 2 conversations',
     );
   });
 
@@ -748,13 +752,11 @@ describe('what a real model proposes is checked against repeated errors and stor
     ]);
     const note = { text: 'The claims system is often down; retry later.', cites: ['failed:o1', 'failed:o2'] };
     const { res, model } = await reviewProposing(agent, note);
-    expect(res.status).toBe(200);
-    expect(res.body.refused).toEqual(
-      refusedNote(
-        note.text,
-        'wrong_evidence',
-        '"failed:o1" was not the caller\'s fault, so it teaches no note: an outage: the error says the service failed ("http 503"), not that the call was wrong',
-      ),
+    expectRefusedNote(
+      res,
+      note.text,
+      'wrong_evidence',
+      '"failed:o1" was not the caller\'s fault, so it teaches no note: an outage: the error says the service failed ("http 503"), not that the call was wrong',
     );
     expect(res.body.revisions).toEqual([]);
     expect(await count('revisions', agent)).toBe(0);
