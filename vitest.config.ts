@@ -16,7 +16,7 @@ export default defineConfig(async () => {
         wrangler: { configPath: './wrangler.toml' },
         miniflare: {
           bindings: {
-            // Strong, as a deployment's must be (src/core/admin-token.ts); test/helpers.ts ADMIN.
+            // Strong, as a deployment's must be (src/core/admin-token.ts); test/helpers/requests.ts ADMIN.
             ADMIN_TOKEN: 'test-admin-token-Qm7xK2pV9wR4tZ8nB3cL6hJ5',
             // Request limits are on by default (docs/configuration.md); the suite fires bursts and
             // failed authentications from one address, so it turns them off here, and

@@ -9,8 +9,10 @@ import { env } from 'cloudflare:workers';
 import { beforeEach, describe, expect, inject, it } from 'vitest';
 import { services } from '../src/env.ts';
 import worker from '../src/index.ts';
-import { CLAIM_TOOLS } from './builders.ts';
-import { agentId, api, count, eventually, tool } from './helpers.ts';
+import { eventually } from './helpers/eventually.ts';
+import { count } from './helpers/log.ts';
+import { agentId, api } from './helpers/requests.ts';
+import { CLAIM_TOOLS, tool } from './helpers/tools.ts';
 
 const svc = services(env);
 const TOOLS = [

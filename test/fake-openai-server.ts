@@ -19,6 +19,7 @@
  *   so a 429 answered by a retry shows `calls: 2, logical_calls: 1`.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { listenLoopback } from './helpers/loopback.ts';
 
 export interface ScriptedReply {
   content?: string;
@@ -139,13 +140,7 @@ export async function startFakeOpenAI(): Promise<FakeOpenAI> {
     send(res, 404, { error: { message: `no route ${req.method} ${url.pathname}` } });
   }
 
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  if (address === null || typeof address === 'string') throw new Error('fake OpenAI server has no port');
-  return {
-    url: `http://127.0.0.1:${address.port}`,
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
-  };
+  return listenLoopback(server, 'the fake OpenAI server');
 }
 
 interface PickBody {

@@ -8,6 +8,7 @@
  * `{bodies, violations}`.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { listenLoopback } from './helpers/loopback.ts';
 
 interface State {
   replies: unknown[][];
@@ -182,11 +183,5 @@ export async function startFakeProviders(): Promise<FakeProviders> {
       output: reply,
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  if (address === null || typeof address === 'string') throw new Error('fake providers: no port');
-  return {
-    url: `http://127.0.0.1:${address.port}`,
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
-  };
+  return listenLoopback(server, 'the fake providers');
 }

@@ -7,7 +7,9 @@ import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import { services } from '../src/env.ts';
 import { moveLegacyLog } from '../src/services/legacy-log-move.ts';
-import { agentId, api, count, logDb, tool } from './helpers.ts';
+import { count, logDb } from './helpers/log.ts';
+import { agentId, api } from './helpers/requests.ts';
+import { tool } from './helpers/tools.ts';
 
 const svc = services(env);
 const AT = '2026-11-01T10:00:00.000Z';

@@ -7,8 +7,10 @@ import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import { services } from '../src/env.ts';
 import { pruneLog } from '../src/services/retention.ts';
-import { newRevision } from './builders.ts';
-import { agentId, api, count, logDb, tool } from './helpers.ts';
+import { count, logDb } from './helpers/log.ts';
+import { agentId, api } from './helpers/requests.ts';
+import { newRevision } from './helpers/revisions.ts';
+import { tool } from './helpers/tools.ts';
 
 const svc = services(env);
 const NOW = '2026-06-30T12:00:00.000Z';

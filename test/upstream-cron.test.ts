@@ -2,7 +2,7 @@ import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import { runUpstreamSyncs } from '../src/cron.ts';
 import { services } from '../src/env.ts';
-import { agentId, api } from './helpers.ts';
+import { agentId, api } from './helpers/requests.ts';
 
 const at = (ms: number) => new Date(ms).toISOString();
 

@@ -7,6 +7,7 @@
  * `GET /_received/<name>` → `[{headers, body}]` in arrival order.
  */
 import { createServer, type IncomingMessage } from 'node:http';
+import { listenLoopback } from './helpers/loopback.ts';
 
 export interface ReceivedHook {
   headers: Record<string, string>;
@@ -51,11 +52,5 @@ export async function startWebhookReceiver(): Promise<WebhookReceiver> {
     if (req.method === 'GET' && route === '_received') return reply(200, received.get(name) ?? []);
     return reply(404, { error: 'no such route' });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  if (address === null || typeof address === 'string') throw new Error('the receiver has no port');
-  return {
-    url: `http://127.0.0.1:${address.port}`,
-    close: () => new Promise<void>((resolve, reject) => server.close((err) => (err ? reject(err) : resolve()))),
-  };
+  return listenLoopback(server, 'the receiver');
 }

@@ -7,7 +7,8 @@ import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import { LOG_PAGE_ROWS } from '../../src/adapters/log-turns.ts';
 import { services } from '../../src/env.ts';
-import { agentId, logDb } from '../helpers.ts';
+import { logDb } from '../helpers/log.ts';
+import { agentId } from '../helpers/requests.ts';
 
 const svc = services(env);
 const ROWS = 2 * LOG_PAGE_ROWS + 500;

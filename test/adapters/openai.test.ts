@@ -5,12 +5,13 @@
  * `logical_calls` = requests that started a model call (attempt header 1). Each test scripts its own
  * model name so counts never collide.
  */
-import { describe, expect, inject, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createOpenAIEmbedder, createOpenAIModel, type OpenAIModelOptions } from '../../src/adapters/openai.ts';
 import { augmentTools } from '../../src/augmentation.ts';
 import type { AugmentInput, ChatModel, ModelTask } from '../../src/core/ports.ts';
+import { FAKE, modelName, received, script } from '../helpers/fake-openai.ts';
+import { AUGMENT_TOOL as TOOL, GOOD_AUGMENT as GOOD, SIX_REQUESTS as REQUESTS } from '../helpers/augment.ts';
 
-const FAKE = inject('fakeOpenAI');
 const BASE_URL = `${FAKE}/v1`;
 
 interface Scripted {
@@ -19,29 +20,6 @@ interface Scripted {
   body?: unknown;
   delay_ms?: number;
   headers?: Record<string, string>;
-}
-interface Received {
-  calls: number;
-  logical_calls: number;
-  attempts: (number | null)[];
-  bodies: Record<string, unknown>[];
-}
-
-let seq = 0;
-/** A model name no other test uses. */
-function modelName(label: string): string {
-  seq += 1;
-  return `${label}-${seq}-${Math.random().toString(36).slice(2, 8)}`;
-}
-
-async function script(model: string, replies: Scripted[]): Promise<void> {
-  const res = await fetch(`${FAKE}/_script`, { method: 'POST', body: JSON.stringify({ model, replies }) });
-  expect(res.status).toBe(200);
-}
-
-async function received(model: string): Promise<Received> {
-  const res = await fetch(`${FAKE}/_calls?model=${encodeURIComponent(model)}`);
-  return (await res.json()) as Received;
 }
 
 /** Counts `complete` calls: the logical model calls augmentation makes. */
@@ -71,21 +49,6 @@ function openai(model: string, extra: Partial<OpenAIModelOptions> = {}): ChatMod
     }),
   );
 }
-
-const TOOL: AugmentInput = {
-  name: 'lookup_claim',
-  docstring: 'Look up a claim by reference.',
-  argument_names: ['claim_ref'],
-};
-const REQUESTS = [
-  'look up my claim',
-  'what is happening with claim CW-123456',
-  'has my car claim been approved',
-  'where is my insurance claim',
-  'find the claim I filed last week',
-  'any news on my claim',
-];
-const GOOD = { description: 'Finds an insurance claim and tells where it stands.', requests: REQUESTS };
 
 describe('openai:<model> augmentation against an OpenAI-compatible server', () => {
   it('a good reply: description and six requests, one call, JSON mode asked for', async () => {

@@ -21,7 +21,9 @@ import { runReview } from '../../src/services/review.ts';
 import { route } from '../../src/services/route-serving.ts';
 import type { AgentObject } from '../../src/agent-object.ts';
 import type { SqlStatement } from '../../src/adapters/log-db.ts';
-import { agentId, interceptLog, logDb, tool } from '../helpers.ts';
+import { interceptLog, logDb } from '../helpers/log.ts';
+import { agentId } from '../helpers/requests.ts';
+import { tool } from '../helpers/tools.ts';
 
 /** SQL text → the binds it was last run with, in D1. */
 const seen = new Map<string, unknown[]>();

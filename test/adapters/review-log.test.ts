@@ -6,7 +6,8 @@
 import { describe, expect, it } from 'vitest';
 import type { SqlValue } from '../../src/adapters/log-db.ts';
 import { REVIEW_SQL } from '../../src/adapters/log-review-reads.ts';
-import { agentId, logDb } from '../helpers.ts';
+import { logDb } from '../helpers/log.ts';
+import { agentId } from '../helpers/requests.ts';
 
 const BINDS: Record<keyof typeof REVIEW_SQL, SqlValue[]> = {
   toolActivity: ['a', 24, '[["t1",0],["t2",7]]'],

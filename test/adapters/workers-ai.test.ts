@@ -12,7 +12,7 @@ import {
   type AiRunner,
 } from '../../src/adapters/workers-ai.ts';
 import { augmentTools } from '../../src/augmentation.ts';
-import type { AugmentInput } from '../../src/core/ports.ts';
+import { AUGMENT_TOOL as TOOL, GOOD_AUGMENT as GOOD, SIX_REQUESTS as REQUESTS } from '../helpers/augment.ts';
 
 /** The binding's error class (in workerd's source: cloudflare/internal/ai-api.ts). */
 class InferenceUpstreamError extends Error {
@@ -61,20 +61,6 @@ function embed(text: string | string[], dims: number): { shape: number[]; data: 
 }
 
 const MODEL = '@cf/meta/llama-3.1-8b-instruct';
-const TOOL: AugmentInput = {
-  name: 'lookup_claim',
-  docstring: 'Look up a claim by reference.',
-  argument_names: ['claim_ref'],
-};
-const REQUESTS = [
-  'look up my claim',
-  'where is my claim',
-  'claim status please',
-  'has my claim been paid',
-  'find claim CW-123456',
-  'news on my claim',
-];
-const GOOD = { description: 'Finds an insurance claim and tells where it stands.', requests: REQUESTS };
 const OK = { ok: true, description: GOOD.description, requests: REQUESTS };
 
 describe('workers-ai:<model> chat', () => {

@@ -4,7 +4,10 @@ import { describe, expect, inject, it } from 'vitest';
 import { AGENT_TABLES } from '../../src/adapters/d1-store.ts';
 import { services } from '../../src/env.ts';
 import { settleQuality } from '../../src/services/quality-report.ts';
-import { agentId, api, count, eventually, tool } from '../helpers.ts';
+import { eventually } from '../helpers/eventually.ts';
+import { count } from '../helpers/log.ts';
+import { agentId, api } from '../helpers/requests.ts';
+import { tool } from '../helpers/tools.ts';
 
 const TOOLS = [
   tool('get_order', 'Look up an order by its id.', { order_id: { type: 'string' } }),

@@ -4,8 +4,10 @@
  */
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
-import { CLAIM_TOOLS } from '../builders.ts';
-import { agentId, api, count, eventually, logDb, tool } from '../helpers.ts';
+import { eventually } from '../helpers/eventually.ts';
+import { count, logDb } from '../helpers/log.ts';
+import { agentId, api } from '../helpers/requests.ts';
+import { CLAIM_TOOLS, tool } from '../helpers/tools.ts';
 
 const TOOLS = [
   CLAIM_TOOLS.upload_file,

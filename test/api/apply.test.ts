@@ -7,18 +7,13 @@ import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import type { NewRevision } from '../../src/adapters/d1-revisions.ts';
 import { services } from '../../src/env.ts';
-import { CLAIM_TOOLS, newRevision } from '../builders.ts';
-import { agentId, api, tool } from '../helpers.ts';
+import { agentId, api } from '../helpers/requests.ts';
+import { newRevision } from '../helpers/revisions.ts';
+import { APPLY_TOOLS } from '../helpers/tools.ts';
 
 const svc = services(env);
 
-const tools = [
-  tool('lookup_claim', 'Fetch an insurance claim record by its claim reference.', { claim_ref: { type: 'string' } }),
-  CLAIM_TOOLS.start_recovery,
-  tool('refer_llu', 'Refer a large loss to the large loss unit.', { claim_ref: { type: 'string' } }),
-  tool('get_weather', 'Current weather for a city.', { city: { type: 'string' } }),
-  tool('send_email', 'Send an email to a recipient.', { to: { type: 'string' } }),
-];
+const tools = APPLY_TOOLS;
 
 const revision = newRevision;
 

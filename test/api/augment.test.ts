@@ -5,37 +5,13 @@
  */
 import { createExecutionContext, waitOnExecutionContext } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
-import { describe, expect, inject, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { app } from '../../src/app.ts';
 import { services } from '../../src/env.ts';
-import { newRevision } from '../builders.ts';
-import { ADMIN, agentId, api, tool } from '../helpers.ts';
-
-const FAKE = inject('fakeOpenAI');
-let seq = 0;
-
-function modelEnv(label: string) {
-  seq += 1;
-  const model = `augment-${label}-${seq}-${Math.random().toString(36).slice(2, 8)}`;
-  return {
-    model,
-    env: {
-      ...env,
-      LLM: `openai:${model}`,
-      OPENAI_BASE_URL: `${FAKE}/v1`,
-      OPENAI_API_KEY: 'test',
-      LLM_TIMEOUT_MS: '300',
-    },
-  };
-}
-
-async function script(model: string, replies: unknown[]) {
-  await fetch(`${FAKE}/_script`, { method: 'POST', body: JSON.stringify({ model, replies }) });
-}
-
-async function received(model: string): Promise<{ calls: number; logical_calls: number }> {
-  return (await (await fetch(`${FAKE}/_calls?model=${model}`)).json()) as { calls: number; logical_calls: number };
-}
+import { ADMIN, agentId, api } from '../helpers/requests.ts';
+import { newRevision } from '../helpers/revisions.ts';
+import { tool } from '../helpers/tools.ts';
+import { fakeModelEnv, received, script } from '../helpers/fake-openai.ts';
 
 async function put(e: typeof env, agent: string, tools: unknown[]) {
   const ctx = createExecutionContext();
@@ -64,6 +40,9 @@ const good = JSON.stringify({
     'open claim file',
   ],
 });
+
+/** The suite's model on the fake, answering within 300 ms. */
+const modelEnv = (label: string) => fakeModelEnv(`augment-${label}`, { LLM_TIMEOUT_MS: '300' });
 
 describe('PUT …/tools with augment: true', () => {
   it('stores a good reply as description plus synthetic examples, docstring kept, one model call', async () => {

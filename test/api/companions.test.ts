@@ -5,7 +5,8 @@
  * too. A request asking one thing is not, and undoing the memory undoes the companion.
  */
 import { describe, expect, it } from 'vitest';
-import { agentId, api, tool } from '../helpers.ts';
+import { agentId, api } from '../helpers/requests.ts';
+import { tool } from '../helpers/tools.ts';
 
 const TOOLS = [
   tool('book_flight', 'Book a seat on a flight to a city.', { city: { type: 'string' } }),

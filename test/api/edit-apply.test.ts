@@ -9,8 +9,10 @@ import { describe, expect, it } from 'vitest';
 import type { NewRevision } from '../../src/adapters/d1-revisions.ts';
 import { services } from '../../src/env.ts';
 import type { Evidence } from '../../src/schemas.ts';
-import { newRevision } from '../builders.ts';
-import { agentId, api, tool } from '../helpers.ts';
+import { agentId, api } from '../helpers/requests.ts';
+import { newRevision } from '../helpers/revisions.ts';
+import { tool } from '../helpers/tools.ts';
+import { evidenceItem } from '../helpers/evidence.ts';
 
 const svc = services(env);
 
@@ -21,18 +23,12 @@ const tools = [
 ];
 
 function evidence(kind: Evidence['kind'], id: string, text: string, served_by: string | null = null): Evidence {
-  return {
-    evidence_id: id,
-    kind,
-    tool: 'lookup_claim',
-    text,
-    arguments: ['claim_ref'],
+  return evidenceItem(id, kind, text, {
     how: kind === 'confused_request' ? 'ranked_first' : kind === 'missed_request' ? 'not_offered' : null,
     served_by,
-    turn_id: null,
     call_id: kind === 'failed_call' ? id : null,
     at: '2026-01-01T00:00:00.000Z',
-  };
+  });
 }
 
 const EVIDENCE: Evidence[] = [

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { agentId, api } from '../helpers.ts';
+import { agentId, api } from '../helpers/requests.ts';
 
 describe('error shape (docs/api.md)', () => {
   it('answers unknown routes with a 404 JSON error', async () => {

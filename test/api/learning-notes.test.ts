@@ -5,7 +5,9 @@
  * format repeated across two conversations still teaches one.
  */
 import { describe, expect, it } from 'vitest';
-import { agentId, api, count, tool } from '../helpers.ts';
+import { count } from '../helpers/log.ts';
+import { agentWithTools, api } from '../helpers/requests.ts';
+import { tool } from '../helpers/tools.ts';
 
 const CLAIM = { claim_ref: { type: 'string' } };
 const TOOLS = [
@@ -20,11 +22,8 @@ interface Call {
   error?: string;
 }
 
-async function setup(): Promise<string> {
-  const agent = agentId('notes');
-  expect((await api('PUT', `/v1/agents/${agent}/tools`, { body: { tools: TOOLS } })).status).toBe(200);
-  return agent;
-}
+/** A fresh agent with the file's tools. */
+const setup = () => agentWithTools(TOOLS, 'notes');
 
 /** One turn of a conversation: `/route`, then the agent's calls with the turn id. */
 async function turn(agent: string, conversation: string, request: string, calls: Call[]): Promise<void> {

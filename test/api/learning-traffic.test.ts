@@ -5,8 +5,9 @@
  * case is the traffic an agent sends, then one review, and what each tool may learn from it.
  */
 import { describe, expect, it } from 'vitest';
-import { CLAIM_TOOLS } from '../builders.ts';
-import { agentId, api, tool } from '../helpers.ts';
+import { agentId, agentWithTools, api } from '../helpers/requests.ts';
+import { CLAIM_TOOLS, tool } from '../helpers/tools.ts';
+import { routedTurn, type TurnCall } from '../helpers/turns.ts';
 
 const ORDER = { order_id: { type: 'string' } };
 const TOOLS = [
@@ -27,15 +28,6 @@ const TOOLS = [
   CLAIM_TOOLS.set_rvf,
 ];
 
-interface Call {
-  tool: string;
-  /** The request the call carries itself (agents often send it with each call). */
-  request?: string;
-  arguments?: Record<string, unknown>;
-  success?: boolean;
-  error?: string;
-}
-
 interface Revision {
   tool: string;
   queries_added: string[];
@@ -44,32 +36,18 @@ interface Revision {
   evidence: { kind: string; how: string | null; served_by: string | null; text: string }[];
 }
 
-async function setup(): Promise<string> {
-  const agent = agentId('traffic');
-  expect((await api('PUT', `/v1/agents/${agent}/tools`, { body: { tools: TOOLS } })).status).toBe(200);
-  return agent;
-}
+/** A fresh agent with the file's tools. */
+const setup = () => agentWithTools(TOOLS, 'traffic');
 
 /** One turn: `/route` (k tools) in a conversation, then the agent's calls for it with the turn id. */
-async function turn(agent: string, conversation: string, request: string, k: number, calls: Call[]): Promise<string> {
-  const res = await api('POST', `/v1/agents/${agent}/route`, { body: { request, k, conversation_id: conversation } });
-  expect(res.status).toBe(200);
-  const turnId: string = res.body.turn_id;
-  if (calls.length > 0) {
-    const body = {
-      calls: calls.map((c) => ({
-        tool: c.tool,
-        arguments: c.arguments ?? {},
-        success: c.success ?? true,
-        ...(c.error ? { error: c.error } : {}),
-        ...(c.request ? { request: c.request } : {}),
-        turn_id: turnId,
-        conversation_id: conversation,
-      })),
-    };
-    expect((await api('POST', `/v1/agents/${agent}/calls`, { body })).status).toBe(200);
-  }
-  return turnId;
+async function turn(
+  agent: string,
+  conversation: string,
+  request: string,
+  k: number,
+  calls: TurnCall[],
+): Promise<string> {
+  return (await routedTurn(agent, conversation, request, k, calls)).turn_id;
 }
 
 async function review(agent: string): Promise<Revision[]> {
@@ -350,7 +328,7 @@ describe('learning under real traffic', () => {
       { tool: 'lookup_claim', arguments: { claim_ref: 'CW-900001' } },
     ]);
     await turn(agent, 'one', 'show claim 900002', 3, [
-      failures[1] as Call,
+      failures[1] as TurnCall,
       { tool: 'lookup_claim', arguments: { claim_ref: 'CW-900002' } },
     ]);
     const revisions = await review(agent);

@@ -6,8 +6,11 @@
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import { services } from '../../src/env.ts';
-import { CLAIM_TOOLS } from '../builders.ts';
-import { agentId, api, count, eventually, logDb } from '../helpers.ts';
+import { eventually } from '../helpers/eventually.ts';
+import { count, logDb } from '../helpers/log.ts';
+import { agentWithTools, api } from '../helpers/requests.ts';
+import { CLAIM_TOOLS } from '../helpers/tools.ts';
+import { routedTurn, type TurnCall } from '../helpers/turns.ts';
 
 const svc = services(env);
 
@@ -24,48 +27,12 @@ interface Revision {
   refused: { kind: string; reason: string; text: string; detail: string }[];
 }
 
-async function setup(tools: unknown[] = TOOLS): Promise<string> {
-  const agent = agentId('truth');
-  expect((await api('PUT', `/v1/agents/${agent}/tools`, { body: { tools } })).status).toBe(200);
-  return agent;
-}
+/** A fresh agent with `tools` (the file's, unless given). */
+const setup = (tools: unknown[] = TOOLS) => agentWithTools(tools, 'truth');
 
-interface Call {
-  tool: string;
-  arguments?: Record<string, unknown>;
-  success?: boolean;
-  error?: string;
-}
-
-/**
- * One turn: `/route` for the request (in a conversation, with `k` tools), then the agent's calls
- * for it. Returns the routed tool names and the turn id.
- */
-async function turn(
-  agent: string,
-  conversation: string,
-  request: string,
-  k: number,
-  calls: Call[],
-): Promise<{ turn_id: string; offered: string[] }> {
-  const res = await api('POST', `/v1/agents/${agent}/route`, { body: { request, k, conversation_id: conversation } });
-  expect(res.status).toBe(200);
-  const turnId: string = res.body.turn_id;
-  if (calls.length > 0) {
-    const body = {
-      calls: calls.map((c) => ({
-        tool: c.tool,
-        arguments: c.arguments ?? { claim_ref: 'CW-100001' },
-        success: c.success ?? true,
-        ...(c.error ? { error: c.error } : {}),
-        turn_id: turnId,
-        conversation_id: conversation,
-      })),
-    };
-    expect((await api('POST', `/v1/agents/${agent}/calls`, { body })).status).toBe(200);
-  }
-  return { turn_id: turnId, offered: res.body.tools.map((t: { name: string }) => t.name) };
-}
+/** One turn (test/helpers/turns.ts); a call with no arguments names claim CW-100001. */
+const turn = (agent: string, conversation: string, request: string, k: number, calls: TurnCall[]) =>
+  routedTurn(agent, conversation, request, k, calls, { claim_ref: 'CW-100001' });
 
 async function review(agent: string, body: Record<string, unknown> = {}) {
   const res = await api('POST', `/v1/agents/${agent}/reviews`, { body });

@@ -3,24 +3,15 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { CfWorkerJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/cfworker';
 import { exports } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
-import { ADMIN, agentId, api, eventually, tool, logDb } from '../helpers.ts';
+import { logDb, storedTurn } from '../helpers/log.ts';
+import { ADMIN, agentId, agentWithTools, api } from '../helpers/requests.ts';
+import { DESK_TOOLS } from '../helpers/tools.ts';
 import pkg from '../../package.json';
 
-const tools = [
-  tool('get_weather', 'Current weather and forecast for a city: temperature, rain, wind.', {
-    city: { type: 'string' },
-  }),
-  tool('send_email', 'Send an email message to a recipient with a subject and body.', { to: { type: 'string' } }),
-  tool('convert_currency', "Convert an amount of money between currencies at today's exchange rate.", {
-    amount: { type: 'number' },
-  }),
-];
+const tools = DESK_TOOLS;
 
-async function setup(): Promise<string> {
-  const agent = agentId();
-  expect((await api('PUT', `/v1/agents/${agent}/tools`, { body: { tools } })).status).toBe(200);
-  return agent;
-}
+/** A fresh agent with the file's tools. */
+const setup = () => agentWithTools(tools);
 
 /** An MCP client from the SDK whose HTTP goes straight into the Worker entry. */
 async function connect(agent: string, token = ADMIN): Promise<Client> {
@@ -82,13 +73,7 @@ describe('MCP endpoint /v1/agents/:agent/mcp', () => {
       type: 'function',
       function: { name: 'get_weather', description: tools[0]?.description, parameters: tools[0]?.parameters },
     });
-    const turn = await eventually(() =>
-      logDb(agent)
-        .prepare('SELECT request, conversation_id, routed FROM turns WHERE agent = ?1 AND turn_id = ?2')
-        .bind(agent, body.turn_id)
-        .first()
-        .then((r) => r ?? undefined),
-    );
+    const turn = await storedTurn(agent, body.turn_id, 'request, conversation_id, routed');
     expect(turn).toEqual({ request: 'will it rain in Oslo tomorrow?', conversation_id: 'c-9', routed: 1 });
     await client.close();
   });

@@ -1,7 +1,7 @@
 /** `/openapi.json` names every operation and carries the package version and this server. */
 import { describe, expect, it } from 'vitest';
 import pkg from '../../package.json';
-import { api } from '../helpers.ts';
+import { api } from '../helpers/requests.ts';
 
 interface Doc {
   info: { version: string };

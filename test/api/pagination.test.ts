@@ -1,6 +1,6 @@
 /** List routes page with `limit` and an opaque `cursor`, answering `next_cursor` (docs/api.md "Pagination"). */
 import { describe, expect, it } from 'vitest';
-import { agentId, api } from '../helpers.ts';
+import { agentId, api } from '../helpers/requests.ts';
 import { insertRevision, noteRevision } from '../security/fixtures.ts';
 
 async function agentWithTool(): Promise<string> {

@@ -8,7 +8,9 @@ import { describe, expect, it } from 'vitest';
 import { qualityReport, type RevisionWindow } from '../../src/core/quality-math.ts';
 import { services } from '../../src/env.ts';
 import { settleQuality, settleTick } from '../../src/services/quality-report.ts';
-import { agentId, api, tool, logDb } from '../helpers.ts';
+import { logDb } from '../helpers/log.ts';
+import { agentId, api } from '../helpers/requests.ts';
+import { tool } from '../helpers/tools.ts';
 
 const svc = services(env);
 const HOUR = 3_600_000;

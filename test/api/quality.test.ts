@@ -1,7 +1,10 @@
 /** `GET …/quality` through HTTP on real local D1: today's numbers from a small log, and the errors. */
 import { describe, expect, it } from 'vitest';
-import { CLAIM_TOOLS } from '../builders.ts';
-import { agentId, api, count, eventually, tool } from '../helpers.ts';
+import { eventually } from '../helpers/eventually.ts';
+import { count } from '../helpers/log.ts';
+import { agentId, agentWithTools, api } from '../helpers/requests.ts';
+import { CLAIM_TOOLS, tool } from '../helpers/tools.ts';
+import { qualityDay } from '../helpers/quality.ts';
 
 const TOOLS = [
   CLAIM_TOOLS.lookup_claim,
@@ -9,11 +12,8 @@ const TOOLS = [
   tool('get_weather', 'Current weather for a city.', { city: { type: 'string' } }),
 ];
 
-async function setup(): Promise<string> {
-  const agent = agentId('quality');
-  expect((await api('PUT', `/v1/agents/${agent}/tools`, { body: { tools: TOOLS } })).status).toBe(200);
-  return agent;
-}
+/** A fresh agent with the file's tools. */
+const setup = () => agentWithTools(TOOLS, 'quality');
 
 async function routeAndCall(agent: string, request: string, k: number, called: string | null) {
   const res = await api('POST', `/v1/agents/${agent}/route`, { body: { request, k } });
@@ -44,17 +44,17 @@ describe('GET …/quality', () => {
       [0, null],
       [0, null],
     ]);
-    expect(res.body.days[2]).toEqual({
-      date: new Date().toISOString().slice(0, 10),
-      routed_turns: 3,
-      served_turns: 2,
-      hits: 1,
-      hit_rate: 0.5,
-      mrr: 0.5,
-      misses: 1,
-      confusions: 0,
-      failed_calls: 1,
-    });
+    expect(res.body.days[2]).toEqual(
+      qualityDay(new Date().toISOString().slice(0, 10), {
+        routed_turns: 3,
+        served_turns: 2,
+        hits: 1,
+        hit_rate: 0.5,
+        mrr: 0.5,
+        misses: 1,
+        failed_calls: 1,
+      }),
+    );
     expect(res.body.top_missed).toEqual([{ tool: 'refer_llu', misses: 1 }]);
     expect(res.body.truncated).toBe(false);
     const one = await api('GET', `/v1/agents/${agent}/quality?days=1&tool=refer_llu`);

@@ -6,10 +6,12 @@
  */
 import { createExecutionContext, waitOnExecutionContext } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
-import { describe, expect, inject, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { app } from '../../src/app.ts';
-import { CLAIM_TOOLS } from '../builders.ts';
-import { ADMIN, agentId, api, count, eventually, tool, logDb } from '../helpers.ts';
+import { count, storedTurn } from '../helpers/log.ts';
+import { ADMIN, agentId, agentWithTools, api } from '../helpers/requests.ts';
+import { CLAIM_TOOLS, tool } from '../helpers/tools.ts';
+import { fakeModelEnv, received, script } from '../helpers/fake-openai.ts';
 
 const TOOLS = [
   CLAIM_TOOLS.lookup_claim,
@@ -43,11 +45,8 @@ const UPLOADS = [
 
 const TITAN = ['the Titan desk should take this claim', 'claim needs Titan desk review'];
 
-async function setup(): Promise<string> {
-  const agent = agentId('review');
-  expect((await api('PUT', `/v1/agents/${agent}/tools`, { body: { tools: TOOLS } })).status).toBe(200);
-  return agent;
-}
+/** A fresh agent with the file's tools. */
+const setup = () => agentWithTools(TOOLS, 'review');
 
 /** Routes a request and waits until its turn is recorded (the turn is written after the answer). */
 async function routed(
@@ -57,13 +56,7 @@ async function routed(
 ): Promise<{ turn_id: string; tools: { name: string }[] }> {
   const res = await api('POST', `/v1/agents/${agent}/route`, { body: { request, ...extra } });
   expect(res.status).toBe(200);
-  await eventually(() =>
-    logDb(agent)
-      .prepare('SELECT 1 AS ok FROM turns WHERE agent = ?1 AND turn_id = ?2')
-      .bind(agent, res.body.turn_id)
-      .first()
-      .then((r) => r ?? undefined),
-  );
+  await storedTurn(agent, res.body.turn_id, '1 AS ok');
   return res.body;
 }
 
@@ -355,20 +348,12 @@ describe('evidence across the turns of a conversation', () => {
     for (const [i, first] of FIRST.entries()) {
       const a = await routed(agent, first, { conversation_id: `k${i}` });
       const b = await routed(agent, 'no, the Titan desk should take it', { conversation_id: `k${i}` });
-      list.push({
-        id: `a${i}`,
-        tool: 'lookup_claim',
-        arguments: { claim_ref: `CW-10000${i}` },
-        success: true,
-        turn_id: a.turn_id,
-      });
-      list.push({
-        id: `b${i}`,
-        tool: 'refer_llu',
-        arguments: { claim_ref: `CW-10000${i}` },
-        success: true,
-        turn_id: b.turn_id,
-      });
+      // lookup_claim answered the first turn, refer_llu the re-ask.
+      for (const [id, tool, turn] of [
+        [`a${i}`, 'lookup_claim', a],
+        [`b${i}`, 'refer_llu', b],
+      ] as const)
+        list.push({ id, tool, arguments: { claim_ref: `CW-10000${i}` }, success: true, turn_id: turn.turn_id });
     }
     await calls(agent, [...list, { id: 'b9', tool: 'refer_llu', arguments: {}, success: true }]);
     const res = await review(agent);
@@ -532,26 +517,6 @@ describe('POST …/outcomes', () => {
   });
 });
 
-const FAKE = inject('fakeOpenAI');
-let modelSeq = 0;
-
-/** An env whose LLM is the fake OpenAI-compatible server, under a model name of its own. */
-function fakeModel() {
-  modelSeq += 1;
-  const model = `review-${modelSeq}-${Math.random().toString(36).slice(2, 8)}`;
-  return { model, env: { ...env, LLM: `openai:${model}`, OPENAI_BASE_URL: `${FAKE}/v1`, OPENAI_API_KEY: 'test' } };
-}
-
-async function script(model: string, replies: unknown[]) {
-  await fetch(`${FAKE}/_script`, { method: 'POST', body: JSON.stringify({ model, replies }) });
-}
-
-async function modelCalls(
-  model: string,
-): Promise<{ logical_calls: number; bodies: { messages: { content: string }[] }[] }> {
-  return (await (await fetch(`${FAKE}/_calls?model=${model}`)).json()) as never;
-}
-
 async function reviewWith(e: typeof env, agent: string, body: Record<string, unknown> = {}) {
   const ctx = createExecutionContext();
   const res = await app.fetch(
@@ -577,7 +542,7 @@ const failing = (id: string, name: string) => ({
 
 describe('POST …/reviews with an OpenAI-compatible model (fake server)', () => {
   it('makes one model call per reviewed tool, none without new calls, none for a tool with a revision waiting', async () => {
-    const { model, env: e } = fakeModel();
+    const { model, env: e } = fakeModelEnv('review');
     await script(model, [{ content: '{}' }]);
     const agent = await setup();
     await calls(agent, [
@@ -592,7 +557,7 @@ describe('POST …/reviews with an OpenAI-compatible model (fake server)', () =>
     ]);
     const first = await reviewWith(e, agent);
     expect(first.status).toBe(200);
-    expect((await modelCalls(model)).logical_calls).toBe(2);
+    expect((await received(model)).logical_calls).toBe(2);
     expect(first.body).toMatchObject({
       model_calls: 2,
       refused: [],
@@ -609,7 +574,7 @@ describe('POST …/reviews with an OpenAI-compatible model (fake server)', () =>
     ).toEqual([['upload_file', 'Example call: {"claim_ref": "CW-######", "file_mb": "<number>"}']]);
 
     const second = await reviewWith(e, agent);
-    expect((await modelCalls(model)).logical_calls).toBe(2);
+    expect((await received(model)).logical_calls).toBe(2);
     expect(second.body).toMatchObject({
       model_calls: 0,
       revisions: [],
@@ -625,7 +590,7 @@ describe('POST …/reviews with an OpenAI-compatible model (fake server)', () =>
 
     await calls(agent, [failing('u9', 'upload_file'), failing('k4', 'lookup_claim')]);
     const third = await reviewWith(e, agent);
-    expect((await modelCalls(model)).logical_calls).toBe(3);
+    expect((await received(model)).logical_calls).toBe(3);
     expect(third.body.model_calls).toBe(1);
     expect(third.body.skipped).toContainEqual({
       tool: 'upload_file',
@@ -634,7 +599,7 @@ describe('POST …/reviews with an OpenAI-compatible model (fake server)', () =>
   });
 
   it("checks every line of the model's reply: what passes is stored, what fails is refused with its reason", async () => {
-    const { model, env: e } = fakeModel();
+    const { model, env: e } = fakeModelEnv('review');
     const agent = await setup();
     await calls(agent, UPLOADS);
     const cites = ['failed:u1', 'failed:u2'];
@@ -675,13 +640,13 @@ describe('POST …/reviews with an OpenAI-compatible model (fake server)', () =>
       'succeeded:u4',
     ]);
     // The model saw the evidence ids and argument names, never an argument value.
-    const sent = JSON.stringify((await modelCalls(model)).bodies);
+    const sent = JSON.stringify((await received(model)).bodies);
     expect(sent).toContain('failed:u1');
     expect(sent).not.toMatch(/123456|654321/);
   });
 
   it('records a provider failure for one tool as a skip; the other tools go on, the code-built example call stays, and the model is tried again next time', async () => {
-    const { model, env: e } = fakeModel();
+    const { model, env: e } = fakeModelEnv('review');
     await script(model, [
       { status: 400, body: { error: { message: 'bad request', type: 'invalid_request_error' } } },
       { content: '{}' },
@@ -718,7 +683,7 @@ describe('POST …/reviews with an OpenAI-compatible model (fake server)', () =>
     const second = await reviewWith(e, agent);
     expect(second.body.model_calls).toBe(1);
     expect(second.body.revisions.map((r: { tool: string }) => r.tool)).toEqual([failedTool]);
-    expect((await modelCalls(model)).logical_calls).toBe(3);
+    expect((await received(model)).logical_calls).toBe(3);
   });
 });
 
@@ -734,28 +699,38 @@ describe('what a real model proposes is checked against repeated errors and stor
     ]);
   }
 
+  /** A review whose model (on the fake) proposes `note` for lookup_claim: its answer, and the model. */
+  async function reviewProposing(agent: string, note: { text: string; cites: string[] }) {
+    const { model, env: e } = fakeModelEnv('review');
+    await script(model, [{ content: JSON.stringify({ notes: [note] }) }]);
+    return { res: await reviewWith(e, agent), model };
+  }
+
+  /** The review answered, refusing the one note with `reason` and `detail`. */
+  function expectRefusedNote(
+    res: { status: number; body: { refused: unknown } },
+    text: string,
+    reason: string,
+    detail: string,
+  ) {
+    expect(res.status).toBe(200);
+    expect(res.body.refused).toEqual([{ tool: 'lookup_claim', kind: 'note', text, reason, detail }]);
+  }
+
   it('refuses a usage note resting on two failures whose errors differ', async () => {
-    const { model, env: e } = fakeModel();
     const agent = await setup();
     await twoDifferentFailures(agent);
     const note = { text: 'Retry the lookup when it fails.', cites: ['failed:d1', 'failed:d2'] };
-    await script(model, [{ content: JSON.stringify({ notes: [note] }) }]);
-    const res = await reviewWith(e, agent);
-    expect(res.status).toBe(200);
-    expect(res.body.refused).toEqual([
-      {
-        tool: 'lookup_claim',
-        kind: 'note',
-        text: note.text,
-        reason: 'below_threshold',
-        detail:
-          'cites 2 runs, but at most 1 of them (in 1 conversations) share one error; needs at least 2 runs in 2 conversations',
-      },
-    ]);
+    const { res } = await reviewProposing(agent, note);
+    expectRefusedNote(
+      res,
+      note.text,
+      'below_threshold',
+      'cites 2 runs, but at most 1 of them (in 1 conversations) share one error; needs at least 2 runs in 2 conversations',
+    );
   });
 
   it('refuses a usage note a model writes from an outage, saying why, whatever it repeats', async () => {
-    const { model, env: e } = fakeModel();
     const agent = await setup();
     await calls(agent, [
       ...['o1', 'o2'].map((id, i) => ({
@@ -776,33 +751,26 @@ describe('what a real model proposes is checked against repeated errors and stor
       })),
     ]);
     const note = { text: 'The claims system is often down; retry later.', cites: ['failed:o1', 'failed:o2'] };
-    await script(model, [{ content: JSON.stringify({ notes: [note] }) }]);
-    const res = await reviewWith(e, agent);
-    expect(res.status).toBe(200);
-    expect(res.body.refused).toEqual([
-      {
-        tool: 'lookup_claim',
-        kind: 'note',
-        text: note.text,
-        reason: 'wrong_evidence',
-        detail:
-          '"failed:o1" was not the caller\'s fault, so it teaches no note: an outage: the error says the service failed ("http 503"), not that the call was wrong',
-      },
-    ]);
+    const { res, model } = await reviewProposing(agent, note);
+    expectRefusedNote(
+      res,
+      note.text,
+      'wrong_evidence',
+      '"failed:o1" was not the caller\'s fault, so it teaches no note: an outage: the error says the service failed ("http 503"), not that the call was wrong',
+    );
     expect(res.body.revisions).toEqual([]);
     expect(await count('revisions', agent)).toBe(0);
     // The model was told which failures teach no note.
-    const sent = (await modelCalls(model)).bodies[0]?.messages.map((m) => m.content).join('\n') ?? '';
+    const sent =
+      (await received(model)).bodies[0]?.messages.map((m: { content: string }) => m.content).join('\n') ?? '';
     expect(sent).toContain('"why_no_note": "an outage: the error says the service failed');
   });
 
   it('keeps no argument value in a refused line or its detail', async () => {
-    const { model, env: e } = fakeModel();
     const agent = await setup();
     await twoDifferentFailures(agent);
     const note = { text: 'Claim CW-910001 does not exist; check it.', cites: ['failed:d1', 'failed:d2'] };
-    await script(model, [{ content: JSON.stringify({ notes: [note] }) }]);
-    const res = await reviewWith(e, agent);
+    const { res } = await reviewProposing(agent, note);
     expect(res.body.refused).toEqual([
       expect.objectContaining({
         kind: 'note',

@@ -3,7 +3,10 @@ import { describe, expect, it } from 'vitest';
 import { services } from '../../src/env.ts';
 import { registerTools } from '../../src/services/registry.ts';
 import { route as routeOnce, routingSnapshot, snapshotCache } from '../../src/services/route-serving.ts';
-import { agentId, api, eventually, tool, logDb } from '../helpers.ts';
+import { eventually } from '../helpers/eventually.ts';
+import { logDb } from '../helpers/log.ts';
+import { agentId, api } from '../helpers/requests.ts';
+import { tool } from '../helpers/tools.ts';
 
 const weather = tool('get_weather', 'Current weather and forecast for a city: temperature, rain, wind.', {
   city: { type: 'string' },

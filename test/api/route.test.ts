@@ -1,6 +1,9 @@
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
-import { agentId, api, eventually, tool, logDb } from '../helpers.ts';
+import { eventually } from '../helpers/eventually.ts';
+import { logDb, storedTurn } from '../helpers/log.ts';
+import { agentId, api } from '../helpers/requests.ts';
+import { tool } from '../helpers/tools.ts';
 
 const tools = [
   tool('get_weather', 'Current weather and forecast for a city: temperature, rain, wind.', {
@@ -48,13 +51,7 @@ describe('POST /v1/agents/:agent/route', () => {
       type: 'function',
       function: { name: 'get_weather', description: tools[0]?.description, parameters: tools[0]?.parameters },
     });
-    const turn = await eventually(() =>
-      logDb(agent)
-        .prepare('SELECT * FROM turns WHERE agent = ?1 AND turn_id = ?2')
-        .bind(agent, res.body.turn_id)
-        .first<Record<string, unknown>>()
-        .then((r) => r ?? undefined),
-    );
+    const turn = await storedTurn(agent, res.body.turn_id);
     expect(turn).toMatchObject({ request: 'will it rain in Paris tomorrow?', conversation_id: 'c1', routed: 1 });
     expect(JSON.parse(String(turn.offered))).toEqual(res.body.tools);
   });

@@ -5,7 +5,8 @@
  * personal value or reaching the model view.
  */
 import { describe, expect, it } from 'vitest';
-import { agentId, api, tool } from '../helpers.ts';
+import { agentId, api } from '../helpers/requests.ts';
+import { tool } from '../helpers/tools.ts';
 
 const TOOLS = [
   tool('get_weather', 'Current weather and forecast for a city.', { city: { type: 'string' } }),

@@ -1,6 +1,7 @@
 import { exports } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
-import { ADMIN, agentId, api, count } from '../helpers.ts';
+import { count } from '../helpers/log.ts';
+import { ADMIN, agentId, api } from '../helpers/requests.ts';
 
 const props = (name: string) => ({ type: 'object', properties: { [name]: { type: 'string' } } });
 /** One tool in each of the four registration shapes. */

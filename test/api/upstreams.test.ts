@@ -1,7 +1,7 @@
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import { app } from '../../src/app.ts';
-import { ADMIN, agentId, api } from '../helpers.ts';
+import { ADMIN, agentId, api } from '../helpers/requests.ts';
 
 const SECRET = 'Bearer sk-upstream-Zr81qPx0';
 

@@ -2,7 +2,10 @@ import { abortAllDurableObjects } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import { anthropicTrace, openAITrace } from '../fixtures/traces.ts';
-import { agentId, api, count, eventually, tool, logDb } from '../helpers.ts';
+import { eventually } from '../helpers/eventually.ts';
+import { count, logDb } from '../helpers/log.ts';
+import { agentId, api } from '../helpers/requests.ts';
+import { tool } from '../helpers/tools.ts';
 
 const tools = [
   tool('get_weather', 'Current weather and forecast for a city.', { city: { type: 'string' } }),

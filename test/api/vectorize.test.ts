@@ -10,7 +10,9 @@ import { services } from '../../src/env.ts';
 import { routingSnapshot } from '../../src/services/route-serving.ts';
 import { VectorizeStandIn } from '../fixtures/vectorize-stand-in.ts';
 import { send } from '../security/fixtures.ts';
-import { agentId, api, tool, logDb } from '../helpers.ts';
+import { logDb } from '../helpers/log.ts';
+import { agentId, api } from '../helpers/requests.ts';
+import { tool } from '../helpers/tools.ts';
 
 const TOPICS: readonly (readonly [string, string])[] = [
   ['get_weather', 'Current weather and the forecast for a city: temperature, rain and wind.'],

@@ -10,7 +10,10 @@ import { describe, expect, inject, it } from 'vitest';
 import { hitRateDrop } from '../../src/core/webhook-events.ts';
 import { services } from '../../src/env.ts';
 import { settleQuality } from '../../src/services/quality-report.ts';
-import { agentId, api, eventually, logDb, tool } from '../helpers.ts';
+import { eventually } from '../helpers/eventually.ts';
+import { logDb } from '../helpers/log.ts';
+import { agentId, api } from '../helpers/requests.ts';
+import { tool } from '../helpers/tools.ts';
 
 const RECEIVER = inject('webhookReceiver');
 const svc = services(env);

@@ -12,8 +12,9 @@ import { describe, expect, inject, it } from 'vitest';
 import { app } from '../../src/app.ts';
 import worker from '../../src/index.ts';
 import type { WebhookMessage } from '../../src/services/webhook-delivery.ts';
-import { CLAIM_TOOLS } from '../builders.ts';
-import { ADMIN, agentId, api, eventually } from '../helpers.ts';
+import { eventually } from '../helpers/eventually.ts';
+import { ADMIN, agentId, api } from '../helpers/requests.ts';
+import { CLAIM_TOOLS } from '../helpers/tools.ts';
 
 const RECEIVER = inject('webhookReceiver');
 const SECRET = 'whsec_0123456789abcdef';

@@ -4,7 +4,8 @@
  * dashboard shows its buttons from this answer. Real D1 through the Worker entry.
  */
 import { describe, expect, it } from 'vitest';
-import { agentId, api, tool } from '../helpers.ts';
+import { agentId, api } from '../helpers/requests.ts';
+import { tool } from '../helpers/tools.ts';
 
 async function agentWithKeys(): Promise<{ agent: string; keys: Record<string, { key: string; key_id: string }> }> {
   const agent = agentId('whoami');

@@ -1,18 +1,21 @@
 import { exports } from 'cloudflare:workers';
 import OpenAI from 'openai';
 import { describe, expect, inject, it } from 'vitest';
-import { createClient, WhetstoneError, withWhetstone, type ChatClient, type ChatRequest } from 'whetstone/client';
-import { ADMIN, agentId, api, eventually, tool, logDb } from '../helpers.ts';
+import {
+  createClient,
+  WhetstoneError,
+  withWhetstone,
+  type ChatClient,
+  type ChatCompletionLike,
+  type ChatRequest,
+} from 'whetstone/client';
+import { logDb, storedTurn } from '../helpers/log.ts';
+import { ADMIN, agentId, api } from '../helpers/requests.ts';
+import { seedOrderFailures } from '../helpers/orders.ts';
+import { DESK_TOOLS, tool } from '../helpers/tools.ts';
+import { oneCallTrace } from '../fixtures/traces.ts';
 
-const tools = [
-  tool('get_weather', 'Current weather and forecast for a city: temperature, rain, wind.', {
-    city: { type: 'string' },
-  }),
-  tool('send_email', 'Send an email message to a recipient with a subject and body.', { to: { type: 'string' } }),
-  tool('convert_currency', "Convert an amount of money between currencies at today's exchange rate.", {
-    amount: { type: 'number' },
-  }),
-];
+const tools = DESK_TOOLS;
 
 /** A client whose requests go straight into the Worker entry. */
 function clientFor(agent: string, token = ADMIN) {
@@ -73,9 +76,7 @@ describe('whetstone/client against the Worker', () => {
   });
 
   it('reads and changes the settings', async () => {
-    const agent = agentId();
-    const ws = clientFor(agent);
-    await ws.registerTools(tools);
+    const { ws } = await withTools();
     expect((await ws.config()).top_k).toBe(5);
     const changed = await ws.setConfig({ top_k: 2, min_calls: 4 });
     expect(changed).toMatchObject({ top_k: 2, min_calls: 4, min_failures: 2 });
@@ -91,21 +92,9 @@ describe('whetstone/client against the Worker', () => {
   });
 
   it('records traces and reads flags and unregistered tools', async () => {
-    const agent = agentId();
-    const ws = clientFor(agent);
-    await ws.registerTools(tools);
+    const { agent, ws } = await withTools();
     const trace = await ws.recordTrace({
-      messages: [
-        { role: 'user', content: 'where is order A-17?' },
-        {
-          role: 'assistant',
-          content: null,
-          tool_calls: [
-            { id: 'tc-1', type: 'function', function: { name: 'lookup_order', arguments: '{"order_id":"A-17"}' } },
-          ],
-        },
-        { role: 'tool', tool_call_id: 'tc-1', content: 'shipped' },
-      ],
+      messages: oneCallTrace('where is order A-17?', 'tc-1', 'lookup_order', '{"order_id":"A-17"}', 'shipped'),
     });
     expect(trace).toMatchObject({ calls: 1, turn_id: expect.any(String) });
     const unregistered = await ws.unregistered();
@@ -116,9 +105,7 @@ describe('whetstone/client against the Worker', () => {
   });
 
   it('rejects with a WhetstoneError carrying the error body', async () => {
-    const agent = agentId();
-    const ws = clientFor(agent);
-    await ws.registerTools(tools);
+    const { agent, ws } = await withTools();
     const invalid = await ws.route({ request: '' }).catch((e: unknown) => e);
     expect(invalid).toBeInstanceOf(WhetstoneError);
     expect(invalid).toMatchObject({
@@ -159,6 +146,46 @@ describe('whetstone/client against the Worker', () => {
   });
 });
 
+/** A fresh agent with the desk's tools registered, and a client for it. */
+async function withTools() {
+  const agent = agentId();
+  const ws = clientFor(agent);
+  await ws.registerTools(tools);
+  return { agent, ws };
+}
+
+/** A stand-in model giving `replies` in order (an Error is thrown), the last one again once they run out. */
+function replying(replies: (ChatCompletionLike | Error)[]): ChatClient {
+  let step = 0;
+  return {
+    chat: {
+      completions: {
+        async create() {
+          const reply = replies[Math.min(step, replies.length - 1)] as ChatCompletionLike | Error;
+          step += 1;
+          if (reply instanceof Error) throw reply;
+          return reply;
+        },
+      },
+    },
+  };
+}
+
+/** A model's answer that asks for one call of `name` with `args` (the JSON text, as a model writes it). */
+function askingFor(id: string, name: string, args: string): ChatCompletionLike {
+  return {
+    choices: [
+      {
+        message: {
+          role: 'assistant',
+          content: null,
+          tool_calls: [{ id, type: 'function', function: { name, arguments: args } }],
+        },
+      },
+    ],
+  };
+}
+
 /** A stand-in model: calls the first offered tool, retries once after an error, then answers. */
 function scriptedModel(args: Record<string, unknown>[]): ChatClient & { requests: ChatRequest[] } {
   const requests: ChatRequest[] = [];
@@ -171,23 +198,7 @@ function scriptedModel(args: Record<string, unknown>[]): ChatClient & { requests
           const step = requests.length - 1;
           const offered = (body.tools?.[0] as { function: { name: string } } | undefined)?.function.name ?? 'none';
           if (step < args.length) {
-            return {
-              choices: [
-                {
-                  message: {
-                    role: 'assistant',
-                    content: null,
-                    tool_calls: [
-                      {
-                        id: `tc-${step}`,
-                        type: 'function',
-                        function: { name: offered, arguments: JSON.stringify(args[step]) },
-                      },
-                    ],
-                  },
-                },
-              ],
-            };
+            return askingFor(`tc-${step}`, offered, JSON.stringify(args[step]));
           }
           return { choices: [{ message: { role: 'assistant', content: 'It will rain.' } }] };
         },
@@ -198,9 +209,7 @@ function scriptedModel(args: Record<string, unknown>[]): ChatClient & { requests
 
 describe('withWhetstone', () => {
   it('routes the turn, runs the tool calls and records each with its success', async () => {
-    const agent = agentId();
-    const ws = clientFor(agent);
-    await ws.registerTools(tools);
+    const { agent, ws } = await withTools();
     const model = scriptedModel([{ city: 'LIS' }, { city: 'Lisbon' }, { city: 'Lisbon', days: 2 }]);
     const loop = withWhetstone(model, ws, {
       model: 'stand-in',
@@ -266,48 +275,12 @@ describe('withWhetstone', () => {
   });
 
   it('answers a call with no handler without recording it, and records bad JSON arguments as a failure', async () => {
-    const agent = agentId();
-    const ws = clientFor(agent);
-    await ws.registerTools(tools);
-    let step = 0;
-    const model: ChatClient = {
-      chat: {
-        completions: {
-          async create() {
-            step += 1;
-            if (step === 1)
-              return {
-                choices: [
-                  {
-                    message: {
-                      role: 'assistant',
-                      content: null,
-                      tool_calls: [
-                        { id: 'a', type: 'function', function: { name: 'delete_everything', arguments: '{}' } },
-                      ],
-                    },
-                  },
-                ],
-              };
-            if (step === 2)
-              return {
-                choices: [
-                  {
-                    message: {
-                      role: 'assistant',
-                      content: null,
-                      tool_calls: [
-                        { id: 'b', type: 'function', function: { name: 'get_weather', arguments: '{"city": ' } },
-                      ],
-                    },
-                  },
-                ],
-              };
-            return { choices: [{ message: { role: 'assistant', content: 'done' } }] };
-          },
-        },
-      },
-    };
+    const { agent, ws } = await withTools();
+    const model = replying([
+      askingFor('a', 'delete_everything', '{}'),
+      askingFor('b', 'get_weather', '{"city": '),
+      { choices: [{ message: { role: 'assistant', content: 'done' } }] },
+    ]);
     const run = await withWhetstone(model, ws, { model: 'm', handlers: { get_weather: () => ({ ok: true }) } }).run(
       'weather please',
     );
@@ -331,34 +304,8 @@ describe('withWhetstone', () => {
   });
 
   it('records the calls already run when the model fails midway, then rethrows', async () => {
-    const agent = agentId();
-    const ws = clientFor(agent);
-    await ws.registerTools(tools);
-    let step = 0;
-    const model: ChatClient = {
-      chat: {
-        completions: {
-          async create() {
-            step += 1;
-            if (step === 1)
-              return {
-                choices: [
-                  {
-                    message: {
-                      role: 'assistant',
-                      content: null,
-                      tool_calls: [
-                        { id: 'a', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Oslo"}' } },
-                      ],
-                    },
-                  },
-                ],
-              };
-            throw new Error('model unavailable');
-          },
-        },
-      },
-    };
+    const { agent, ws } = await withTools();
+    const model = replying([askingFor('a', 'get_weather', '{"city":"Oslo"}'), new Error('model unavailable')]);
     await expect(
       withWhetstone(model, ws, { model: 'm', handlers: { get_weather: () => 'sunny' } }).run('weather in Oslo'),
     ).rejects.toThrow('model unavailable');
@@ -366,9 +313,7 @@ describe('withWhetstone', () => {
   });
 
   it('works with the real openai package (against the fake OpenAI-compatible server)', async () => {
-    const agent = agentId();
-    const ws = clientFor(agent);
-    await ws.registerTools(tools);
+    const { agent, ws } = await withTools();
     const base = inject('fakeOpenAI');
     const model = `client-loop-${agent}`;
     await fetch(`${base}/_script`, {
@@ -387,52 +332,15 @@ describe('withWhetstone', () => {
       tools: run.route.model_tools,
       messages: [{ role: 'user', content: 'will it rain in Porto?' }],
     });
-    await eventually(() =>
-      logDb(agent)
-        .prepare('SELECT 1 AS y FROM turns WHERE agent = ?1 AND turn_id = ?2')
-        .bind(agent, run.turn_id)
-        .first()
-        .then((r) => r ?? undefined),
-    );
+    await storedTurn(agent, run.turn_id, '1 AS y');
   });
 });
-
-/** get_order failed twice with the same error, then succeeded: enough for one revision (docs/learning.md). */
-async function seedFailures(ws: ReturnType<typeof clientFor>): Promise<string[]> {
-  await ws.registerTools([
-    tool('get_order', 'Look up an order by its id: status, items and delivery date.', { order_id: { type: 'string' } }),
-    tool('refund_order', 'Refund an order, fully or in part.', {
-      order_id: { type: 'string' },
-      amount: { type: 'number' },
-    }),
-  ]);
-  const requests = ['where is my order 1234?', 'has order 5678 shipped yet?', 'status of order ORD-12345 please'];
-  const turns: string[] = [];
-  const batch = [];
-  for (const [i, request] of requests.entries()) {
-    const { turn_id } = await ws.route({ request, conversation_id: `c${i}` });
-    turns.push(turn_id);
-    const ok = i === 2;
-    batch.push({
-      id: `call-${i}`,
-      tool: 'get_order',
-      arguments: { order_id: ok ? 'ORD-12345' : String(1234 + i) },
-      success: ok,
-      ...(ok ? {} : { error: 'order_id must start with the ORD- prefix' }),
-      request,
-      turn_id,
-      conversation_id: `c${i}`,
-    });
-  }
-  await ws.recordCalls(batch);
-  return turns;
-}
 
 describe('whetstone/client: reviews and revisions', () => {
   it('reviews (dry run, then for real), lists, shows, applies and undoes a revision', async () => {
     const agent = agentId();
     const ws = clientFor(agent);
-    await seedFailures(ws);
+    await seedOrderFailures(ws);
 
     const dry = await ws.review({ dry_run: true });
     expect(dry).toMatchObject({ dry_run: true, revisions: [{ tool: 'get_order', status: 'proposed' }] });
@@ -496,7 +404,7 @@ describe('whetstone/client: reviews and revisions', () => {
   it('dismisses a proposed revision with a reason and reports outcomes', async () => {
     const agent = agentId();
     const ws = clientFor(agent);
-    const [turn] = await seedFailures(ws);
+    const [turn] = await seedOrderFailures(ws);
     const [proposed] = (await ws.review()).revisions;
     if (!proposed || !turn) throw new Error('the review proposed nothing');
     const dismissed = await ws.dismiss(proposed.revision_id, { approved_by: 'bo', reason: 'not now' });

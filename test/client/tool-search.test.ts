@@ -8,9 +8,10 @@
 import { exports } from 'cloudflare:workers';
 import { describe, expect, inject, it } from 'vitest';
 import { createClient } from 'whetstone/client';
-import { anthropicLoop, responsesLoop, type Handler } from '../../examples/tool-search-loops.ts';
-import { CLAIM_TOOLS } from '../builders.ts';
-import { ADMIN, agentId, api, eventually, tool, logDb } from '../helpers.ts';
+import { anthropicLoop, type Handler, type LoopInput, responsesLoop } from '../../examples/tool-search-loops.ts';
+import { logDb, storedTurn } from '../helpers/log.ts';
+import { ADMIN, agentId, api } from '../helpers/requests.ts';
+import { CLAIM_TOOLS, tool } from '../helpers/tools.ts';
 
 const TOOLS = [
   CLAIM_TOOLS.lookup_claim,
@@ -54,13 +55,37 @@ async function received(
 }
 
 async function turnOf(agent: string, turnId: string) {
-  return eventually(() =>
-    logDb(agent)
-      .prepare('SELECT request, conversation_id FROM turns WHERE agent = ?1 AND turn_id = ?2')
-      .bind(agent, turnId)
-      .first()
-      .then((r) => r ?? undefined),
-  );
+  return storedTurn(agent, turnId, 'request, conversation_id');
+}
+
+/** Runs `loop` for two claims (conversations c1 and c2) as scripted, each ending "attached <n>": their turns. */
+async function twoClaims(
+  loop: (input: LoopInput) => Promise<{ text: string; turnId: string | null }>,
+  ctx: Pick<LoopInput, 'whetstone' | 'provider' | 'model'>,
+): Promise<string[]> {
+  const turns: string[] = [];
+  for (const n of [1, 2]) {
+    const out = await loop({ ...ctx, request: `upload for claim ${n}`, handlers, conversationId: `c${n}` });
+    expect(out.text).toBe(`attached ${n}`);
+    expect(out.turnId).not.toBeNull();
+    turns.push(out.turnId!);
+  }
+  return turns;
+}
+
+/** Each claim's failed then good upload is logged in its turn, and the failed ones are a review's evidence. */
+async function expectCallsAndEvidence(agent: string, turns: string[]) {
+  const calls = await logDb(agent)
+    .prepare('SELECT call_id, success, turn_id FROM calls WHERE agent = ?1 ORDER BY seq')
+    .bind(agent)
+    .all();
+  expect(calls.results).toEqual([
+    { call_id: `${agent}-bad1`, success: 0, turn_id: turns[0] },
+    { call_id: `${agent}-ok1`, success: 1, turn_id: turns[0] },
+    { call_id: `${agent}-bad2`, success: 0, turn_id: turns[1] },
+    { call_id: `${agent}-ok2`, success: 1, turn_id: turns[1] },
+  ]);
+  await expectReviewEvidence(agent, [`${agent}-bad1`, `${agent}-bad2`]);
 }
 
 /** Two failed upload calls then a good one, each after a routed search, reach a review as failed_call evidence. */
@@ -99,20 +124,7 @@ describe('Anthropic Messages with Whetstone as the custom tool search', () => {
       [{ type: 'text', text: `attached ${n}` }],
     ];
     await script(provider, model, [...convo(1), ...convo(2)]);
-    const turns: string[] = [];
-    for (const n of [1, 2]) {
-      const out = await anthropicLoop({
-        whetstone,
-        provider,
-        model,
-        request: `upload for claim ${n}`,
-        handlers,
-        conversationId: `c${n}`,
-      });
-      expect(out.text).toBe(`attached ${n}`);
-      expect(out.turnId).not.toBeNull();
-      turns.push(out.turnId!);
-    }
+    const turns = await twoClaims(anthropicLoop, { whetstone, provider, model });
     const seen = await received(provider, model);
     expect(seen.violations).toEqual([]);
     expect(seen.bodies).toHaveLength(8);
@@ -127,17 +139,7 @@ describe('Anthropic Messages with Whetstone as the custom tool search', () => {
     const refs = second.messages[2]!.content[0]!.content!;
     expect(refs[0]).toEqual({ type: 'tool_reference', tool_name: 'upload_file' });
     expect(await turnOf(agent, turns[0]!)).toEqual({ request: 'attach a photo to my claim', conversation_id: 'c1' });
-    const calls = await logDb(agent)
-      .prepare('SELECT call_id, success, turn_id FROM calls WHERE agent = ?1 ORDER BY seq')
-      .bind(agent)
-      .all();
-    expect(calls.results).toEqual([
-      { call_id: `${agent}-bad1`, success: 0, turn_id: turns[0] },
-      { call_id: `${agent}-ok1`, success: 1, turn_id: turns[0] },
-      { call_id: `${agent}-bad2`, success: 0, turn_id: turns[1] },
-      { call_id: `${agent}-ok2`, success: 1, turn_id: turns[1] },
-    ]);
-    await expectReviewEvidence(agent, [`${agent}-bad1`, `${agent}-bad2`]);
+    await expectCallsAndEvidence(agent, turns);
   });
 
   it('the fake refuses a tools array that changed between turns', async () => {
@@ -193,19 +195,7 @@ describe('OpenAI Responses with Whetstone as the client-executed tool_search', (
       [{ type: 'message', role: 'assistant', content: [{ type: 'output_text', text: `attached ${n}` }] }],
     ];
     await script(provider, model, [...convo(1), ...convo(2)]);
-    const turns: string[] = [];
-    for (const n of [1, 2]) {
-      const out = await responsesLoop({
-        whetstone,
-        provider,
-        model,
-        request: `upload for claim ${n}`,
-        handlers,
-        conversationId: `c${n}`,
-      });
-      expect(out.text).toBe(`attached ${n}`);
-      turns.push(out.turnId!);
-    }
+    const turns = await twoClaims(responsesLoop, { whetstone, provider, model });
     const seen = await received(provider, model);
     expect(seen.violations).toEqual([]);
     expect(seen.bodies).toHaveLength(8);
@@ -234,16 +224,6 @@ describe('OpenAI Responses with Whetstone as the client-executed tool_search', (
       defer_loading: true,
     });
     expect(await turnOf(agent, turns[1]!)).toEqual({ request: 'attach a photo to my claim', conversation_id: 'c2' });
-    const calls = await logDb(agent)
-      .prepare('SELECT call_id, success, turn_id FROM calls WHERE agent = ?1 ORDER BY seq')
-      .bind(agent)
-      .all();
-    expect(calls.results).toEqual([
-      { call_id: `${agent}-bad1`, success: 0, turn_id: turns[0] },
-      { call_id: `${agent}-ok1`, success: 1, turn_id: turns[0] },
-      { call_id: `${agent}-bad2`, success: 0, turn_id: turns[1] },
-      { call_id: `${agent}-ok2`, success: 1, turn_id: turns[1] },
-    ]);
-    await expectReviewEvidence(agent, [`${agent}-bad1`, `${agent}-bad2`]);
+    await expectCallsAndEvidence(agent, turns);
   });
 });

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { type Attribution, attributeRuns, countDoubtful } from '../../src/core/attribution.ts';
 import type { CallRecord, OutcomeRecord, TurnRecord } from '../../src/core/records.ts';
 import { groupRuns } from '../../src/core/serving.ts';
+import { callRecord, turnRecord } from '../helpers/calls.ts';
 
 let seq = 0;
 const stamp = (n: number): string => new Date(Date.UTC(2026, 0, 1) + n * 1000).toISOString();
@@ -14,29 +15,19 @@ class Log {
 
   turn(id: string, conversation: string, request: string, calls: [string, boolean][], offered: string[] = []): this {
     seq++;
-    this.turns.push({
-      seq,
-      turn_id: id,
-      request,
-      conversation_id: conversation,
-      routed: true,
-      offered: offered.map((name, i) => ({ name, rank: i + 1, score: 1 - i / 10 })),
-      created_at: stamp(seq),
-    });
+    this.turns.push(turnRecord(seq, id, request, offered, { conversation_id: conversation, created_at: stamp(seq) }));
     calls.forEach(([tool, success], i) => {
       seq++;
-      this.calls.push({
-        seq,
-        call_id: `${id}-${i}`,
-        tool,
-        arguments: {},
-        success,
-        error: success ? null : 'it did not go through',
-        request: null,
-        turn_id: id,
-        conversation_id: conversation,
-        at: stamp(seq),
-      });
+      this.calls.push(
+        callRecord(seq, tool, {
+          call_id: `${id}-${i}`,
+          success,
+          error: success ? null : 'it did not go through',
+          turn_id: id,
+          conversation_id: conversation,
+          at: stamp(seq),
+        }),
+      );
     });
     return this;
   }

@@ -2,16 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { AUGMENT_LIMITS, buildAugmentTask, parseAugmentReply } from '../../src/core/augment.ts';
 import { jsonObjectsIn } from '../../src/core/json-in-text.ts';
 import { mapPool } from '../../src/core/pool.ts';
-
-const SIX = [
-  'look up my claim',
-  'what is the status of claim CW-123456',
-  'has my car claim been approved yet',
-  'check where my insurance claim is',
-  'find the claim I filed last week',
-  'is there any news on my claim',
-];
-const GOOD = { description: 'Find an insurance claim and tell where it stands.', requests: SIX };
+import { GOOD_AUGMENT as GOOD, SIX_REQUESTS as SIX } from '../helpers/augment.ts';
 
 describe('buildAugmentTask', () => {
   it('asks once for the JSON shape and quotes the tool as data', () => {

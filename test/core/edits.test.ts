@@ -2,20 +2,10 @@ import { describe, expect, it } from 'vitest';
 import { checkEdit, citesFor, isEmpty, type RevisionLines } from '../../src/core/edits.ts';
 import type { ProposalContext } from '../../src/core/proposals.ts';
 import { DEFAULT_SETTINGS, type Evidence } from '../../src/schemas.ts';
+import { evidenceItem } from '../helpers/evidence.ts';
 
 function ev(evidence_id: string, kind: Evidence['kind'], text: string, served_by: string | null = null): Evidence {
-  return {
-    evidence_id,
-    kind,
-    tool: 'lookup_claim',
-    text,
-    arguments: ['claim_ref'],
-    how: null,
-    served_by,
-    turn_id: null,
-    call_id: null,
-    at: '2026-01-01T00:00:00Z',
-  };
+  return evidenceItem(evidence_id, kind, text, { served_by });
 }
 
 const EVIDENCE: Evidence[] = [

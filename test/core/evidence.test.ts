@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { callRecord } from '../builders.ts';
+import { callRecord, turnRecord } from '../helpers/calls.ts';
 import {
   evidenceByTool,
   findEvidence,
@@ -16,16 +16,7 @@ let seq = 0;
 
 function turn(turn_id: string, request: string | null, offered: string[], extra: Partial<TurnRecord> = {}): TurnRecord {
   seq++;
-  return {
-    seq,
-    turn_id,
-    request,
-    conversation_id: null,
-    routed: true,
-    offered: offered.map((name, i) => ({ name, rank: i + 1, score: 1 - i / 10 })),
-    created_at: `2026-01-01T00:00:${String(seq).padStart(2, '0')}Z`,
-    ...extra,
-  };
+  return turnRecord(seq, turn_id, request, offered, extra);
 }
 
 function call(call_id: string, tool: string, extra: Partial<CallRecord> = {}): CallRecord {

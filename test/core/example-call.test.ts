@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { buildExampleCall, isFormat, MAX_EXAMPLE_CALL_CHARS } from '../../src/core/example-call.ts';
 import type { CallRecord } from '../../src/core/records.ts';
+import { callRecord } from '../helpers/calls.ts';
 
 let seq = 0;
 /** A schema declaring the given argument names. */
@@ -8,18 +9,7 @@ const schema = (...names: string[]) => ({ type: 'object', properties: Object.fro
 const UPLOAD = schema('claim_ref', 'file_mb');
 function ok(args: Record<string, unknown>, success = true): CallRecord {
   seq++;
-  return {
-    seq,
-    call_id: `c${seq}`,
-    tool: 'upload_file',
-    arguments: args,
-    success,
-    error: null,
-    request: null,
-    turn_id: null,
-    conversation_id: null,
-    at: '2026-01-01T00:00:00Z',
-  };
+  return callRecord(seq, 'upload_file', { arguments: args, success, at: '2026-01-01T00:00:00Z' });
 }
 
 describe('buildExampleCall (docs/learning.md "Example call")', () => {

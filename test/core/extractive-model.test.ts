@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { callRecord } from '../builders.ts';
+import { callRecord, turnRecord } from '../helpers/calls.ts';
 import { createExtractiveModel } from '../../src/adapters/extractive-model.ts';
 import { findEvidence } from '../../src/core/evidence.ts';
 import { buildExampleCall } from '../../src/core/example-call.ts';
@@ -16,15 +16,10 @@ let seq = 0;
 
 function turn(turn_id: string, request: string, offered: string[], conversation_id: string | null = null): TurnRecord {
   seq++;
-  return {
-    seq,
-    turn_id,
-    request,
+  return turnRecord(seq, turn_id, request, [], {
     conversation_id,
-    routed: true,
     offered: offered.map((name, i) => ({ name, rank: i + 1, score: 0.9 - i / 10 })),
-    created_at: `2026-01-01T00:00:${String(seq).padStart(2, '0')}Z`,
-  };
+  });
 }
 
 function call(tool: string, args: Record<string, unknown>, extra: Partial<CallRecord> = {}): CallRecord {

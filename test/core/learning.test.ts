@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { callRecord } from '../builders.ts';
+import { callRecord } from '../helpers/calls.ts';
 import {
   findDisplaced,
   planApply,

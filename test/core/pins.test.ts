@@ -3,28 +3,13 @@ import { attributeRuns } from '../../src/core/attribution.ts';
 import { suggestPins } from '../../src/core/pin-suggestion.ts';
 import type { CallRecord, TurnRecord } from '../../src/core/records.ts';
 import { groupRuns } from '../../src/core/serving.ts';
+import { callRecord, turnRecord } from '../helpers/calls.ts';
 
-const turn = (seq: number, request: string, conversation: string): TurnRecord => ({
-  seq,
-  turn_id: `t${seq}`,
-  request,
-  conversation_id: conversation,
-  routed: true,
-  offered: [],
-  created_at: `2026-01-01T00:00:0${seq}Z`,
-});
-const call = (seq: number, turnId: string, tool: string, success = true): CallRecord => ({
-  seq,
-  call_id: `c${seq}`,
-  tool,
-  arguments: {},
-  success,
-  error: success ? null : 'boom',
-  request: null,
-  turn_id: turnId,
-  conversation_id: null,
-  at: '2026-01-01T00:00:00Z',
-});
+const turn = (seq: number, request: string, conversation: string): TurnRecord =>
+  turnRecord(seq, `t${seq}`, request, [], { conversation_id: conversation, created_at: `2026-01-01T00:00:0${seq}Z` });
+
+const call = (seq: number, turnId: string, tool: string, success = true): CallRecord =>
+  callRecord(seq, tool, { success, error: success ? null : 'boom', turn_id: turnId, at: '2026-01-01T00:00:00Z' });
 
 describe('attributeRuns', () => {
   it('credits the last successful call, or the tool that served the re-asked request next', () => {

@@ -7,42 +7,29 @@ import {
   type ProposalReply,
 } from '../../src/core/proposals.ts';
 import { DEFAULT_SETTINGS, type Evidence, type Example } from '../../src/schemas.ts';
-
-function ev(evidence_id: string, kind: Evidence['kind'], text: string, extra: Partial<Evidence> = {}): Evidence {
-  return {
-    evidence_id,
-    kind,
-    tool: 'lookup_claim',
-    text,
-    arguments: ['claim_ref'],
-    how: null,
-    served_by: null,
-    turn_id: null,
-    call_id: null,
-    at: '2026-01-01T00:00:00Z',
-    ...extra,
-  };
-}
+import { evidenceItem } from '../helpers/evidence.ts';
 
 const EVIDENCE: Evidence[] = [
-  ev('failed:f1', 'failed_call', 'claim_ref "<value>" not found'),
-  ev('failed:f2', 'failed_call', 'claim_ref "<value>" not found'),
-  ev('missed:next_request:turn:m1', 'missed_request', 'open an LLU referral', { how: 'next_request' }),
-  ev('missed:not_offered:turn:m2', 'missed_request', 'LLU referral for the big claim', { how: 'not_offered' }),
-  ev('missed:not_offered:turn:m3', 'missed_request', 'what is the weather', { how: 'not_offered' }),
-  ev('confused:re_asked:turn:x1', 'confused_request', 'large loss on a claim', {
+  evidenceItem('failed:f1', 'failed_call', 'claim_ref "<value>" not found'),
+  evidenceItem('failed:f2', 'failed_call', 'claim_ref "<value>" not found'),
+  evidenceItem('missed:next_request:turn:m1', 'missed_request', 'open an LLU referral', { how: 'next_request' }),
+  evidenceItem('missed:not_offered:turn:m2', 'missed_request', 'LLU referral for the big claim', {
+    how: 'not_offered',
+  }),
+  evidenceItem('missed:not_offered:turn:m3', 'missed_request', 'what is the weather', { how: 'not_offered' }),
+  evidenceItem('confused:re_asked:turn:x1', 'confused_request', 'large loss on a claim', {
     how: 're_asked',
     served_by: 'refer_llu',
   }),
-  ev('confused:ranked_first:turn:x2', 'confused_request', 'this is a large loss', {
+  evidenceItem('confused:ranked_first:turn:x2', 'confused_request', 'this is a large loss', {
     how: 'ranked_first',
     served_by: 'refer_llu',
   }),
-  ev('confused:verified:turn:x3', 'confused_request', 'escalate the large loss', {
+  evidenceItem('confused:verified:turn:x3', 'confused_request', 'escalate the large loss', {
     how: 'verified',
     served_by: 'start_recovery',
   }),
-  ev('failed:o1', 'failed_call', 'other tool failed', { tool: 'refer_llu' }),
+  evidenceItem('failed:o1', 'failed_call', 'other tool failed', { tool: 'refer_llu' }),
 ];
 
 function context(extra: Partial<ProposalContext> = {}): ProposalContext {
@@ -226,8 +213,8 @@ describe('checkProposal: what is refused, with its reason', () => {
   it("refuses a note resting on failures that were not the caller's fault, saying why; the same note on caller faults passes", () => {
     const outage = 'an outage: the error says the service failed ("timed out"), not that the call was wrong';
     const timeouts = [
-      ev('failed:t1', 'failed_call', 'request timed out', { why_no_note: outage }),
-      ev('failed:t2', 'failed_call', 'request timed out', { why_no_note: outage }),
+      evidenceItem('failed:t1', 'failed_call', 'request timed out', { why_no_note: outage }),
+      evidenceItem('failed:t2', 'failed_call', 'request timed out', { why_no_note: outage }),
     ];
     const ctx = context({ evidence: [...EVIDENCE, ...timeouts] });
     const result = checkProposal(
@@ -386,9 +373,9 @@ describe('parseProposalReply / checkReply', () => {
 describe('notes quote only what several conversations share', () => {
   // Two conversations share one error; a third failure, in one conversation, says more.
   const failed = [
-    ev('failed:q1', 'failed_call', 'quota of <value> exceeded'),
-    ev('failed:q2', 'failed_call', 'quota of <value> exceeded'),
-    ev('failed:q3', 'failed_call', 'quota of <value> exceeded for the Brightwater account, plan Gold'),
+    evidenceItem('failed:q1', 'failed_call', 'quota of <value> exceeded'),
+    evidenceItem('failed:q2', 'failed_call', 'quota of <value> exceeded'),
+    evidenceItem('failed:q3', 'failed_call', 'quota of <value> exceeded for the Brightwater account, plan Gold'),
   ];
   const origins = {
     runs: new Map([

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { callRecord } from '../builders.ts';
+import { callRecord, turnRecord } from '../helpers/calls.ts';
+import { qualityDay } from '../helpers/quality.ts';
 import { qualityReport } from '../../src/core/quality-math.ts';
 import type { CallRecord, TurnRecord } from '../../src/core/records.ts';
 
@@ -12,15 +13,7 @@ function turn(
   conversation: string | null = null,
 ): TurnRecord {
   seq++;
-  return {
-    seq,
-    turn_id: id,
-    request,
-    conversation_id: conversation,
-    routed: true,
-    offered: offered.map((name, i) => ({ name, rank: i + 1, score: 1 - i / 10 })),
-    created_at: at,
-  };
+  return turnRecord(seq, id, request, offered, { conversation_id: conversation, created_at: at });
 }
 function call(id: string, tool: string, at: string, extra: Partial<CallRecord> = {}): CallRecord {
   seq++;
@@ -61,30 +54,17 @@ describe('qualityReport', () => {
   it('counts every day exactly: hits, misses, a corrected request, a loose call, a day with no traffic', () => {
     const r = qualityReport({ turns, calls, outcomes: [], revisions, days: 4, now: '2026-03-04T12:00:00.000Z' });
     expect(r.days).toEqual([
-      {
-        date: '2026-03-01',
+      qualityDay('2026-03-01', {
         routed_turns: 2,
         served_turns: 2,
         hits: 1,
         hit_rate: 0.5,
         mrr: 0.5,
         misses: 1,
-        confusions: 0,
         failed_calls: 1,
-      },
-      {
-        date: '2026-03-02',
-        routed_turns: 0,
-        served_turns: 0,
-        hits: 0,
-        hit_rate: null,
-        mrr: null,
-        misses: 0,
-        confusions: 0,
-        failed_calls: 0,
-      },
-      {
-        date: '2026-03-03',
+      }),
+      qualityDay('2026-03-02'),
+      qualityDay('2026-03-03', {
         routed_turns: 2,
         served_turns: 3,
         hits: 1,
@@ -92,19 +72,8 @@ describe('qualityReport', () => {
         mrr: 0.25,
         misses: 1,
         confusions: 1,
-        failed_calls: 0,
-      },
-      {
-        date: '2026-03-04',
-        routed_turns: 1,
-        served_turns: 0,
-        hits: 0,
-        hit_rate: null,
-        mrr: null,
-        misses: 0,
-        confusions: 0,
-        failed_calls: 0,
-      },
+      }),
+      qualityDay('2026-03-04', { routed_turns: 1 }),
     ]);
     expect(r.top_missed).toEqual([
       { tool: 'cancel', misses: 1 },

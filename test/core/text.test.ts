@@ -23,12 +23,7 @@ describe('stem', () => {
   });
 
   it('leaves short words, numbers and words that only look suffixed alone', () => {
-    expect(stem('bus')).toBe('bus');
-    expect(stem('class')).toBe('class');
-    expect(stem('analysis')).toBe('analysis');
-    expect(stem('string')).toBe('string');
-    expect(stem('need')).toBe('need');
-    expect(stem('2024')).toBe('2024');
+    for (const word of ['bus', 'class', 'analysis', 'string', 'need', '2024']) expect(stem(word)).toBe(word);
   });
 });
 
@@ -66,10 +61,13 @@ describe('contentWords', () => {
 
 describe('splitIdentifier', () => {
   it('splits snake, camel, Pascal and acronym names into words', () => {
-    expect(splitIdentifier('get_weather')).toBe('get weather');
-    expect(splitIdentifier('getWeather')).toBe('get Weather');
-    expect(splitIdentifier('SummarizeAnything_pr')).toBe('Summarize Anything pr');
-    expect(splitIdentifier('PDFReader')).toBe('PDF Reader');
-    expect(splitIdentifier('crm/contacts.search-v2')).toBe('crm contacts search v2');
+    const names = {
+      get_weather: 'get weather',
+      getWeather: 'get Weather',
+      SummarizeAnything_pr: 'Summarize Anything pr',
+      PDFReader: 'PDF Reader',
+      'crm/contacts.search-v2': 'crm contacts search v2',
+    };
+    for (const [name, words] of Object.entries(names)) expect(splitIdentifier(name)).toBe(words);
   });
 });

@@ -7,6 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, inject, it } from 'vitest';
 import { main } from '../../src/cli/main.ts';
 import { createClient, type ToolDef } from '../../src/client/index.ts';
+import { seedOrderFailures } from '../helpers/orders.ts';
 
 const bin = fileURLToPath(new URL('../../bin/whetstone.mjs', import.meta.url));
 const url = inject('workerUrl');
@@ -84,37 +85,10 @@ async function registered(): Promise<string> {
   return agent;
 }
 
-/** get_order failed twice with the same error, then succeeded: enough for one revision (docs/learning.md). */
+/** A fresh agent seeded with the order desk's failures (test/helpers/orders.ts). */
 async function seedFailures(): Promise<string> {
   const agent = agentId();
-  const ws = createClient({ url, token, agent });
-  await ws.registerTools([
-    {
-      name: 'get_order',
-      description: 'Look up an order by its id: status, items and delivery date.',
-      parameters: { type: 'object', properties: { order_id: { type: 'string' } } },
-    },
-    {
-      name: 'refund_order',
-      description: 'Refund an order, fully or in part.',
-      parameters: { type: 'object', properties: { order_id: { type: 'string' } } },
-    },
-  ]);
-  const requests = ['where is my order 1234?', 'has order 5678 shipped yet?', 'status of order ORD-12345 please'];
-  const calls = [];
-  for (const [i, request] of requests.entries()) {
-    const { turn_id } = await ws.route({ request, conversation_id: `c${i}` });
-    const ok = i === 2;
-    calls.push({
-      tool: 'get_order',
-      arguments: { order_id: ok ? 'ORD-12345' : String(1234 + i) },
-      success: ok,
-      ...(ok ? {} : { error: 'order_id must start with the ORD- prefix' }),
-      request,
-      turn_id,
-    });
-  }
-  await ws.recordCalls(calls);
+  await seedOrderFailures(createClient({ url, token, agent }));
   return agent;
 }
 

@@ -6,27 +6,15 @@
  * (test/node/dashboard.test.ts covers the dashboard itself; this file only feeds it markup.)
  */
 import type { Browser, Page } from 'playwright-core';
-import { launchChromium } from './browser.ts';
+import { callOk, openTab, signIn } from './browser.ts';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 
-const url = inject('workerUrl');
 const token = inject('adminToken');
 
 /** Each sets `window.__pwned` if it ever runs. */
 const IMG = '<img src=x onerror="window.__pwned = 1">';
 const SCRIPT = '<script>window.__pwned = 2</script>';
 const SVG = '<svg onload="window.__pwned = 3"></svg>';
-
-async function call(method: string, path: string, body?: unknown): Promise<any> {
-  const res = await fetch(url + path, {
-    method,
-    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await res.text();
-  if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${text}`);
-  return text ? JSON.parse(text) : null;
-}
 
 /**
  * get_order failed in two conversations, then succeeded in both, asked with markup in the
@@ -36,7 +24,7 @@ async function call(method: string, path: string, body?: unknown): Promise<any> 
  */
 async function seed(agent: string): Promise<void> {
   const parameters = { type: 'object', properties: { order_id: { type: 'string' } } };
-  await call('PUT', `/v1/agents/${agent}/tools`, {
+  await callOk('PUT', `/v1/agents/${agent}/tools`, {
     tools: [
       { name: 'get_order', description: `Look up an order by its id. ${SCRIPT}`, parameters },
       { name: 'refund_order', description: `Refund an order. ${SVG}`, parameters },
@@ -63,13 +51,13 @@ async function seed(agent: string): Promise<void> {
       conversation_id: k,
     },
   ]);
-  await call('POST', `/v1/agents/${agent}/calls`, {
+  await callOk('POST', `/v1/agents/${agent}/calls`, {
     calls: [
       ...calls,
       { id: 'u1', tool: 'render_html', arguments: { [IMG]: 'x', [SCRIPT]: 1 }, success: false, error: SVG },
     ],
   });
-  const review = await call('POST', `/v1/agents/${agent}/reviews`, {});
+  const review = await callOk('POST', `/v1/agents/${agent}/reviews`, {});
   expect(review.revisions.map((r: { tool: string; notes_added: string[] }) => [r.tool, r.notes_added])).toEqual([
     ['get_order', [NOTE]],
   ]);
@@ -86,13 +74,8 @@ let page: Page;
 const problems: string[] = [];
 
 beforeAll(async () => {
-  browser = await launchChromium();
-  page = await browser.newPage({ viewport: { width: 1280, height: 860 } });
+  ({ browser, page } = await openTab(problems));
   page.setDefaultTimeout(10_000);
-  page.on('console', (m) => {
-    if (m.type() === 'error') problems.push(m.text());
-  });
-  page.on('pageerror', (e) => problems.push(e.message));
 });
 
 afterAll(async () => {
@@ -108,9 +91,7 @@ describe('the dashboard fed markup', () => {
   it('shows markup in descriptions, errors, requests, notes, diffs and drafts as text, and runs none of it', async () => {
     const agent = `browser-hostile-${Date.now().toString(36)}`;
     await seed(agent);
-    await page.goto(url + '/');
-    await page.getByLabel('Token').fill(token);
-    await page.getByRole('button', { name: 'Sign in' }).click();
+    await signIn(page, token);
     await page.getByLabel('Approve as').fill(`Ada ${IMG}`);
     await page.getByRole('button', { name: agent, exact: true }).click();
 

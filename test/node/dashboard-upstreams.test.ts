@@ -6,10 +6,9 @@
  */
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { launchChromium } from './browser.ts';
+import { openTab, signIn } from './browser.ts';
 import { call, connect, startUpstream, text, type UpstreamServer } from './mcp-upstream-server.ts';
 
-const url = inject('workerUrl');
 const token = inject('adminToken');
 const SECRET = 'Bearer dashboard-upstream-secret-Qz48';
 const agent = `upstreams-${Date.now().toString(36)}`;
@@ -52,12 +51,7 @@ beforeAll(async () => {
   expect((await client.callTool({ name: 'write_file', arguments: { path: 'notes.txt' } })).isError).toBe(true);
   await client.close();
 
-  browser = await launchChromium();
-  page = await browser.newPage({ viewport: { width: 1280, height: 860 } });
-  page.on('console', (m) => {
-    if (m.type() === 'error') problems.push(m.text());
-  });
-  page.on('pageerror', (e) => problems.push(e.message));
+  ({ browser, page } = await openTab(problems));
 });
 
 afterAll(async () => {
@@ -67,9 +61,7 @@ afterAll(async () => {
 
 describe('the Upstreams tab', () => {
   it('shows each upstream with its status, the failing one’s error, header names only, and calls per tool', async () => {
-    await page.goto(`${url}/`);
-    await page.getByLabel('Token').fill(token);
-    await page.getByRole('button', { name: 'Sign in' }).click();
+    await signIn(page, token);
     await page.getByRole('button', { name: agent, exact: true }).click();
     await page.getByRole('button', { name: 'Upstreams', exact: true }).click();
 

@@ -7,27 +7,15 @@
  * one) with UPDATE_SCREENSHOTS=1.
  */
 import type { Browser, Page } from 'playwright-core';
-import { launchChromium, screenshotDir } from './browser.ts';
+import { callOk, openTab, screenshotDir, signIn } from './browser.ts';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 
-const url = inject('workerUrl');
 const token = inject('adminToken');
 
 const ORDER_DESCRIPTION = 'Look up an order by its id: status, items and delivery date.';
 const HOSTILE_DESCRIPTION =
   '<script>window.__pwned = 1</script><img src=x onerror="window.__pwned = 2"> Renders a page.';
 const NOTE = 'Calls fail with "order_id must start with the ORD- prefix"; pass order_id with its prefix.';
-
-async function call(method: string, path: string, body?: unknown): Promise<any> {
-  const res = await fetch(url + path, {
-    method,
-    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await res.text();
-  if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${text}`);
-  return text ? JSON.parse(text) : null;
-}
 
 /** How the page writes a revision's before or after: "1 of 1 (100.0%)", "0 of 0 (–)". */
 const hitsText = (side: { served_turns: number; hits: number }) =>
@@ -42,7 +30,7 @@ async function seed(agent: string, refunds = false): Promise<void> {
     type: 'object',
     properties: Object.fromEntries(names.map((n) => [n, { type: 'string' }])),
   });
-  await call('PUT', `/v1/agents/${agent}/tools`, {
+  await callOk('PUT', `/v1/agents/${agent}/tools`, {
     tools: [
       { name: 'get_order', description: ORDER_DESCRIPTION, parameters: props(['order_id']) },
       {
@@ -62,7 +50,7 @@ async function seed(agent: string, refunds = false): Promise<void> {
   ];
   const calls = [];
   for (const [i, request] of requests.entries()) {
-    const routed = await call('POST', `/v1/agents/${agent}/route`, { request, conversation_id: `c${i}` });
+    const routed = await callOk('POST', `/v1/agents/${agent}/route`, { request, conversation_id: `c${i}` });
     const ok = i >= 2;
     calls.push({
       id: `call-${i}`,
@@ -79,7 +67,7 @@ async function seed(agent: string, refunds = false): Promise<void> {
     // Three calls (min_calls): two failed alike in two conversations, then one in cents succeeded.
     const refundRequests = ['refund order ORD-11111 please', 'refund my order ORD-22222', 'refund ORD-33333 in full'];
     for (const [i, request] of refundRequests.entries()) {
-      const routed = await call('POST', `/v1/agents/${agent}/route`, { request, conversation_id: `r${i}` });
+      const routed = await callOk('POST', `/v1/agents/${agent}/route`, { request, conversation_id: `r${i}` });
       const ok = i === 2;
       calls.push({
         id: `refund-${i}`,
@@ -93,8 +81,8 @@ async function seed(agent: string, refunds = false): Promise<void> {
       });
     }
   }
-  await call('POST', `/v1/agents/${agent}/calls`, { calls });
-  const review = await call('POST', `/v1/agents/${agent}/reviews`, {});
+  await callOk('POST', `/v1/agents/${agent}/calls`, { calls });
+  const review = await callOk('POST', `/v1/agents/${agent}/reviews`, {});
   expect(review.revisions.map((r: { tool: string }) => r.tool).sort()).toEqual(
     refunds ? ['get_order', 'refund_order'] : ['get_order'],
   );
@@ -107,25 +95,19 @@ const problems: string[] = [];
 
 beforeAll(async () => {
   shots = screenshotDir();
-  browser = await launchChromium();
-  page = await browser.newPage({ viewport: { width: 1280, height: 860 } });
-  // A CSP violation or a script error shows up here; the page must produce none.
-  page.on('console', (m) => {
-    if (m.type() === 'error') problems.push(m.text());
-  });
-  page.on('pageerror', (e) => problems.push(e.message));
+  ({ browser, page } = await openTab(problems));
 });
 
 afterAll(async () => {
   await browser?.close();
 });
 
-async function signIn(secret: string): Promise<void> {
-  // A fresh tab session: a token left by the test before is forgotten first (without loading the page with it).
-  if (page.url().startsWith(url)) await page.evaluate(() => (globalThis as any).sessionStorage.clear());
-  await page.goto(url + '/');
-  await page.getByLabel('Token').fill(secret);
-  await page.getByRole('button', { name: 'Sign in' }).click();
+/** Seeds `agent` (as `seed`), signs in with the admin token, approving as Ada Reviewer, and opens the agent. */
+async function openSeeded(agent: string, refunds = false): Promise<void> {
+  await seed(agent, refunds);
+  await signIn(page, token);
+  await page.getByLabel('Approve as').fill('Ada Reviewer');
+  await page.getByRole('button', { name: agent, exact: true }).click();
 }
 
 /** The text boxes of a revision card, as the approver has them. */
@@ -143,7 +125,7 @@ async function openTool(tool: string): Promise<void> {
 
 describe('the dashboard in Chromium', () => {
   it('shows a clear error for a wrong token and keeps it out of the tab', async () => {
-    await signIn('not-the-token');
+    await signIn(page, 'not-the-token');
     await expect
       .poll(() => page.getByRole('alert').textContent())
       .toBe('Sign-in failed: that token was not accepted (the token is not valid).');
@@ -158,10 +140,7 @@ describe('the dashboard in Chromium', () => {
   it('reviews, shows evidence and diff, applies, undoes, and renders a <script> as text', async () => {
     // A fixed, readable id for the screenshots: every run starts on a fresh local D1 (global-setup.ts).
     const agent = 'shop-assistant';
-    await seed(agent);
-    await signIn(token);
-    await page.getByLabel('Approve as').fill('Ada Reviewer');
-    await page.getByRole('button', { name: agent, exact: true }).click();
+    await openSeeded(agent);
 
     const card = page.locator('article.revision[data-tool="get_order"]');
     await card.waitFor();
@@ -190,7 +169,7 @@ describe('the dashboard in Chromium', () => {
     expect(await page.locator('article.revision[data-tool="get_order"] .badge').textContent()).toBe('applied');
     // The applied revision shows what routing did for its tool's requests before the apply and since
     // (by whole hours: the seeded request is after when it fell in the apply's hour, before if not).
-    const [applied] = (await call('GET', `/v1/agents/${agent}/quality?days=30&tool=get_order`)).revisions;
+    const [applied] = (await callOk('GET', `/v1/agents/${agent}/quality?days=30&tool=get_order`)).revisions;
     expect(applied.before.served_turns + applied.after.served_turns).toBe(2);
     expect(await page.locator('article.revision[data-tool="get_order"] [data-before-after]').textContent()).toBe(
       `Routing offered get_order for the requests it finally served: ${hitsText(applied.before)} in the 30 days before the apply, ${hitsText(applied.after)} since.`,
@@ -223,7 +202,7 @@ describe('the dashboard in Chromium', () => {
         /^Dry run \(nothing stored\): would propose \d+ revisions?, \d+ refused, \d+ skipped, \d+ model calls?\.$/,
       );
     expect(await page.getByRole('heading', { name: 'Dry run result' }).isVisible()).toBe(true);
-    expect((await call('GET', `/v1/agents/${agent}/revisions?status=proposed`)).revisions).toEqual([]);
+    expect((await callOk('GET', `/v1/agents/${agent}/revisions?status=proposed`)).revisions).toEqual([]);
 
     await openTool('render_page');
     expect(await modelView('render_page').textContent()).toBe(HOSTILE_DESCRIPTION);
@@ -235,22 +214,22 @@ describe('the dashboard in Chromium', () => {
   it('shows routing quality: the hit-rate chart with revision markers, the tools missed and confused most', async () => {
     const agent = 'quality-desk';
     await seed(agent);
-    const [proposed] = (await call('GET', `/v1/agents/${agent}/revisions?status=proposed`)).revisions;
-    await call('POST', `/v1/agents/${agent}/revisions/${proposed.revision_id}/apply`, { approved_by: 'Ada' });
-    await call('POST', `/v1/agents/${agent}/tools/get_order/undo`, { approved_by: 'Ada' });
+    const [proposed] = (await callOk('GET', `/v1/agents/${agent}/revisions?status=proposed`)).revisions;
+    await callOk('POST', `/v1/agents/${agent}/revisions/${proposed.revision_id}/apply`, { approved_by: 'Ada' });
+    await callOk('POST', `/v1/agents/${agent}/tools/get_order/undo`, { approved_by: 'Ada' });
     // A miss: refund_order served a request routing (k = 1) did not offer it for.
-    const missed = await call('POST', `/v1/agents/${agent}/route`, { request: 'where is my order 42', k: 1 });
+    const missed = await callOk('POST', `/v1/agents/${agent}/route`, { request: 'where is my order 42', k: 1 });
     expect(missed.tools.map((t: { name: string }) => t.name)).toEqual(['get_order']);
     // A confusion: get_order answered, the user asked again and refund_order served it.
-    const first = await call('POST', `/v1/agents/${agent}/route`, {
+    const first = await callOk('POST', `/v1/agents/${agent}/route`, {
       request: 'refund my order 77',
       conversation_id: 'q1',
     });
-    const again = await call('POST', `/v1/agents/${agent}/route`, {
+    const again = await callOk('POST', `/v1/agents/${agent}/route`, {
       request: 'no, refund the order',
       conversation_id: 'q1',
     });
-    await call('POST', `/v1/agents/${agent}/calls`, {
+    await callOk('POST', `/v1/agents/${agent}/calls`, {
       calls: [
         { tool: 'refund_order', arguments: {}, success: true, turn_id: missed.turn_id },
         { tool: 'get_order', arguments: {}, success: true, turn_id: first.turn_id },
@@ -276,7 +255,7 @@ describe('the dashboard in Chromium', () => {
     await page.locator('ol[data-list="missed"] button[data-tool-link="refund_order"]').click();
     await page.locator('details.tool[data-tool="refund_order"]').waitFor();
     // The undone revision's row in its tool's history: hits before the apply, and from apply to undo.
-    const [undone] = (await call('GET', `/v1/agents/${agent}/quality?days=30`)).revisions;
+    const [undone] = (await callOk('GET', `/v1/agents/${agent}/quality?days=30`)).revisions;
     expect(undone.undone_at).not.toBeNull();
     expect(undone.before.served_turns + undone.after.served_turns).toBe(2);
     await page.locator('details.tool[data-tool="get_order"] > summary').click();
@@ -293,8 +272,10 @@ describe('the dashboard in Chromium', () => {
 
   it("shows the API's validation message next to a setting, registers an unregistered tool, and opens an agent key's agent by id", async () => {
     const agent = `browser-usage-${Date.now().toString(36)}`;
-    await call('PUT', `/v1/agents/${agent}/tools`, { tools: [{ name: 'get_order', description: ORDER_DESCRIPTION }] });
-    await call('POST', `/v1/agents/${agent}/calls`, {
+    await callOk('PUT', `/v1/agents/${agent}/tools`, {
+      tools: [{ name: 'get_order', description: ORDER_DESCRIPTION }],
+    });
+    await callOk('POST', `/v1/agents/${agent}/calls`, {
       calls: [{ tool: 'lookup_invoice', arguments: { invoice_id: 'INV-1' }, success: false, error: 'no such invoice' }],
     });
     await page.getByRole('button', { name: /^(All agents|Change agent)$/ }).click();
@@ -309,11 +290,11 @@ describe('the dashboard in Chromium', () => {
     expect(await page.getByRole('alert').textContent()).toMatch(
       /^Settings not saved: the request does not match the schema \(400 invalid_request\): min_calls: /,
     );
-    expect((await call('GET', `/v1/agents/${agent}/config`)).min_calls).toBe(3);
+    expect((await callOk('GET', `/v1/agents/${agent}/config`)).min_calls).toBe(3);
     await page.getByLabel('min_calls').fill('4');
     await page.getByRole('button', { name: 'Save settings' }).click();
     await expect.poll(() => page.getByRole('status').textContent()).toBe('Settings saved: min_calls.');
-    expect((await call('GET', `/v1/agents/${agent}/config`)).min_calls).toBe(4);
+    expect((await callOk('GET', `/v1/agents/${agent}/config`)).min_calls).toBe(4);
 
     await page.getByRole('button', { name: 'Usage and unregistered', exact: true }).click();
     const draft = page.locator('article[data-unregistered="lookup_invoice"]');
@@ -322,16 +303,16 @@ describe('the dashboard in Chromium', () => {
     await expect
       .poll(() => page.getByRole('status').textContent())
       .toBe('Registered lookup_invoice: its past failures are evidence for the next review.');
-    expect((await call('GET', `/v1/agents/${agent}/tools/lookup_invoice`)).name).toBe('lookup_invoice');
+    expect((await callOk('GET', `/v1/agents/${agent}/tools/lookup_invoice`)).name).toBe('lookup_invoice');
     expect(await page.getByRole('heading', { name: 'Unregistered tools (0)' }).isVisible()).toBe(true);
     expect(problems.splice(0)).toEqual([
       'Failed to load resource: the server responded with a status of 400 (Bad Request)',
     ]);
 
     // An agent key cannot list agents: the user types the agent id it reaches.
-    const key = (await call('POST', `/v1/agents/${agent}/keys`, { role: 'operator' })).key;
+    const key = (await callOk('POST', `/v1/agents/${agent}/keys`, { role: 'operator' })).key;
     await page.getByRole('button', { name: 'Sign out' }).click();
-    await signIn(key);
+    await signIn(page, key);
     await page.getByLabel('Agent id').fill('someone-else');
     await page.getByRole('button', { name: 'Open' }).click();
     await expect
@@ -349,10 +330,7 @@ describe('the dashboard in Chromium', () => {
 
   it('edits a line in place: the diff follows the typing, a refused edit shows under its line, the corrected one is applied and served', async () => {
     const agent = 'edit-desk';
-    await seed(agent);
-    await signIn(token);
-    await page.getByLabel('Approve as').fill('Ada Reviewer');
-    await page.getByRole('button', { name: agent, exact: true }).click();
+    await openSeeded(agent);
     const card = page.locator('article.revision[data-tool="get_order"]');
     const note = card.getByLabel('Usage note 1', { exact: true });
     await note.waitFor();
@@ -367,7 +345,7 @@ describe('the dashboard in Chromium', () => {
     await expect.poll(() => lineError.textContent()).toMatch(/^Refused by the aimed_at_model check: /);
     expect(await note.getAttribute('aria-invalid')).toBe('true');
     expect(await page.getByRole('alert').textContent()).toContain('notes_added[0]');
-    expect((await call('GET', `/v1/agents/${agent}/revisions?status=proposed`)).revisions).toHaveLength(1);
+    expect((await callOk('GET', `/v1/agents/${agent}/revisions?status=proposed`)).revisions).toHaveLength(1);
 
     const CORRECTED = 'Always send order_id with its ORD- prefix, never the bare number.';
     await note.fill(CORRECTED);
@@ -396,7 +374,7 @@ describe('the dashboard in Chromium', () => {
     await expect
       .poll(() => page.getByRole('status').textContent())
       .toBe('Applied the revision of get_order with your edits.');
-    const [applied] = (await call('GET', `/v1/agents/${agent}/revisions?status=applied`)).revisions;
+    const [applied] = (await callOk('GET', `/v1/agents/${agent}/revisions?status=applied`)).revisions;
     expect(applied).toMatchObject({ notes_added: [CORRECTED], call_example: null, edited_by: 'Ada Reviewer' });
     expect(applied.proposed.notes_added).toEqual([NOTE]);
     await openTool('get_order');
@@ -418,10 +396,10 @@ describe('the dashboard in Chromium', () => {
   it('shows a read-only key no decision and an approver no settings to change', async () => {
     const agent = 'read-desk';
     await seed(agent);
-    const readOnly = (await call('POST', `/v1/agents/${agent}/keys`, { role: 'read_only' })).key;
-    const approver = (await call('POST', `/v1/agents/${agent}/keys`, { role: 'approver' })).key;
+    const readOnly = (await callOk('POST', `/v1/agents/${agent}/keys`, { role: 'read_only' })).key;
+    const approver = (await callOk('POST', `/v1/agents/${agent}/keys`, { role: 'approver' })).key;
 
-    await signIn(readOnly);
+    await signIn(page, readOnly);
     await page.getByLabel('Agent id').fill(agent);
     await page.getByRole('button', { name: 'Open' }).click();
     const card = page.locator('article.revision[data-tool="get_order"]');
@@ -439,7 +417,7 @@ describe('the dashboard in Chromium', () => {
     expect(await page.getByLabel('min_calls').isDisabled()).toBe(true);
     expect(await page.getByRole('button', { name: 'Save settings' }).count()).toBe(0);
 
-    await signIn(approver);
+    await signIn(page, approver);
     await page.getByLabel('Agent id').fill(agent);
     await page.getByRole('button', { name: 'Open' }).click();
     await page.getByRole('button', { name: 'Apply revision to get_order' }).waitFor();
@@ -456,13 +434,10 @@ describe('the dashboard in Chromium', () => {
 
   it('filters the inbox by tool and kind of line, and applies two revisions at once with each outcome shown', async () => {
     const agent = 'bulk-desk';
-    await seed(agent, true);
-    await signIn(token);
-    await page.getByLabel('Approve as').fill('Ada Reviewer');
-    await page.getByRole('button', { name: agent, exact: true }).click();
+    await openSeeded(agent, true);
     const cards = page.locator('article.revision[data-revision]');
     await page.locator('article.revision[data-tool="refund_order"]').waitFor();
-    const proposed = (await call('GET', `/v1/agents/${agent}/revisions?status=proposed`)).revisions;
+    const proposed = (await callOk('GET', `/v1/agents/${agent}/revisions?status=proposed`)).revisions;
     const ids = Object.fromEntries(proposed.map((r: { tool: string; revision_id: string }) => [r.tool, r.revision_id]));
 
     await page.getByLabel('Tool', { exact: true }).selectOption('refund_order');
@@ -478,7 +453,7 @@ describe('the dashboard in Chromium', () => {
     await page.getByLabel('Kind of line').selectOption('');
 
     // Someone else dismisses refund_order's revision after the page loaded: the bulk apply says so for it alone.
-    await call('POST', `/v1/agents/${agent}/revisions/${ids.refund_order}/dismiss`, { approved_by: 'Bo' });
+    await callOk('POST', `/v1/agents/${agent}/revisions/${ids.refund_order}/dismiss`, { approved_by: 'Bo' });
     await page.getByLabel(`Select the revision of get_order (${ids.get_order})`).check();
     await page.getByLabel(`Select the revision of refund_order (${ids.refund_order})`).check();
     await page.getByRole('button', { name: 'Apply selected' }).click();
@@ -487,8 +462,8 @@ describe('the dashboard in Chromium', () => {
     expect(await outcome('get_order').innerText()).toBe(`get_order: applied (${ids.get_order})`);
     expect(await outcome('refund_order').innerText()).toMatch(/^refund_order: not applied: .+ \(/);
     expect(await outcome('refund_order').getAttribute('class')).toBe('failed');
-    expect((await call('GET', `/v1/agents/${agent}/revisions/${ids.get_order}`)).status).toBe('applied');
-    expect((await call('GET', `/v1/agents/${agent}/revisions/${ids.refund_order}`)).status).toBe('dismissed');
+    expect((await callOk('GET', `/v1/agents/${agent}/revisions/${ids.get_order}`)).status).toBe('applied');
+    expect((await callOk('GET', `/v1/agents/${agent}/revisions/${ids.refund_order}`)).status).toBe('dismissed');
     expect(problems).toEqual([]);
   });
 });

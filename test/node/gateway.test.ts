@@ -11,10 +11,14 @@ import {
   connect,
   type Handler,
   rpcError,
+  searchTools,
   startUpstream,
   text,
   type UpstreamServer,
 } from './mcp-upstream-server.ts';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { CallRecord } from '../../src/core/records.ts';
+import { eventually } from '../helpers/eventually.ts';
 
 const SECRET = 'Bearer upstream-secret-Vb71kQ';
 
@@ -40,14 +44,7 @@ const HANG_TOOLS: Record<string, [string, Handler]> = {
 };
 
 /** The agent's logged calls, from its export (admin). */
-interface LoggedCall {
-  tool: string;
-  arguments: Record<string, unknown>;
-  success: boolean;
-  error: string | null;
-  request: string | null;
-  turn_id: string | null;
-}
+type LoggedCall = Pick<CallRecord, 'tool' | 'arguments' | 'success' | 'error' | 'request' | 'turn_id'>;
 
 async function loggedCalls(agent: string): Promise<LoggedCall[]> {
   const res = await fetch(`${inject('workerUrl')}/v1/agents/${agent}/export`, {
@@ -57,17 +54,20 @@ async function loggedCalls(agent: string): Promise<LoggedCall[]> {
   return lines.map((l) => JSON.parse(l) as LoggedCall & { type: string }).filter((l) => l.type === 'call');
 }
 
-async function eventually<T>(check: () => Promise<T | undefined>, ms = 10_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const v = await check();
-    if (v !== undefined) return v;
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 100));
-  }
+/** What `pick` finds in the agent's logged calls, polled for up to 10 s (calls are logged after the answer). */
+function whenLogged<T>(agent: string, pick: (calls: LoggedCall[]) => T | undefined): Promise<T> {
+  return eventually(async () => pick(await loggedCalls(agent)), 10_000);
 }
 
 let files: UpstreamServer;
+
+/** A call the gateway refuses as invalid params with `message`, which never reaches the files upstream. */
+async function expectRefusedUnsent(client: Client, name: string, args: Record<string, unknown>, message: string) {
+  const before = files.seen.length;
+  const refused = await rpcError(client.callTool({ name, arguments: args }));
+  expect(refused).toMatchObject({ code: -32602, message: expect.stringContaining(message) });
+  expect(files.seen.length).toBe(before);
+}
 let hang: UpstreamServer;
 const agent = `gateway-${Date.now().toString(36)}`;
 
@@ -159,10 +159,7 @@ describe('the MCP gateway', () => {
         .filter((s) => s.method === 'tools/call')
         .map((s) => s.tool),
     ).toEqual(['read_file', 'write_file']);
-    const calls = await eventually(async () => {
-      const c = await loggedCalls(agent);
-      return c.length >= 2 ? c : undefined;
-    });
+    const calls = await whenLogged(agent, (c) => (c.length >= 2 ? c : undefined));
     const rows = calls.map((c) => [c.tool, c.arguments, c.success, c.error, c.request, c.turn_id]);
     expect(rows.sort((a, b) => String(a[0]).localeCompare(String(b[0])))).toEqual([
       ['read_file', { path: 'notes.txt' }, true, null, 'read the file notes.txt', found.turn_id],
@@ -193,25 +190,18 @@ describe('the MCP gateway', () => {
     expect(rpc).toEqual(
       expect.objectContaining({ code: -32603, message: 'MCP error -32603: upstream files: index database offline' }),
     );
-    const failed = await eventually(async () => (await loggedCalls(agent)).find((c) => c.tool === 'index_files'));
+    const failed = await whenLogged(agent, (c) => c.find((x) => x.tool === 'index_files'));
     expect(failed).toMatchObject({ success: false, error: 'upstream files: index database offline' });
     files.tools.delete('archive_file');
     const sync = await call('POST', `/v1/agents/${agent}/upstreams/files/sync`);
     expect(sync.body).toMatchObject({ status: 'ok', listed: 6, unavailable: ['archive_file'] });
-    const before = files.seen.length;
-    const gone = await rpcError(client.callTool({ name: 'archive_file', arguments: { path: 'x' } }));
-    expect(gone).toMatchObject({
-      code: -32602,
-      message: expect.stringContaining('tool archive_file is no longer served by upstream files'),
-    });
-    expect(files.seen.length).toBe(before);
-    const search = await client.callTool({
-      name: 'search_tools',
-      arguments: { request: 'move a file into the archive', k: 10 },
-    });
-    const names = (search.structuredContent as { tools: { function: { name: string } }[] }).tools.map(
-      (t) => t.function.name,
+    await expectRefusedUnsent(
+      client,
+      'archive_file',
+      { path: 'x' },
+      'tool archive_file is no longer served by upstream files',
     );
+    const names = (await searchTools(client, 'move a file into the archive', 10)).map((t) => t.function.name);
     expect(names).not.toContain('archive_file');
     const up = await call('GET', `/v1/agents/${agent}/upstreams/files`);
     expect(up.body.tools).toContainEqual({
@@ -238,22 +228,15 @@ describe('the MCP gateway', () => {
       'report_tool_call',
       'call_tool',
     ]);
-    const search = await client.callTool({
-      name: 'search_tools',
-      arguments: { request: 'delete the file old.txt', k: 10 },
-    });
-    const names = (search.structuredContent as { tools: { function: { name: string } }[] }).tools.map(
-      (t) => t.function.name,
-    );
+    const names = (await searchTools(client, 'delete the file old.txt', 10)).map((t) => t.function.name);
     expect(names).not.toContain('delete_file');
-    const before = files.seen.length;
-    const refused = await rpcError(client.callTool({ name: 'delete_file', arguments: { path: 'old.txt' } }));
-    expect(refused).toMatchObject({
-      code: -32602,
-      message: expect.stringContaining('tool delete_file is not allowed for this key'),
-    });
-    expect(files.seen.length).toBe(before);
-    const logged = await eventually(async () => (await loggedCalls(agent)).find((c) => c.tool === 'delete_file'));
+    await expectRefusedUnsent(
+      client,
+      'delete_file',
+      { path: 'old.txt' },
+      'tool delete_file is not allowed for this key',
+    );
+    const logged = await whenLogged(agent, (c) => c.find((x) => x.tool === 'delete_file'));
     expect(logged).toMatchObject({ success: false, error: 'denied: tool delete_file is not allowed for this key' });
     await client.close();
 
@@ -284,8 +267,8 @@ describe('the MCP gateway', () => {
       const good = await client.callTool({ name: 'get_order', arguments: { order_id: `ORD-12${n}` } });
       expect(good).toEqual({ content: [{ type: 'text', text: 'shipped' }] });
     }
-    await eventually(async () => {
-      const calls = (await loggedCalls(agent)).filter((c) => c.tool === 'get_order');
+    await whenLogged(agent, (all) => {
+      const calls = all.filter((c) => c.tool === 'get_order');
       return calls.length === 4 && calls.every((c) => c.turn_id !== null) ? calls : undefined;
     });
     const review = await call('POST', `/v1/agents/${agent}/reviews`, {});
@@ -297,8 +280,7 @@ describe('the MCP gateway', () => {
       approved_by: 'gateway-test',
     });
     expect(applied.status).toBe(200);
-    const search = await client.callTool({ name: 'search_tools', arguments: { request: 'where is order 3?' } });
-    const views = (search.structuredContent as { tools: { function: { name: string; description: string } }[] }).tools;
+    const views = await searchTools(client, 'where is order 3?');
     const view = views.find((t) => t.function.name === 'get_order');
     expect(view?.function.description).toContain(revision.notes_added[0]);
     await client.close();

@@ -146,6 +146,19 @@ export async function connect(agent: string, token = admin()): Promise<Client> {
   return client;
 }
 
+/** The tools the gateway's `search_tools` offers the client for `request` (its structured answer). */
+export async function searchTools(
+  client: Client,
+  request: string,
+  k?: number,
+): Promise<{ function: { name: string; description: string } }[]> {
+  const search = await client.callTool({
+    name: 'search_tools',
+    arguments: k === undefined ? { request } : { request, k },
+  });
+  return (search.structuredContent as { tools: { function: { name: string; description: string } }[] }).tools;
+}
+
 /** The JSON-RPC error a call failed with; throws when it did not fail. */
 export async function rpcError(p: Promise<unknown>): Promise<{ code: number; message: string }> {
   try {

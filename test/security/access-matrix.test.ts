@@ -10,7 +10,10 @@
 import { env } from 'cloudflare:workers';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { app } from '../../src/app.ts';
-import { ADMIN, agentId, api, eventually, tool, logDb } from '../helpers.ts';
+import { eventually } from '../helpers/eventually.ts';
+import { logDb } from '../helpers/log.ts';
+import { ADMIN, agentId, api } from '../helpers/requests.ts';
+import { tool } from '../helpers/tools.ts';
 import { agentState, insertRevision, noteRevision, seedAgent, send, type Answer, type Seeded } from './fixtures.ts';
 
 type Need = 'read' | 'agent' | 'decide' | 'operator' | 'admin';

@@ -7,7 +7,8 @@ import { createExecutionContext, waitOnExecutionContext } from 'cloudflare:test'
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import { app } from '../../src/app.ts';
-import { ADMIN, agentId, api, tool } from '../helpers.ts';
+import { ADMIN, agentId, api } from '../helpers/requests.ts';
+import { tool } from '../helpers/tools.ts';
 
 async function fetchWith(e: typeof env, request: Request): Promise<{ status: number; body: unknown }> {
   const ctx = createExecutionContext();

@@ -11,8 +11,10 @@ import type { AgentObject } from '../../src/agent-object.ts';
 import { app } from '../../src/app.ts';
 import { DEFAULT_SETTINGS } from '../../src/schemas.ts';
 import { DRY_RUN_SLOTS, REVIEW_LEASE_MS } from '../../src/services/review.ts';
-import { ADMIN, agentId, api, tool } from '../helpers.ts';
+import { ADMIN, agentId, api } from '../helpers/requests.ts';
+import { tool } from '../helpers/tools.ts';
 import { agentState } from './fixtures.ts';
+import { interceptObject } from '../helpers/log.ts';
 
 const TOOLS = ['alpha', 'bravo', 'charlie'].map((name) =>
   tool(name, `The ${name} tool: files a ${name} report.`, { ref: { type: 'string' } }),
@@ -135,23 +137,12 @@ describe('dry runs at once', () => {
 describe('the review lease is sized to the work', () => {
   /** The agent namespace with every acquireReviewLease's ttl recorded. */
   function recording(ttls: number[]): DurableObjectNamespace<AgentObject> {
-    const ns = env.AGENTS;
-    return new Proxy(ns, {
-      get(target, prop) {
-        if (prop !== 'get') return Reflect.get(target, prop).bind(target);
-        return (id: DurableObjectId) =>
-          new Proxy(target.get(id), {
-            get(stub, p) {
-              if (p === 'acquireReviewLease')
-                return (holder: string, nowMs: number, ttlMs: number) => {
-                  ttls.push(ttlMs);
-                  return stub.acquireReviewLease(holder, nowMs, ttlMs);
-                };
-              return Reflect.get(stub, p);
-            },
-          });
+    return interceptObject(env.AGENTS, (stub) => ({
+      acquireReviewLease: (holder: string, nowMs: number, ttlMs: number) => {
+        ttls.push(ttlMs);
+        return stub.acquireReviewLease(holder, nowMs, ttlMs);
       },
-    });
+    }));
   }
 
   it('max_tools model calls of a model with a 30 s deadline: the lease covers them all (4 at a time, 3 attempts each) and a margin', async () => {

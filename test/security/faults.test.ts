@@ -6,7 +6,7 @@
  * nothing is half-written, and every tool row's vector is the embedding of its embedding text.
  */
 import { env } from 'cloudflare:workers';
-import { afterEach, beforeEach, describe, expect, inject, it, vi } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createD1Store } from '../../src/adapters/d1-store.ts';
 import { createHashEmbedder } from '../../src/adapters/hash-embedder.ts';
 import { createOpenAIEmbedder } from '../../src/adapters/openai.ts';
@@ -14,47 +14,12 @@ import type { AgentObject } from '../../src/agent-object.ts';
 import type { SqlStatement } from '../../src/adapters/log-db.ts';
 import type { Embedder } from '../../src/core/ports.ts';
 import { embedTools } from '../../src/services/tool-vectors.ts';
-import { agentId, api, interceptLog, logDb, tool } from '../helpers.ts';
+import { interceptLog, logDb } from '../helpers/log.ts';
+import { agentId, api } from '../helpers/requests.ts';
+import { tool } from '../helpers/tools.ts';
 import { agentState, insertRevision, noteRevision, send } from './fixtures.ts';
-
-const FAKE = inject('fakeOpenAI');
-let seq = 0;
-const unique = (label: string) => {
-  seq += 1;
-  return `faults-${label}-${seq}-${Math.random().toString(36).slice(2, 8)}`;
-};
-
-async function script(model: string, replies: unknown[]) {
-  await fetch(`${FAKE}/_script`, { method: 'POST', body: JSON.stringify({ model, replies }) });
-}
-
-function modelEnv(label: string) {
-  const model = unique(label);
-  return {
-    model,
-    env: {
-      ...env,
-      LLM: `openai:${model}`,
-      OPENAI_BASE_URL: `${FAKE}/v1`,
-      OPENAI_API_KEY: 'test',
-      LLM_TIMEOUT_MS: '250',
-    },
-  };
-}
-
-function embedderEnv(label: string) {
-  const model = unique(label);
-  return {
-    model,
-    env: {
-      ...env,
-      EMBEDDER: `openai:${model}`,
-      EMBEDDER_DIMENSIONS: '8',
-      OPENAI_BASE_URL: `${FAKE}/v1`,
-      OPENAI_API_KEY: 'test',
-    },
-  };
-}
+import { FAKE, fakeEmbedderEnv, fakeModelEnv, script } from '../helpers/fake-openai.ts';
+import { oneCallTrace } from '../fixtures/traces.ts';
 
 /** Fails fast: every attempt answers 500 and asks for a 1 ms wait before the retry. */
 const UPSTREAM_DOWN = [{ status: 500, headers: { 'retry-after-ms': '1' } }];
@@ -197,7 +162,7 @@ describe('the background model fails', () => {
   ] as const) {
     it(`${label}: the tool is a recorded skip, only the code-built example call is proposed, its marks stay so the next review tries again`, async () => {
       const agent = await agentWithFailures();
-      const { model, env: e } = modelEnv(label);
+      const { model, env: e } = fakeModelEnv(`faults-${label}`, { LLM_TIMEOUT_MS: '250' });
       await script(model, [...replies]);
       const res = await send(e, 'POST', `/v1/agents/${agent}/reviews`, { body: {} });
       expect(res.status).toBe(200);
@@ -237,7 +202,7 @@ describe('the background model fails', () => {
   ] as const) {
     it(`answers garbage (${label}): refused as invalid_reply; only the code-built example call is proposed`, async () => {
       const agent = await agentWithFailures();
-      const { model, env: e } = modelEnv('garbage');
+      const { model, env: e } = fakeModelEnv('faults-garbage', { LLM_TIMEOUT_MS: '250' });
       await script(model, [{ content }]);
       const res = await send(e, 'POST', `/v1/agents/${agent}/reviews`, { body: {} });
       expect(res.status).toBe(200);
@@ -265,7 +230,7 @@ describe('the background model fails', () => {
 
 describe('the embedder fails', () => {
   it('while tools are registered: 502 upstream_error and nothing written, not even the new agent', async () => {
-    const { model, env: e } = embedderEnv('register');
+    const { model, env: e } = fakeEmbedderEnv('faults-register');
     await script(model, UPSTREAM_DOWN);
     const agent = agentId('faults');
     const res = await send(e, 'PUT', `/v1/agents/${agent}/tools`, { body: { tools: [ORDER, REFUND] } });
@@ -279,7 +244,7 @@ describe('the embedder fails', () => {
   });
 
   it('while a changed tool is registered or a request is routed: 502, the rows, turns and counts as they were', async () => {
-    const { model, env: e } = embedderEnv('route');
+    const { model, env: e } = fakeEmbedderEnv('faults-route');
     await script(model, []);
     const agent = agentId('faults');
     expect((await send(e, 'PUT', `/v1/agents/${agent}/tools`, { body: { tools: [ORDER, REFUND] } })).status).toBe(200);
@@ -332,15 +297,7 @@ describe('a D1 batch or a log batch fails half way', () => {
         'POST',
         'traces',
         {
-          messages: [
-            { role: 'user', content: 'where is my order?' },
-            {
-              role: 'assistant',
-              content: null,
-              tool_calls: [{ id: 'x1', type: 'function', function: { name: 'lookup_order', arguments: '{}' } }],
-            },
-            { role: 'tool', tool_call_id: 'x1', content: '{"ok": true}' },
-          ],
+          messages: oneCallTrace('where is my order?', 'x1', 'lookup_order', '{}', '{"ok": true}'),
           tools: [tool('traced', 'Traced.')],
         },
       ],

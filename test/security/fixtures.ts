@@ -10,8 +10,11 @@ import { expect } from 'vitest';
 import { createD1Revisions, type NewRevision } from '../../src/adapters/d1-revisions.ts';
 import { AGENT_TABLES } from '../../src/adapters/d1-store.ts';
 import { app } from '../../src/app.ts';
-import { newRevision } from '../builders.ts';
-import { ADMIN, agentId, api, eventually, LOG_TABLES, logDb, tool } from '../helpers.ts';
+import { LOG_TABLES, logDb, storedTurn } from '../helpers/log.ts';
+import { ADMIN, agentId, api } from '../helpers/requests.ts';
+import { newRevision } from '../helpers/revisions.ts';
+import { tool } from '../helpers/tools.ts';
+import { oneCallTrace } from '../fixtures/traces.ts';
 
 /** Every D1 table that holds an agent's rows: the store's own list, which deleting an agent walks. */
 export { AGENT_TABLES };
@@ -128,13 +131,7 @@ export async function seedAgent(prefix: string): Promise<Seeded> {
     body: { request: `where is my order ${marker}?`, conversation_id: `conv-${marker}` },
   });
   const turnId: string = routed.body.turn_id;
-  await eventually(() =>
-    logDb(agent)
-      .prepare('SELECT 1 AS ok FROM turns WHERE agent = ?1 AND turn_id = ?2')
-      .bind(agent, turnId)
-      .first()
-      .then((r) => r ?? undefined),
-  );
+  await storedTurn(agent, turnId, '1 AS ok');
   const calls = [
     {
       id: 'c1',
@@ -156,17 +153,13 @@ export async function seedAgent(prefix: string): Promise<Seeded> {
   ];
   expect((await api('POST', `/v1/agents/${agent}/calls`, { body: { calls } })).status).toBe(200);
   const trace = {
-    messages: [
-      { role: 'user', content: `ship order ${marker}` },
-      {
-        role: 'assistant',
-        content: null,
-        tool_calls: [
-          { id: 't1', type: 'function', function: { name: 'traced_tool', arguments: JSON.stringify({ v: marker }) } },
-        ],
-      },
-      { role: 'tool', tool_call_id: 't1', content: JSON.stringify({ error: `refused ${marker}` }) },
-    ],
+    messages: oneCallTrace(
+      `ship order ${marker}`,
+      't1',
+      'traced_tool',
+      JSON.stringify({ v: marker }),
+      JSON.stringify({ error: `refused ${marker}` }),
+    ),
     tools: [{ name: 'traced_tool', description: `Traced ${marker}`, parameters: { type: 'object', properties: {} } }],
   };
   expect((await api('POST', `/v1/agents/${agent}/traces`, { body: trace })).status).toBe(200);

@@ -9,8 +9,10 @@ import { env } from 'cloudflare:workers';
 import fc from 'fast-check';
 import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { LIMITS } from '../../src/schemas.ts';
-import { api, logDb } from '../helpers.ts';
+import { logDb } from '../helpers/log.ts';
+import { api } from '../helpers/requests.ts';
 import { agentState, insertRevision, noteRevision, seedAgent, send, type Seeded } from './fixtures.ts';
+import { oneCallTrace } from '../fixtures/traces.ts';
 
 /** Runs per route: enough to reach every path of the body with several kinds of value, on 2 cores. */
 const RUNS = 25;
@@ -197,17 +199,13 @@ const WRITE_ROUTES: Record<string, WriteRoute> = {
     path: (a) => `/v1/agents/${a.agent}/traces`,
     body: () => ({
       conversation_id: 'c-2',
-      messages: [
-        { role: 'user', content: 'where is my order?' },
-        {
-          role: 'assistant',
-          content: null,
-          tool_calls: [
-            { id: 'k1', type: 'function', function: { name: 'lookup_order', arguments: '{"order_id": "1"}' } },
-          ],
-        },
-        { role: 'tool', tool_call_id: 'k1', content: '{"error": "no such order"}' },
-      ],
+      messages: oneCallTrace(
+        'where is my order?',
+        'k1',
+        'lookup_order',
+        '{"order_id": "1"}',
+        '{"error": "no such order"}',
+      ),
       tools: [{ name: 'lookup_order', description: 'Look up an order.' }],
     }),
     stored: (_a, h) => {

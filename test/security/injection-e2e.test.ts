@@ -11,7 +11,10 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { checkLineText, normalizeLine } from '../../src/core/safety.ts';
 import corpus from '../fixtures/injection-corpus.json';
-import { agentId, api, count, eventually, tool } from '../helpers.ts';
+import { eventually } from '../helpers/eventually.ts';
+import { count } from '../helpers/log.ts';
+import { agentId, api } from '../helpers/requests.ts';
+import { tool } from '../helpers/tools.ts';
 
 /**
  * Follows each hostile text, so a line quoting any part of it is found wherever it lands. One per

@@ -7,7 +7,10 @@
  */
 import { env } from 'cloudflare:workers';
 import { describe, expect, inject, it } from 'vitest';
-import { agentId, api, eventually, tool, logDb } from '../helpers.ts';
+import { eventually } from '../helpers/eventually.ts';
+import { logDb } from '../helpers/log.ts';
+import { agentId, api } from '../helpers/requests.ts';
+import { tool } from '../helpers/tools.ts';
 import { insertRevision, noteRevision, send } from './fixtures.ts';
 
 const FAKE = inject('fakeOpenAI');

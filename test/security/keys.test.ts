@@ -5,7 +5,9 @@
 import type { AgentObject } from '../../src/agent-object.ts';
 import { env } from 'cloudflare:workers';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { agentId, api, interceptLog, tool } from '../helpers.ts';
+import { interceptLog } from '../helpers/log.ts';
+import { agentId, api } from '../helpers/requests.ts';
+import { tool } from '../helpers/tools.ts';
 import { send } from './fixtures.ts';
 
 const CONSOLE = ['log', 'info', 'warn', 'error', 'debug', 'trace'] as const;

@@ -9,8 +9,12 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { app } from '../../src/app.ts';
 import readme from '../../docs/api.md?raw';
 import { LIMITS } from '../../src/schemas.ts';
-import { ADMIN, agentId, api, eventually, tool, logDb } from '../helpers.ts';
+import { eventually } from '../helpers/eventually.ts';
+import { logDb } from '../helpers/log.ts';
+import { ADMIN, agentId, api } from '../helpers/requests.ts';
+import { tool } from '../helpers/tools.ts';
 import { agentState } from './fixtures.ts';
+import { oneCallTrace } from '../fixtures/traces.ts';
 
 const n = (x: number) => x.toLocaleString('en-US');
 
@@ -207,17 +211,7 @@ describe("a call's arguments: 16 KiB as JSON", () => {
 
   it('tool calls in a trace, both formats: past the limit a 400 naming the call, nothing written', async () => {
     const openai = (bytes: number) => ({
-      messages: [
-        { role: 'user', content: 'look it up' },
-        {
-          role: 'assistant',
-          content: null,
-          tool_calls: [
-            { id: 'tc_1', type: 'function', function: { name: 'lookup', arguments: JSON.stringify(args(bytes)) } },
-          ],
-        },
-        { role: 'tool', tool_call_id: 'tc_1', content: 'found' },
-      ],
+      messages: oneCallTrace('look it up', 'tc_1', 'lookup', JSON.stringify(args(bytes)), 'found'),
     });
     await edge('POST', `/v1/agents/${agent}/traces`, openai(LIMITS.argumentBytes), openai(LIMITS.argumentBytes + 1));
     const anthropic = (bytes: number) => ({

@@ -5,7 +5,7 @@
  */
 import fc from 'fast-check';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { ADMIN, api } from '../helpers.ts';
+import { ADMIN, api } from '../helpers/requests.ts';
 
 /** Names every JavaScript object answers to: an object used as a lookup table finds them. */
 const INHERITED = [

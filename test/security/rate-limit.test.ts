@@ -9,7 +9,8 @@ import { createExecutionContext, runInDurableObject, waitOnExecutionContext } fr
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import { app } from '../../src/app.ts';
-import { ADMIN, agentId, api, tool } from '../helpers.ts';
+import { ADMIN, agentId, api } from '../helpers/requests.ts';
+import { tool } from '../helpers/tools.ts';
 
 async function call(
   e: typeof env,
@@ -66,6 +67,15 @@ function deploymentDefaults(): typeof env {
   return e as unknown as typeof env;
 }
 
+/** The 429 answer of a limit: Retry-After and the message as they must match. */
+function rateLimited(retryAfter: RegExp, message: RegExp) {
+  return {
+    status: 429,
+    retryAfter: expect.stringMatching(retryAfter),
+    body: { error: { code: 'rate_limited', message: expect.stringMatching(message), details: [] } },
+  };
+}
+
 describe('RATE_LIMIT_PER_MINUTE', () => {
   it('answers 429 rate_limited with Retry-After once a key has used its minute, per key, and never limits the admin', async () => {
     const { agent, first, second } = await agentWithKeys();
@@ -74,17 +84,9 @@ describe('RATE_LIMIT_PER_MINUTE', () => {
       call(limited, token, 'POST', `/v1/agents/${agent}/route`, { request: 'rain in Oslo?' });
     for (let i = 0; i < 3; i++) expect((await route(first)).status).toBe(200);
     const refused = await route(first);
-    expect(refused).toEqual({
-      status: 429,
-      retryAfter: expect.stringMatching(/^(19|20)$/),
-      body: {
-        error: {
-          code: 'rate_limited',
-          message: expect.stringMatching(/^this key made more than 3 requests a minute; retry in (19|20) s$/),
-          details: [],
-        },
-      },
-    });
+    expect(refused).toEqual(
+      rateLimited(/^(19|20)$/, /^this key made more than 3 requests a minute; retry in (19|20) s$/),
+    );
     // Every route of the key counts, reads too; a refused request is not served.
     expect((await call(limited, first, 'GET', `/v1/agents/${agent}/tools`)).status).toBe(429);
     // Another key of the same agent has its own allowance; the admin token has none.
@@ -140,19 +142,12 @@ describe('RATE_LIMIT_PER_MINUTE', () => {
     const read = (token: string) => call(limited, token, 'GET', `/v1/agents/${agent}/config`);
     for (const token of [first, second, first, second]) expect((await read(token)).status).toBe(200);
     const refused = await read(second);
-    expect(refused).toEqual({
-      status: 429,
-      retryAfter: expect.stringMatching(/^1[45]$/),
-      body: {
-        error: {
-          code: 'rate_limited',
-          message: expect.stringMatching(
-            new RegExp(`^the keys of agent ${agent} made more than 4 requests a minute together; retry in 1[45] s$`),
-          ),
-          details: [],
-        },
-      },
-    });
+    expect(refused).toEqual(
+      rateLimited(
+        /^1[45]$/,
+        new RegExp(`^the keys of agent ${agent} made more than 4 requests a minute together; retry in 1[45] s$`),
+      ),
+    );
     expect((await read(first)).status).toBe(429);
     // Another agent's keys have their own allowance; the admin none.
     const other = await agentWithKeys();
@@ -169,19 +164,12 @@ describe('RATE_LIMIT_PER_MINUTE', () => {
     const forged = `wsk_${'0'.repeat(16)}_${'A'.repeat(43)}`;
     for (const token of [forged, 'guess', `${first}x`]) expect((await from(attacker, token)).status).toBe(401);
     const refused = await from(attacker, forged);
-    expect(refused).toEqual({
-      status: 429,
-      retryAfter: expect.stringMatching(/^(19|20)$/),
-      body: {
-        error: {
-          code: 'rate_limited',
-          message: expect.stringMatching(
-            /^more than 3 failed authentications a minute came from this address; retry in (19|20) s$/,
-          ),
-          details: [],
-        },
-      },
-    });
+    expect(refused).toEqual(
+      rateLimited(
+        /^(19|20)$/,
+        /^more than 3 failed authentications a minute came from this address; retry in (19|20) s$/,
+      ),
+    );
     // The address waits out its allowance whatever it sends; the token is not even read.
     expect((await from(attacker, first)).status).toBe(429);
     expect((await from(attacker, ADMIN)).status).toBe(429);

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { createD1Store } from '../../src/adapters/d1-store.ts';
 import type { Services } from '../../src/env.ts';
 import { AGENT_ROW_TTL_MS, agentRow } from '../../src/services/agent-rows.ts';
-import { agentId } from '../helpers.ts';
+import { agentId } from '../helpers/requests.ts';
 
 /** A store over the test database that counts its agent-row reads. */
 function countingServices() {

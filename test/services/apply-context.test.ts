@@ -9,18 +9,15 @@ import { describe, expect, it } from 'vitest';
 import type { NewRevision } from '../../src/adapters/d1-revisions.ts';
 import { services, type Services } from '../../src/env.ts';
 import { applyContext, applyRevision } from '../../src/services/apply.ts';
-import { CLAIM_TOOLS, newRevision } from '../builders.ts';
-import { agentId, api, eventually, logDb, tool } from '../helpers.ts';
+import { eventually } from '../helpers/eventually.ts';
+import { logDb } from '../helpers/log.ts';
+import { agentId, api } from '../helpers/requests.ts';
+import { newRevision } from '../helpers/revisions.ts';
+import { APPLY_TOOLS, tool } from '../helpers/tools.ts';
 
 const base = services(env);
 
-const TOOLS = [
-  tool('lookup_claim', 'Fetch an insurance claim record by its claim reference.', { claim_ref: { type: 'string' } }),
-  CLAIM_TOOLS.start_recovery,
-  tool('refer_llu', 'Refer a large loss to the large loss unit.', { claim_ref: { type: 'string' } }),
-  tool('get_weather', 'Current weather for a city.', { city: { type: 'string' } }),
-  tool('send_email', 'Send an email to a recipient.', { to: { type: 'string' } }),
-];
+const TOOLS = APPLY_TOOLS;
 
 /** Requests the agent served, each by the tool named: the re-check routes them again. */
 const SERVED: [string, string][] = [

@@ -1,6 +1,6 @@
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
-import { agentId } from '../helpers.ts';
+import { agentId } from '../helpers/requests.ts';
 
 const stub = (name: string) => env.AGENTS.get(env.AGENTS.idFromName(name));
 

@@ -4,7 +4,7 @@
  * unread turns between them.
  */
 import { describe, expect, it } from 'vitest';
-import { callRecord } from '../builders.ts';
+import { callRecord } from '../helpers/calls.ts';
 import { findEvidence } from '../../src/core/evidence.ts';
 import type { CallRecord, TurnRecord } from '../../src/core/records.ts';
 import { splitConversations } from '../../src/services/review-reads.ts';
