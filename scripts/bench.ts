@@ -333,7 +333,8 @@ function targetsOf(endpoints: EndpointResult[], review: BenchResults['review']):
 }
 
 async function main(): Promise<void> {
-  const w = await startWorker(progress);
+  // The gateway part registers a loopback upstream: local addresses are refused without this.
+  const w = await startWorker(progress, ['UPSTREAMS_ALLOW_LOCAL:true']);
   const stop = (): void => w.stop();
   process.once('SIGINT', () => {
     stop();

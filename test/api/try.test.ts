@@ -10,8 +10,9 @@ import { env } from 'cloudflare:workers';
 import { describe, expect, inject, it } from 'vitest';
 import { services } from '../../src/env.ts';
 import type { Evidence } from '../../src/schemas.ts';
-import { newRevision } from '../builders.ts';
-import { agentId, api, tool } from '../helpers.ts';
+import { newRevision } from '../helpers/revisions.ts';
+import { agentId, api } from '../helpers/requests.ts';
+import { tool } from '../helpers/tools.ts';
 import { agentState, send } from '../security/fixtures.ts';
 
 const svc = services(env);

@@ -377,7 +377,7 @@ describe('whetstone/client: reviews and revisions', () => {
   it('tries a proposed revision (writes nothing), sets and removes a test endpoint, and asks whoami', async () => {
     const agent = agentId();
     const ws = clientFor(agent);
-    await seedFailures(ws);
+    await seedOrderFailures(ws);
     const [proposed] = (await ws.review()).revisions;
     if (!proposed) throw new Error('the review proposed nothing');
     const tried = await ws.tryRevision(proposed.revision_id);

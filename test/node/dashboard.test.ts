@@ -369,7 +369,7 @@ describe('the dashboard in Chromium', () => {
     expect(await tried.locator('table.try-table td').nth(2).textContent()).toMatch(
       /^(#\d+|not ranked) → (#\d+|not ranked)$/,
     );
-    expect((await call('GET', `/v1/agents/${agent}/revisions?status=proposed`)).revisions).toHaveLength(1);
+    expect((await callOk('GET', `/v1/agents/${agent}/revisions?status=proposed`)).revisions).toHaveLength(1);
     await card.getByRole('button', { name: 'Apply revision to get_order' }).click();
     await expect
       .poll(() => page.getByRole('status').textContent())
