@@ -4,14 +4,12 @@ import { bulkAnswer, bulkItem } from '../core/bulk.ts';
 import { ApiError } from '../errors.ts';
 import { ApplyBody, BulkAnswer, BulkBody, DismissBody, Revision, UndoBody } from '../schemas.ts';
 import { applyContext, applyRevision, dismissRevision, undoTool } from '../services/apply.ts';
-import { checkRevisionEdit } from '../services/edit.ts';
+import { approverEdit } from '../services/edit.ts';
 import { AgentParams, IdParams, ToolParams, actorOf, agentFor, createApi, nowIso, apiRoute } from './common.ts';
 
 export const revisionsApi = createApi();
 
 const decisionErrors = [400, 401, 403, 404, 409];
-
-type DropTwo<T extends unknown[]> = T extends [unknown, unknown, ...infer R] ? R : never;
 
 revisionsApi.openapi(
   apiRoute({
@@ -30,13 +28,7 @@ revisionsApi.openapi(
     agentFor(c, agent, 'decide');
     const body = c.req.valid('json');
     const svc = c.get('svc');
-    const edit = body.edit
-      ? {
-          lines: body.edit,
-          edited_by: body.approved_by,
-          check: (...args: DropTwo<Parameters<typeof checkRevisionEdit>>) => checkRevisionEdit(svc, agent, ...args),
-        }
-      : null;
+    const edit = body.edit ? { ...approverEdit(svc, agent, body.edit), edited_by: body.approved_by } : null;
     const rev = await applyRevision(
       svc,
       agent,

@@ -4,7 +4,7 @@
  */
 import { createRoute, z } from '@hono/zod-openapi';
 import { type LineEdit as LineEditSchema, TestEndpoint, TestEndpointBody, TryAnswer, TryBody } from '../schemas.ts';
-import { checkRevisionEdit } from '../services/edit.ts';
+import { approverEdit } from '../services/edit.ts';
 import { deleteTestEndpoint, getTestEndpoint, setTestEndpoint, tryRevision } from '../services/try.ts';
 import { IdParams, ToolParams, agentFor, bearer, createApi, jsonBody, nowIso, responses } from './common.ts';
 
@@ -27,13 +27,7 @@ tryApi.openapi(
     agentFor(c, agent, 'decide');
     const body = c.req.valid('json');
     const svc = c.get('svc');
-    const edit = body.edit
-      ? {
-          lines: body.edit as LineEdit,
-          check: (...args: Parameters<typeof checkRevisionEdit> extends [unknown, unknown, ...infer R] ? R : never) =>
-            checkRevisionEdit(svc, agent, ...args),
-        }
-      : null;
+    const edit = body.edit ? approverEdit(svc, agent, body.edit as LineEdit) : null;
     return c.json(await tryRevision(svc, agent, id, edit, nowIso()), 200);
   },
 );

@@ -15,6 +15,7 @@ import type { Revision, Settings } from '../schemas.ts';
 import { definitionOf, keptLinesOf } from './review.ts';
 import { definedTool } from '../core/log-masker.ts';
 import { readReviewLog } from './review-reads.ts';
+import type { ApplyEdit } from './apply.ts';
 
 /** Checks an edit of a proposed revision of `row` against every check a proposed line passes. */
 export async function checkRevisionEdit(
@@ -55,4 +56,12 @@ export async function checkRevisionEdit(
     definition: definitionOf(row),
   };
   return checkEdit(rev, edit, ctx);
+}
+
+/** An approver's lines for a revision of `agent`, checked by `checkRevisionEdit` when apply or try reads them. */
+export function approverEdit(svc: Services, agent: string, lines: LineEdit): Pick<ApplyEdit, 'lines' | 'check'> {
+  return {
+    lines,
+    check: (rev, edit, row, tools, settings) => checkRevisionEdit(svc, agent, rev, edit, row, tools, settings),
+  };
 }

@@ -1,6 +1,7 @@
 /** How approvers decide, counted from revisions alone: edits, kept and written lines, the policy's applies. */
 import { describe, expect, it } from 'vitest';
 import { approvalStats } from '../../src/core/approval-stats.ts';
+import { noChanges } from '../../src/core/records.ts';
 import type { Revision } from '../../src/schemas.ts';
 
 const AUTO = 'whetstone:tool_learning';
@@ -14,16 +15,7 @@ function rev(fields: Partial<Revision>): Revision {
     created_at: '2026-03-02T00:00:00.000Z',
     applied_at: '2026-03-02T01:00:00.000Z',
     approved_by: 'dana',
-    notes_added: [],
-    queries_added: [],
-    avoid_added: [],
-    call_example: null,
-    queries_withdrawn: [],
-    displaced: [],
-    queries_displaced: [],
-    refused: [],
-    evidence: [],
-    ranks: [],
+    ...noChanges(),
     base_version: 1,
     applied_version: 2,
     dismiss_reason: null,
