@@ -12,9 +12,6 @@ import type { Example, KeyRole, Settings, SettingsPatch } from '../schemas.ts';
 import { type AgentRecord, type ToolWrite, VersionConflict } from '../core/ports.ts';
 import { firstRow } from './d1-rows.ts';
 
-export type { AgentRecord, ToolWrite };
-export { VersionConflict };
-
 export interface KeyRecord {
   key_id: string;
   agent: string;

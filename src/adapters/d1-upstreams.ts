@@ -18,17 +18,6 @@ import type {
 import { agentWritten } from './d1-store.ts';
 import { firstRow } from './d1-rows.ts';
 
-export type {
-  ListedDefinition,
-  QuarantineRecord,
-  ServedTool,
-  SessionTurn,
-  SyncOutcome,
-  UpstreamRecord,
-  UpstreamStatus,
-  UpstreamToolRecord,
-};
-
 type QuarantineRow = Omit<QuarantineRecord, 'definition' | 'findings'> & { definition: string; findings: string };
 
 function toQuarantine(r: QuarantineRow): QuarantineRecord {

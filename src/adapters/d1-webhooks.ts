@@ -5,8 +5,6 @@
 import type { StoredWebhook, WebhookKind } from '../core/ports.ts';
 import type { WebhookEventType } from '../core/webhook-events.ts';
 
-export type { StoredWebhook, WebhookKind };
-
 /** A delivery that reached the dead-letter queue (or is still being retried). */
 export interface DeliveryRow {
   event_id: string;
