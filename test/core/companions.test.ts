@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { hashEmbed } from '../../src/adapters/hash-embedder.ts';
 import { companionsOf } from '../../src/core/companions.ts';
 import { buildRoutingIndex, rankTools, routingDoc } from '../../src/core/routing.ts';
+import { routedTool } from '../helpers/tools.ts';
 
 const TRIP = [
   'book a flight to <value> and a hotel near the old town',
@@ -53,14 +54,7 @@ const TOOLS = [
 function index(withMemory: boolean) {
   return buildRoutingIndex(
     TOOLS.map((t) => {
-      const tool = {
-        name: t.name,
-        description: null,
-        docstring: t.description,
-        parameters: {},
-        examples: [],
-        memory: (withMemory ? t.memory : []).map((text) => ({ text })),
-      };
+      const tool = routedTool(t.name, t.description, withMemory ? t.memory : []);
       // The vector of the head alone: this test is about the companion, not about memory's words.
       return { ...routingDoc(tool, hashEmbed(t.description, 256)), text: `${t.name} ${t.description}` };
     }),

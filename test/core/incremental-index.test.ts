@@ -12,6 +12,7 @@ import {
   withDoc,
   type RoutingDoc,
 } from '../../src/core/routing.ts';
+import { routedTool } from '../helpers/tools.ts';
 
 // The displacement re-check changes one tool at a time in a toolbox of up to 10,000: the index it
 // ranks with is the previous one with that tool replaced. These tests hold the replacement to what
@@ -43,15 +44,10 @@ const TOOLS: Tool[] = [
 ];
 
 function doc(t: Tool): RoutingDoc {
-  const tool = {
-    name: t.name,
-    description: null,
-    docstring: t.description,
-    parameters: {},
-    examples: [],
-    memory: t.memory.map((text) => ({ text, at: 0 })),
-  };
-  return routingDoc(tool, hashEmbed(`${t.name} ${t.description} ${t.memory.join(' ')}`, DIMENSIONS));
+  return routingDoc(
+    routedTool(t.name, t.description, t.memory),
+    hashEmbed(`${t.name} ${t.description} ${t.memory.join(' ')}`, DIMENSIONS),
+  );
 }
 
 const QUERIES = [

@@ -47,3 +47,15 @@ export const APPLY_TOOLS = [
   tool('get_weather', 'Current weather for a city.', { city: { type: 'string' } }),
   tool('send_email', 'Send an email to a recipient.', { to: { type: 'string' } }),
 ];
+
+/** A stored tool as routing reads it: its docstring and its routing memory's wordings, nothing else. */
+export function routedTool(name: string, docstring: string, memory: readonly string[]) {
+  return {
+    name,
+    description: null,
+    docstring,
+    parameters: {},
+    examples: [],
+    memory: memory.map((text) => ({ text, at: 0 })),
+  };
+}
