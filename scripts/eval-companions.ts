@@ -23,7 +23,7 @@ import {
   embeddingParts,
 } from '../src/core/routing.ts';
 import { measureRecall, TOP_K } from './eval-common.ts';
-import { mulberry32, type EvalQuery } from './eval-data.ts';
+import { mulberry32, shuffled, type EvalQuery } from './eval-data.ts';
 import { planTraffic } from './eval-traffic.ts';
 
 /** Wordings each tool served alone, as the headline protocol's 10 per tool. */
@@ -35,15 +35,6 @@ const MEASURED_PER_PAIR = 5;
 const args = process.argv.slice(2);
 const split = args.includes('--validation') ? 'validation' : 'held-out';
 const seed = Number(args[args.indexOf('--seed') + 1] ?? 1) || 1;
-
-function shuffled<T>(items: readonly T[], random: () => number): T[] {
-  const out = [...items];
-  for (let i = out.length - 1; i > 0; i--) {
-    const j = Math.floor(random() * (i + 1));
-    [out[i], out[j]] = [out[j] as T, out[i] as T];
-  }
-  return out;
-}
 
 const plan = planTraffic(split);
 const embedder = createHashEmbedder();

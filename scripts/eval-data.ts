@@ -119,7 +119,7 @@ export function mulberry32(seed: number): () => number {
 }
 
 /** Fisher–Yates with a given random source (copies; the input is not touched). */
-function shuffled<T>(items: readonly T[], random: () => number): T[] {
+export function shuffled<T>(items: readonly T[], random: () => number): T[] {
   const out = [...items];
   for (let i = out.length - 1; i > 0; i--) {
     const j = Math.floor(random() * (i + 1));

@@ -3,7 +3,7 @@
  * round routes, and which wordings are measured. Everything is seeded, so every run sends the same
  * requests in the same order.
  */
-import { type EvalQuery, type EvalTool, loadToolE, mulberry32, splitQueries } from './eval-data.ts';
+import { type EvalQuery, type EvalTool, loadToolE, mulberry32, shuffled, splitQueries } from './eval-data.ts';
 
 /** The share of each tool's training wordings `--validate` measures on (never routed as traffic). */
 const VALIDATION_SHARE = 0.25;
@@ -21,15 +21,6 @@ function seedOf(key: string): number {
   let h = 0x811c9dc5;
   for (let i = 0; i < key.length; i++) h = Math.imul(h ^ key.charCodeAt(i), 0x01000193);
   return h >>> 0;
-}
-
-function shuffled<T>(items: readonly T[], random: () => number): T[] {
-  const out = [...items];
-  for (let i = out.length - 1; i > 0; i--) {
-    const j = Math.floor(random() * (i + 1));
-    [out[i], out[j]] = [out[j] as T, out[i] as T];
-  }
-  return out;
 }
 
 function byTool(queries: readonly EvalQuery[]): Map<string, EvalQuery[]> {
