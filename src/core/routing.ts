@@ -31,12 +31,21 @@ export interface RoutingIndex {
   readonly matrix: Float32Array;
   readonly positions: ReadonlyMap<string, number>;
   readonly lexical: LexicalIndex;
-  /** Name phrases (normalised words of a tool name) → the positions of the tools they name. */
-  readonly namePhrases: ReadonlyMap<string, readonly number[]>;
-  /** The most words in any name phrase: how long a run of request words is looked up. */
-  readonly longestName: number;
+  /**
+   * The name phrases (normalised words of a tool name) as a tree of words: a request's run of words
+   * is followed from the word it starts at and stops at the first word no phrase continues with,
+   * so finding the named tools costs a lookup or two per request word, whatever the toolbox.
+   */
+  readonly namePhrases: PhraseNode;
   /** Each tool's companion by position, the tool it serves requests with (src/core/companions.ts). */
   readonly companions: ReadonlyMap<number, number>;
+}
+
+/** One word of the name phrase tree: the words that may follow it, and the tools a phrase ending here names. */
+export interface PhraseNode {
+  readonly next: ReadonlyMap<string, PhraseNode>;
+  /** Positions of the tools named by the phrase that ends with this word, in toolbox order. */
+  readonly tools: readonly number[];
 }
 
 /**
@@ -86,26 +95,39 @@ export function buildRoutingIndex(
     positions.set(doc.name, i);
   });
   const lexical = buildLexicalIndex(docs.map((d) => ({ id: d.name, text: d.text })));
-  const phrases = new Map<string, number[]>();
-  let longestName = 0;
-  docs.forEach((doc, i) => {
-    for (const phrase of namePhrases(doc.name)) {
-      longestName = Math.max(longestName, phrase.split(' ').length);
-      const list = phrases.get(phrase);
-      if (list === undefined) phrases.set(phrase, [i]);
-      else if (!list.includes(i)) list.push(i);
-    }
-  });
   return {
     names: docs.map((d) => d.name),
     dimensions,
     matrix,
     positions,
     lexical,
-    namePhrases: phrases,
-    longestName,
+    namePhrases: phraseTree(docs.map((d) => d.name)),
     companions,
   };
+}
+
+/** The name phrase tree of a toolbox's names (by position). */
+function phraseTree(names: readonly string[]): PhraseNode {
+  interface Building {
+    next: Map<string, Building>;
+    tools: number[];
+  }
+  const root: Building = { next: new Map(), tools: [] };
+  names.forEach((name, i) => {
+    for (const phrase of namePhrases(name)) {
+      let node = root;
+      for (const word of phrase.split(' ')) {
+        let child = node.next.get(word);
+        if (child === undefined) {
+          child = { next: new Map(), tools: [] };
+          node.next.set(word, child);
+        }
+        node = child;
+      }
+      if (!node.tools.includes(i)) node.tools.push(i);
+    }
+  });
+  return root;
 }
 
 /**
@@ -310,36 +332,43 @@ export function rankTools(
   const scores = fromMatches?.scores ?? query.dense?.slice() ?? vectorScores(index, query.vector);
   for (const [p, s] of lexical) scores[p] = (scores[p] ?? 0) + s * lexicalScale;
   if (fromMatches === null)
-    return withCompanion(
-      index,
-      scores,
-      query.text,
-      withNamed(index, scores, query.text, selectTop(index.names, scores, 'all', Math.floor(k))),
-    );
+    return withNamedAndCompanion(index, scores, query.text, selectTop(index.names, scores, 'all', Math.floor(k)));
   // With a vector index answer the candidates are its matches and the lexical hits. When they are
   // fewer than k (an index not yet caught up, or down) the other tools follow them, by name, so k
   // tools still come back: nothing is known of them but that they scored no higher.
   const named = new Set([...fromMatches.candidates, ...lexical.keys()]);
   const top = selectTop(index.names, scores, named, Math.floor(k));
-  if (top.length >= Math.min(Math.floor(k), n))
-    return withCompanion(index, scores, query.text, withNamed(index, scores, query.text, top));
+  if (top.length >= Math.min(Math.floor(k), n)) return withNamedAndCompanion(index, scores, query.text, top);
   const rest: number[] = [];
   for (let p = 0; p < n; p++) if (!named.has(p)) rest.push(p);
   const more = selectTop(index.names, scores, rest, Math.floor(k) - top.length);
   const all = [...top, ...more.map((t, i) => ({ ...t, rank: top.length + i + 1 }))];
-  return withCompanion(index, scores, query.text, withNamed(index, scores, query.text, all));
+  return withNamedAndCompanion(index, scores, query.text, all);
+}
+
+/** The named tools, then the first tool's companion, put among the top: the request's words are read for names once. */
+function withNamedAndCompanion(
+  index: RoutingIndex,
+  scores: Float64Array,
+  text: string,
+  top: RoutedTool[],
+): RoutedTool[] {
+  const named = namedPositions(index, text);
+  return withCompanion(index, scores, text, named, withNamed(index, scores, named, top));
 }
 
 /** Positions of the tools a request names: any run of its words equal to a name phrase. */
 export function namedPositions(index: RoutingIndex, text: string): number[] {
-  if (index.longestName === 0) return [];
-  const words = normalize(text)
-    .split(' ')
-    .filter((w) => w !== '');
+  const root = index.namePhrases;
+  if (root.next.size === 0) return [];
+  // normalize leaves single spaces between words and none at either end: no empty word but in ''.
+  const words = normalize(text).split(' ');
   const found = new Set<number>();
   for (let i = 0; i < words.length; i++) {
-    for (let len = 1; len <= index.longestName && i + len <= words.length; len++) {
-      for (const p of index.namePhrases.get(words.slice(i, i + len).join(' ')) ?? []) found.add(p);
+    let node = root.next.get(words[i] ?? '');
+    for (let j = i + 1; node !== undefined; j++) {
+      for (const p of node.tools) found.add(p);
+      node = j < words.length ? node.next.get(words[j] ?? '') : undefined;
     }
   }
   return [...found];
@@ -350,8 +379,12 @@ export function namedPositions(index: RoutingIndex, text: string): number[] {
  * place of the lowest-ranked tool that was not named (named tools themselves by score, at most k).
  * Nothing moves when every named tool is already there, so requests naming no tool rank as before.
  */
-function withNamed(index: RoutingIndex, scores: Float64Array, text: string, top: RoutedTool[]): RoutedTool[] {
-  const named = namedPositions(index, text);
+function withNamed(
+  index: RoutingIndex,
+  scores: Float64Array,
+  named: readonly number[],
+  top: RoutedTool[],
+): RoutedTool[] {
   if (named.length === 0 || top.length === 0) return top;
   const inTop = new Set(top.map((t) => t.name));
   const missing = named
@@ -391,14 +424,20 @@ const COMPANION_ROOM = 3;
  * be wrong, is never the one given up. Only the first tool's: it is the one routing is surest the
  * request needs, and a companion of every offered tool could push out all alternatives.
  */
-function withCompanion(index: RoutingIndex, scores: Float64Array, text: string, top: RoutedTool[]): RoutedTool[] {
+function withCompanion(
+  index: RoutingIndex,
+  scores: Float64Array,
+  text: string,
+  namedTools: readonly number[],
+  top: RoutedTool[],
+): RoutedTool[] {
   const first = top[0];
   if (first === undefined || top.length < COMPANION_ROOM || index.companions.size === 0 || !asksSeveral(text))
     return top;
   const companion = index.companions.get(index.positions.get(first.name) ?? -1);
   const name = companion === undefined ? undefined : index.names[companion];
   if (companion === undefined || name === undefined || top.some((t) => t.name === name)) return top;
-  const named = new Set(namedPositions(index, text).map((p) => index.names[p]));
+  const named = new Set(namedTools.map((p) => index.names[p]));
   let drop = -1;
   for (let i = top.length - 1; i >= 2 && drop < 0; i--) if (!named.has(top[i]?.name)) drop = i;
   if (drop < 0) return top;
