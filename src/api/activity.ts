@@ -7,7 +7,7 @@ import { z } from '@hono/zod-openapi';
 import { BUCKET_KEY_CHARS, fillBuckets, windowStart, type BucketSize } from '../core/activity-buckets.ts';
 import { ApiError } from '../errors.ts';
 import { Activity } from '../schemas.ts';
-import { ToolParams, agentFor, createApi, nowIso, agentRow, apiRoute } from './common.ts';
+import { ToolParams, createApi, nowIso, agentRow, apiRoute, authorized } from './common.ts';
 
 export const activityApi = createApi();
 
@@ -40,8 +40,7 @@ activityApi.openapi(
     answered: 'zero-filled buckets',
   }),
   async (c) => {
-    const { agent, tool } = c.req.valid('param');
-    agentFor(c, agent, 'read');
+    const { agent, tool } = authorized(c, 'read');
     const query = c.req.valid('query');
     const bucket: BucketSize = query.bucket;
     const span = query.span ?? DEFAULT_SPAN[bucket];

@@ -5,7 +5,7 @@ import { notFound } from '../errors.ts';
 import { AgentList, CreateKeyBody, CreatedKey, Settings, SettingsPatch, WhoAmI } from '../schemas.ts';
 import { deleteAgent } from '../services/agent-delete.ts';
 import { settingsOf } from '../services/route-serving.ts';
-import { AgentParams, PageQuery, agentFor, createApi, offsetPage, nowIso, agentRow, apiRoute } from './common.ts';
+import { AgentParams, PageQuery, createApi, offsetPage, nowIso, agentRow, apiRoute, authorized } from './common.ts';
 
 export const agentsApi = createApi();
 
@@ -126,7 +126,7 @@ agentsApi.openapi(
     answered: 'who the token is on this agent',
   }),
   async (c) => {
-    agentFor(c, c.req.valid('param').agent, 'read');
+    authorized(c, 'read');
     const p = c.get('principal');
     return c.json(
       p.kind === 'admin'
@@ -147,7 +147,7 @@ agentsApi.openapi(
     answered: 'settings with defaults filled in',
   }),
   async (c) => {
-    const agent = agentFor(c, c.req.valid('param').agent, 'read');
+    const { agent } = authorized(c, 'read');
     const row = await agentRow(c, agent);
     return c.json(settingsOf(row.settings), 200);
   },
@@ -164,7 +164,7 @@ agentsApi.openapi(
     answered: 'the settings now in force',
   }),
   async (c) => {
-    const agent = agentFor(c, c.req.valid('param').agent, 'operator');
+    const { agent } = authorized(c, 'operator');
     const store = c.get('svc').store;
     const row = await store.getAgent(agent);
     if (!row) throw notFound(`agent ${agent}`);

@@ -125,7 +125,19 @@ export function agentFor(c: AppContext, agent: string, need: Exclude<Need, 'admi
   return agent;
 }
 
-/** Who did a write, for the audit columns (a key id, never the key). */
+/**
+ * The route's path parameters, once the principal may act on their agent with `need`: the step
+ * every agent route's handler starts with (preAuthorize refused most callers earlier, from the path).
+ */
+export function authorized<P extends { agent: string }>(
+  c: Context<AppEnv, string, { out: { param: P } }>,
+  need: Exclude<Need, 'admin'>,
+): P {
+  const params = c.req.valid('param');
+  authorize(c.get('principal'), params.agent, need);
+  return params;
+}
+
 /** The agent's row, for a handler that needs the agent to exist: a 404 when it is not stored. */
 export async function agentRow(c: AppContext, agent: string) {
   const row = await c.get('svc').store.getAgent(agent);
@@ -133,6 +145,7 @@ export async function agentRow(c: AppContext, agent: string) {
   return row;
 }
 
+/** Who did a write, for the audit columns (a key id, never the key). */
 export function actorOf(c: AppContext): string {
   return c.get('principal').id;
 }

@@ -4,7 +4,7 @@ import { attributeRuns } from '../core/attribution.ts';
 import { suggestPins } from '../core/pin-suggestion.ts';
 import { groupRuns } from '../core/serving.ts';
 import { notFound } from '../errors.ts';
-import { AgentParams, ToolParams, actorOf, agentFor, createApi, nowIso, agentRow, apiRoute } from './common.ts';
+import { AgentParams, ToolParams, actorOf, createApi, nowIso, agentRow, apiRoute, authorized } from './common.ts';
 
 export const pinsApi = createApi();
 
@@ -37,7 +37,7 @@ pinsApi.openapi(
     answered: 'pinned tools by name',
   }),
   async (c) => {
-    const agent = agentFor(c, c.req.valid('param').agent, 'read');
+    const { agent } = authorized(c, 'read');
     await agentRow(c, agent);
     return c.json({ pins: await c.get('svc').pins.list(agent) }, 200);
   },
@@ -53,8 +53,7 @@ pinsApi.openapi(
     answered: 'every pin of the agent',
   }),
   async (c) => {
-    const { agent, tool } = c.req.valid('param');
-    agentFor(c, agent, 'operator');
+    const { agent, tool } = authorized(c, 'operator');
     const svc = c.get('svc');
     if (!(await svc.store.getTool(agent, tool))) throw notFound(`tool ${tool}`);
     await svc.pins.pin(agent, tool, nowIso(), actorOf(c));
@@ -72,8 +71,7 @@ pinsApi.openapi(
     answered: 'unpinned',
   }),
   async (c) => {
-    const { agent, tool } = c.req.valid('param');
-    agentFor(c, agent, 'operator');
+    const { agent, tool } = authorized(c, 'operator');
     if (!(await c.get('svc').pins.unpin(agent, tool))) throw notFound(`pin of ${tool}`);
     return c.body(null, 204);
   },
@@ -91,7 +89,7 @@ pinsApi.openapi(
     answered: 'suggested pins, most served first',
   }),
   async (c) => {
-    const agent = agentFor(c, c.req.valid('param').agent, 'read');
+    const { agent } = authorized(c, 'read');
     const { share, days } = c.req.valid('query');
     await agentRow(c, agent);
     const svc = c.get('svc');

@@ -9,7 +9,7 @@ import { previewRevision } from '../core/revision-preview.ts';
 import { notFound } from '../errors.ts';
 import { Preview } from '../schemas.ts';
 import { settingsOf } from '../services/route-serving.ts';
-import { ToolParams, agentFor, createApi, apiRoute } from './common.ts';
+import { ToolParams, createApi, apiRoute, authorized } from './common.ts';
 
 export const previewApi = createApi();
 
@@ -36,8 +36,7 @@ previewApi.openapi(
     errors: [400, 401, 403, 404, 413],
   }),
   async (c) => {
-    const { agent, tool } = c.req.valid('param');
-    agentFor(c, agent, 'read');
+    const { agent, tool } = authorized(c, 'read');
     const store = c.get('svc').store;
     const [row, agentRow] = await Promise.all([store.getTool(agent, tool), store.getAgent(agent)]);
     if (!row || !agentRow) throw notFound(`tool ${tool}`);

@@ -9,7 +9,7 @@ import { Quality } from '../schemas.ts';
 import { MAX_QUALITY_DAYS, qualityOf } from '../services/quality-report.ts';
 import { AUTO_APPLY_BY } from '../services/review.ts';
 import { notFound } from '../errors.ts';
-import { AgentParams, agentFor, createApi, nowIso, agentRow, apiRoute } from './common.ts';
+import { AgentParams, createApi, nowIso, agentRow, apiRoute, authorized } from './common.ts';
 
 export const qualityApi = createApi();
 
@@ -40,7 +40,7 @@ qualityApi.openapi(
     answered: 'zero-filled days, oldest first',
   }),
   async (c) => {
-    const agent = agentFor(c, c.req.valid('param').agent, 'read');
+    const { agent } = authorized(c, 'read');
     const { days, tool } = c.req.valid('query');
     const svc = c.get('svc');
     await agentRow(c, agent);

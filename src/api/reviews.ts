@@ -14,12 +14,12 @@ import {
   MAX_PAGE,
   PageQuery,
   actorOf,
-  agentFor,
   createApi,
   cursorOf,
   nowIso,
   agentRow,
   apiRoute,
+  authorized,
 } from './common.ts';
 import { turnWritten } from '../services/turn-writer.ts';
 
@@ -40,7 +40,7 @@ reviewsApi.openapi(
     errors: [400, 401, 403, 404, 409, 413],
   }),
   async (c) => {
-    const agent = agentFor(c, c.req.valid('param').agent, 'operator');
+    const { agent } = authorized(c, 'operator');
     const body = c.req.valid('json');
     const opts = { dry_run: body.dry_run, auto_apply: body.auto_apply, config: body.config, actor: actorOf(c) };
     return c.json(await runReview(c.get('svc'), agent, opts, nowIso(), 'api'), 200);
@@ -65,7 +65,7 @@ reviewsApi.openapi(
     answered: 'revisions, newest first; next_cursor is null on the last page',
   }),
   async (c) => {
-    const agent = agentFor(c, c.req.valid('param').agent, 'read');
+    const { agent } = authorized(c, 'read');
     const svc = c.get('svc');
     await agentRow(c, agent);
     const { tool, status, limit, cursor } = c.req.valid('query');
@@ -85,8 +85,7 @@ reviewsApi.openapi(
     answered: 'the revision',
   }),
   async (c) => {
-    const { agent, id } = c.req.valid('param');
-    agentFor(c, agent, 'read');
+    const { agent, id } = authorized(c, 'read');
     const revision = await c.get('svc').revisions.getRevision(agent, id);
     if (!revision) throw notFound(`revision ${id}`);
     return c.json(revision, 200);
@@ -107,7 +106,7 @@ reviewsApi.openapi(
     errors: [400, 401, 403, 404, 413],
   }),
   async (c) => {
-    const agent = agentFor(c, c.req.valid('param').agent, 'agent');
+    const { agent } = authorized(c, 'agent');
     const body = c.req.valid('json');
     const log = c.get('svc').log;
     // A turn /route answered a moment ago may still be in this isolate's write window.

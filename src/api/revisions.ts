@@ -5,7 +5,7 @@ import { ApiError } from '../errors.ts';
 import { ApplyBody, BulkAnswer, BulkBody, DismissBody, Revision, UndoBody } from '../schemas.ts';
 import { applyContext, applyRevision, dismissRevision, undoTool } from '../services/apply.ts';
 import { approverEdit } from '../services/edit.ts';
-import { AgentParams, IdParams, ToolParams, actorOf, agentFor, createApi, nowIso, apiRoute } from './common.ts';
+import { AgentParams, IdParams, ToolParams, actorOf, createApi, nowIso, apiRoute, authorized } from './common.ts';
 
 export const revisionsApi = createApi();
 
@@ -24,8 +24,7 @@ revisionsApi.openapi(
     errors: decisionErrors,
   }),
   async (c) => {
-    const { agent, id } = c.req.valid('param');
-    agentFor(c, agent, 'decide');
+    const { agent, id } = authorized(c, 'decide');
     const body = c.req.valid('json');
     const svc = c.get('svc');
     const edit = body.edit ? { ...approverEdit(svc, agent, body.edit), edited_by: body.approved_by } : null;
@@ -54,8 +53,7 @@ revisionsApi.openapi(
     errors: decisionErrors,
   }),
   async (c) => {
-    const { agent, id } = c.req.valid('param');
-    agentFor(c, agent, 'decide');
+    const { agent, id } = authorized(c, 'decide');
     const body = c.req.valid('json');
     const rev = await dismissRevision(c.get('svc'), agent, id, {
       approved_by: body.approved_by,
@@ -78,8 +76,7 @@ revisionsApi.openapi(
     errors: decisionErrors,
   }),
   async (c) => {
-    const { agent, tool } = c.req.valid('param');
-    agentFor(c, agent, 'decide');
+    const { agent, tool } = authorized(c, 'decide');
     const rev = await undoTool(
       c.get('svc'),
       agent,
@@ -104,8 +101,7 @@ revisionsApi.openapi(
     errors: [400, 401, 403, 404],
   }),
   async (c) => {
-    const { agent } = c.req.valid('param');
-    agentFor(c, agent, 'decide');
+    const { agent } = authorized(c, 'decide');
     const body = c.req.valid('json');
     const svc = c.get('svc');
     const who = { approved_by: body.approved_by, actor: actorOf(c) };

@@ -4,7 +4,7 @@ import { inFormat, type ToolFormat } from '../core/render.ts';
 import { PostCallsAnswer, PostCallsBody, RouteBody, RouteResult } from '../schemas.ts';
 import { recordCalls } from '../services/calls.ts';
 import { route } from '../services/route-serving.ts';
-import { AgentParams, agentFor, createApi, nowIso, apiRoute } from './common.ts';
+import { AgentParams, createApi, nowIso, apiRoute, authorized } from './common.ts';
 
 export const routeApi = createApi();
 
@@ -20,7 +20,7 @@ routeApi.openapi(
     errors: [400, 401, 403, 404, 413, 429, 502],
   }),
   async (c) => {
-    const agent = agentFor(c, c.req.valid('param').agent, 'agent');
+    const { agent } = authorized(c, 'agent');
     const { format = 'openai', ...body } = c.req.valid('json');
     const result = await route(c.get('svc'), agent, body, nowIso(), (p) => c.executionCtx.waitUntil(p));
     return c.json(withFormat(result, format), 200);
@@ -39,7 +39,7 @@ routeApi.openapi(
     errors: [400, 401, 403, 404, 413, 429],
   }),
   async (c) => {
-    const agent = agentFor(c, c.req.valid('param').agent, 'agent');
+    const { agent } = authorized(c, 'agent');
     return c.json(await recordCalls(c.get('svc'), agent, c.req.valid('json').calls, nowIso()), 200);
   },
 );

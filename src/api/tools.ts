@@ -6,7 +6,16 @@ import { notFound } from '../errors.ts';
 import { Example, FormattedTool, PutToolsAnswer, PutToolsBody, ToolRow, ToolVersion } from '../schemas.ts';
 import { registerTools } from '../services/registry.ts';
 import { settingsOf } from '../services/route-serving.ts';
-import { AgentParams, ToolParams, agentFor, createApi, nowIso, type AppContext, agentRow, apiRoute } from './common.ts';
+import {
+  AgentParams,
+  ToolParams,
+  createApi,
+  nowIso,
+  type AppContext,
+  agentRow,
+  apiRoute,
+  authorized,
+} from './common.ts';
 
 export const toolsApi = createApi();
 
@@ -50,7 +59,7 @@ toolsApi.openapi(
     errors: [400, 401, 403, 404, 413, 502],
   }),
   async (c) => {
-    const agent = agentFor(c, c.req.valid('param').agent, 'operator');
+    const { agent } = authorized(c, 'operator');
     const body = c.req.valid('json');
     const result = await registerTools(c.get('svc'), agent, body.tools, body.augment, nowIso());
     const show = await showLearned(c, agent);
@@ -71,7 +80,7 @@ toolsApi.openapi(
     answered: 'every tool row of the agent; with `format`, every model view, byte-stable while no tool changes',
   }),
   async (c) => {
-    const agent = agentFor(c, c.req.valid('param').agent, 'read');
+    const { agent } = authorized(c, 'read');
     const query = c.req.valid('query');
     const show = await showLearned(c, agent);
     const tools = await c.get('svc').store.listTools(agent);
@@ -99,8 +108,7 @@ toolsApi.openapi(
     answered: 'the tool row',
   }),
   async (c) => {
-    const { agent, tool } = c.req.valid('param');
-    agentFor(c, agent, 'read');
+    const { agent, tool } = authorized(c, 'read');
     const show = await showLearned(c, agent);
     return c.json(toToolRow(await getRow(c, agent, tool), show), 200);
   },
@@ -116,8 +124,7 @@ toolsApi.openapi(
     answered: 'deleted',
   }),
   async (c) => {
-    const { agent, tool } = c.req.valid('param');
-    agentFor(c, agent, 'operator');
+    const { agent, tool } = authorized(c, 'operator');
     const svc = c.get('svc');
     if (!(await svc.store.deleteTool(agent, tool))) throw notFound(`tool ${tool}`);
     if (svc.vectorIndex) await svc.vectorIndex.remove(agent, [tool]);
@@ -135,8 +142,7 @@ toolsApi.openapi(
     answered: 'versions newest first',
   }),
   async (c) => {
-    const { agent, tool } = c.req.valid('param');
-    agentFor(c, agent, 'read');
+    const { agent, tool } = authorized(c, 'read');
     const versions = await c.get('svc').store.listVersions(agent, tool);
     if (versions.length === 0) throw notFound(`tool ${tool}`);
     return c.json({ versions }, 200);
@@ -153,8 +159,7 @@ toolsApi.openapi(
     answered: 'examples with sources',
   }),
   async (c) => {
-    const { agent, tool } = c.req.valid('param');
-    agentFor(c, agent, 'read');
+    const { agent, tool } = authorized(c, 'read');
     return c.json({ examples: (await getRow(c, agent, tool)).examples }, 200);
   },
 );

@@ -6,7 +6,7 @@ import { createRoute, z } from '@hono/zod-openapi';
 import { type LineEdit as LineEditSchema, TestEndpoint, TestEndpointBody, TryAnswer, TryBody } from '../schemas.ts';
 import { approverEdit } from '../services/edit.ts';
 import { deleteTestEndpoint, getTestEndpoint, setTestEndpoint, tryRevision } from '../services/try.ts';
-import { IdParams, ToolParams, agentFor, bearer, createApi, jsonBody, nowIso, responses } from './common.ts';
+import { IdParams, ToolParams, bearer, createApi, jsonBody, nowIso, responses, authorized } from './common.ts';
 
 export const tryApi = createApi();
 
@@ -23,8 +23,7 @@ tryApi.openapi(
     responses: responses(TryAnswer, 'each request before and after', [400, 401, 403, 404, 409, 502]),
   }),
   async (c) => {
-    const { agent, id } = c.req.valid('param');
-    agentFor(c, agent, 'decide');
+    const { agent, id } = authorized(c, 'decide');
     const body = c.req.valid('json');
     const svc = c.get('svc');
     const edit = body.edit ? approverEdit(svc, agent, body.edit as LineEdit) : null;
@@ -43,8 +42,7 @@ tryApi.openapi(
     responses: responses(TestEndpoint, 'the test endpoint (its token never answered)'),
   }),
   async (c) => {
-    const { agent, tool } = c.req.valid('param');
-    agentFor(c, agent, 'operator');
+    const { agent, tool } = authorized(c, 'operator');
     return c.json(await setTestEndpoint(c.get('svc'), agent, tool, c.req.valid('json')), 200);
   },
 );
@@ -59,8 +57,7 @@ tryApi.openapi(
     responses: responses(TestEndpoint, 'the test endpoint (its token never answered)'),
   }),
   async (c) => {
-    const { agent, tool } = c.req.valid('param');
-    agentFor(c, agent, 'read');
+    const { agent, tool } = authorized(c, 'read');
     return c.json(await getTestEndpoint(c.get('svc'), agent, tool), 200);
   },
 );
@@ -75,8 +72,7 @@ tryApi.openapi(
     responses: { 204: { description: 'removed' }, ...responses(z.object({}), 'unused') },
   }),
   async (c) => {
-    const { agent, tool } = c.req.valid('param');
-    agentFor(c, agent, 'operator');
+    const { agent, tool } = authorized(c, 'operator');
     await deleteTestEndpoint(c.get('svc'), agent, tool);
     return c.body(null, 204);
   },

@@ -7,7 +7,7 @@ import { z } from '@hono/zod-openapi';
 import { ApiError, notFound } from '../errors.ts';
 import { Upstream, UpstreamList } from '../schemas.ts';
 import { putUpstream, releaseTool, syncUpstream, upstreamView } from '../services/upstream-sync.ts';
-import { AgentParams, actorOf, agentFor, createApi, nowIso, type AppContext, agentRow, apiRoute } from './common.ts';
+import { AgentParams, actorOf, createApi, nowIso, type AppContext, agentRow, apiRoute, authorized } from './common.ts';
 
 export const upstreamsApi = createApi();
 
@@ -91,7 +91,7 @@ upstreamsApi.openapi(
     answered: 'upstreams by name',
   }),
   async (c) => {
-    const agent = agentFor(c, c.req.valid('param').agent, 'read');
+    const { agent } = authorized(c, 'read');
     const svc = c.get('svc');
     await agentRow(c, agent);
     const [ups, tools, held] = await Promise.all([
@@ -126,8 +126,7 @@ upstreamsApi.openapi(
     errors: [400, 401, 403, 404, 500],
   }),
   async (c) => {
-    const { agent: id, name } = c.req.valid('param');
-    const agent = agentFor(c, id, 'operator');
+    const { agent, name } = authorized(c, 'operator');
     await putUpstream(c.get('svc'), agent, name, c.req.valid('json'), nowIso());
     return c.json(await answer(c, agent, name), 200);
   },
@@ -143,8 +142,7 @@ upstreamsApi.openapi(
     answered: 'the upstream',
   }),
   async (c) => {
-    const { agent: id, name } = c.req.valid('param');
-    const agent = agentFor(c, id, 'read');
+    const { agent, name } = authorized(c, 'read');
     return c.json(await answer(c, agent, name), 200);
   },
 );
@@ -159,8 +157,7 @@ upstreamsApi.openapi(
     answered: 'removed',
   }),
   async (c) => {
-    const { agent: id, name } = c.req.valid('param');
-    const agent = agentFor(c, id, 'operator');
+    const { agent, name } = authorized(c, 'operator');
     if (!(await c.get('svc').upstreams.delete(agent, name))) throw notFound(`upstream ${name}`);
     return c.body(null, 204);
   },
@@ -176,8 +173,7 @@ upstreamsApi.openapi(
     answered: 'what the sync did; a failing upstream answers status failing with the error',
   }),
   async (c) => {
-    const { agent: id, name } = c.req.valid('param');
-    const agent = agentFor(c, id, 'operator');
+    const { agent, name } = authorized(c, 'operator');
     return c.json(await syncUpstream(c.get('svc'), agent, name, nowIso()), 200);
   },
 );
@@ -215,8 +211,7 @@ upstreamsApi.openapi(
     errors: [400, 401, 403, 404, 409],
   }),
   async (c) => {
-    const { agent: id, name, tool } = c.req.valid('param');
-    const agent = agentFor(c, id, 'decide');
+    const { agent, name, tool } = authorized(c, 'decide');
     const body = c.req.valid('json');
     const outcome = await releaseTool(
       c.get('svc'),

@@ -3,7 +3,7 @@ import { FlagsAnswer, TraceAnswer, TraceBody, UnregisteredAnswer } from '../sche
 import { usageFlags } from '../services/flags-report.ts';
 import { settingsOf } from '../services/route-serving.ts';
 import { ingestTrace, unregisteredTools } from '../services/trace-intake.ts';
-import { AgentParams, PageQuery, agentFor, createApi, offsetPage, nowIso, agentRow, apiRoute } from './common.ts';
+import { AgentParams, PageQuery, createApi, offsetPage, nowIso, agentRow, apiRoute, authorized } from './common.ts';
 
 export const usageApi = createApi();
 
@@ -17,7 +17,7 @@ usageApi.openapi(
     answered: 'the usage flags, by tool name',
   }),
   async (c) => {
-    const agent = agentFor(c, c.req.valid('param').agent, 'read');
+    const { agent } = authorized(c, 'read');
     const svc = c.get('svc');
     const row = await agentRow(c, agent);
     return c.json({ flags: await usageFlags(svc, agent, settingsOf(row.settings)) }, 200);
@@ -36,7 +36,7 @@ usageApi.openapi(
     errors: [400, 401, 403, 404, 413, 429],
   }),
   async (c) => {
-    const agent = agentFor(c, c.req.valid('param').agent, 'agent');
+    const { agent } = authorized(c, 'agent');
     return c.json(await ingestTrace(c.get('svc'), agent, c.req.valid('json'), nowIso()), 200);
   },
 );
@@ -52,7 +52,7 @@ usageApi.openapi(
     answered: 'unregistered tools, most failures first; next_cursor null on the last page',
   }),
   async (c) => {
-    const agent = agentFor(c, c.req.valid('param').agent, 'read');
+    const { agent } = authorized(c, 'read');
     const page = offsetPage(await unregisteredTools(c.get('svc'), agent), c.req.valid('query'));
     return c.json({ tools: page.items, next_cursor: page.next_cursor }, 200);
   },

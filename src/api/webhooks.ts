@@ -8,7 +8,7 @@ import type { StoredWebhook } from '../core/ports.ts';
 import { WEBHOOK_EVENT_TYPES, webhookUrlProblem } from '../core/webhook-events.ts';
 import { ApiError } from '../errors.ts';
 import { ALL_EVENT_TYPES } from '../services/webhook-delivery.ts';
-import { AgentParams, agentFor, createApi, nowIso, type AppContext, agentRow, apiRoute } from './common.ts';
+import { AgentParams, createApi, nowIso, type AppContext, agentRow, apiRoute, authorized } from './common.ts';
 
 export const webhooksApi = createApi();
 
@@ -105,7 +105,7 @@ webhooksApi.openapi(
     answered: 'webhooks in the order they were set; failed deliveries, newest first',
   }),
   async (c) => {
-    const agent = agentFor(c, c.req.valid('param').agent, 'read');
+    const { agent } = authorized(c, 'read');
     await agentRow(c, agent);
     return c.json(await listAnswer(c, agent), 200);
   },
@@ -126,7 +126,7 @@ webhooksApi.openapi(
     errors: [400, 401, 403, 404, 413],
   }),
   async (c) => {
-    const agent = agentFor(c, c.req.valid('param').agent, 'operator');
+    const { agent } = authorized(c, 'operator');
     const { webhooks } = c.req.valid('json');
     const svc = c.get('svc');
     const problems = webhooks.flatMap((w, i) => {

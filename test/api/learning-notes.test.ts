@@ -22,6 +22,14 @@ interface Call {
   error?: string;
 }
 
+/** A call of `tool` that failed with `error`. */
+const failedCall = (tool: string, args: Record<string, unknown>, error: string): Call => ({
+  tool,
+  arguments: args,
+  success: false,
+  error,
+});
+
 /** A fresh agent with the file's tools. */
 const setup = () => agentWithTools(TOOLS, 'notes');
 
@@ -49,12 +57,7 @@ describe('usage notes rest only on failures that were the caller’s fault', () 
     const agent = await setup();
     for (const n of [1, 2, 3]) {
       await turn(agent, `out-${n}`, `show claim CW-80000${n}`, [
-        {
-          tool: 'lookup_claim',
-          arguments: { claim_ref: `CW-80000${n}` },
-          success: false,
-          error: 'HTTP 503 from claims',
-        },
+        failedCall('lookup_claim', { claim_ref: `CW-80000${n}` }, 'HTTP 503 from claims'),
       ]);
     }
     const res = await api('POST', `/v1/agents/${agent}/reviews`, { body: {} });
@@ -77,16 +80,11 @@ describe('usage notes rest only on failures that were the caller’s fault', () 
     const format = (ref: string) => `claim_ref "${ref}" not found; references start with CW-`;
     for (const n of [1, 2]) {
       await turn(agent, `fmt-${n}`, `show claim 90000${n}`, [
-        { tool: 'lookup_claim', arguments: { claim_ref: `90000${n}` }, success: false, error: format(`90000${n}`) },
+        failedCall('lookup_claim', { claim_ref: `90000${n}` }, format(`90000${n}`)),
         { tool: 'lookup_claim', arguments: { claim_ref: `CW-90000${n}` } },
       ]);
       await turn(agent, `down-${n}`, `status of claim CW-91000${n}`, [
-        {
-          tool: 'lookup_claim',
-          arguments: { claim_ref: `CW-91000${n}` },
-          success: false,
-          error: 'HTTP 503 from claims',
-        },
+        failedCall('lookup_claim', { claim_ref: `CW-91000${n}` }, 'HTTP 503 from claims'),
       ]);
     }
     const res = await api('POST', `/v1/agents/${agent}/reviews`, { body: { dry_run: true } });
@@ -109,12 +107,7 @@ describe('usage notes rest only on failures that were the caller’s fault', () 
     const agent = await setup();
     for (const n of [1, 2, 3]) {
       await turn(agent, `biz-${n}`, `pay out claim CW-70000${n}`, [
-        {
-          tool: 'pay_claim',
-          arguments: { claim_ref: `CW-70000${n}` },
-          success: false,
-          error: 'payment declined: claim is not settled',
-        },
+        failedCall('pay_claim', { claim_ref: `CW-70000${n}` }, 'payment declined: claim is not settled'),
       ]);
     }
     const res = await api('POST', `/v1/agents/${agent}/reviews`, { body: { dry_run: true } });

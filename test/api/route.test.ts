@@ -1,7 +1,7 @@
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import { eventually } from '../helpers/eventually.ts';
-import { logDb, storedTurn } from '../helpers/log.ts';
+import { count, logDb, storedTurn } from '../helpers/log.ts';
 import { agentId, api } from '../helpers/requests.ts';
 import { tool } from '../helpers/tools.ts';
 
@@ -123,11 +123,7 @@ describe('POST /v1/agents/:agent/route', () => {
       return c.routed_turns === 200 ? c : undefined;
     }, 10_000);
     expect(counts.offered).toEqual(Object.fromEntries(expected));
-    const turns = await logDb(agent)
-      .prepare('SELECT COUNT(*) AS n FROM turns WHERE agent = ?1')
-      .bind(agent)
-      .first<{ n: number }>();
-    expect(turns?.n).toBe(200);
+    expect(await count('turns', agent)).toBe(200);
   });
 
   it('rejects an empty request, a bad k and an unknown agent (a long request is routed: docs/api.md)', async () => {
@@ -193,11 +189,7 @@ describe('POST /v1/agents/:agent/calls', () => {
     });
     expect(res.status).toBe(400);
     expect(res.body.error.details[0].path).toEqual(['calls', 1, 'success']);
-    const n = await logDb(agent)
-      .prepare('SELECT COUNT(*) AS n FROM calls WHERE agent = ?1')
-      .bind(agent)
-      .first<{ n: number }>();
-    expect(n?.n).toBe(0);
+    expect(await count('calls', agent)).toBe(0);
   });
 
   it('takes 1,000 calls in one batch and refuses 1,001', async () => {

@@ -217,25 +217,39 @@ function failingThenWorking(toolName: string, prefix: string, extra: Record<stri
   ];
 }
 
+/** A fresh receiver hooked to the agent as its one json webhook, for `events` (every event unless told); its name. */
+async function hookReceiver(agent: string, events?: string[]): Promise<string> {
+  const name = receiverName();
+  const webhook = { url: `${RECEIVER}/hook/${name}`, kind: 'json', secret: SECRET, ...(events ? { events } : {}) };
+  expect((await put(agent, [webhook])).status).toBe(200);
+  return name;
+}
+
+/** Records `calls` for the agent, then runs a review asked with `body`; its answer. */
+async function reviewAfter(agent: string, calls: unknown[], body: Record<string, unknown> = {}) {
+  expect((await api('POST', `/v1/agents/${agent}/calls`, { body: { calls } })).status).toBe(200);
+  return api('POST', `/v1/agents/${agent}/reviews`, { body });
+}
+
+/** What the receiver got, once it got anything (the queue delivers after the answer). */
+const firstDeliveries = (name: string) =>
+  eventually(async () => {
+    const got = await received(name);
+    return got.length > 0 ? got : undefined;
+  }, 15_000);
+
 describe('a review enqueues its events; the queue delivers them', () => {
   it('a review that leaves two revisions proposed sends one signed revisions.waiting message', async () => {
     const agent = await newAgent('wh-review');
-    const name = receiverName();
-    const hook = await put(agent, [{ url: `${RECEIVER}/hook/${name}`, kind: 'json', secret: SECRET }]);
-    expect(hook.status).toBe(200);
-    const calls = [
+    const name = await hookReceiver(agent);
+    const review = await reviewAfter(agent, [
       ...failingThenWorking('upload_file', 'u', { file_mb: 2 }),
       ...failingThenWorking('lookup_claim', 'l'),
-    ];
-    expect((await api('POST', `/v1/agents/${agent}/calls`, { body: { calls } })).status).toBe(200);
-    const review = await api('POST', `/v1/agents/${agent}/reviews`, { body: {} });
+    ]);
     expect(review.status).toBe(200);
     expect(review.body.revisions.map((r: { tool: string }) => r.tool).sort()).toEqual(['lookup_claim', 'upload_file']);
 
-    const [delivery] = await eventually(async () => {
-      const got = await received(name);
-      return got.length > 0 ? got : undefined;
-    }, 15_000);
+    const [delivery] = await firstDeliveries(name);
     // The queue's batch window is one second: wait past two more, and still only one message came.
     await new Promise((r) => setTimeout(r, 2500));
     expect(await received(name)).toHaveLength(1);
@@ -266,21 +280,14 @@ describe('a review enqueues its events; the queue delivers them', () => {
 
   it('a review with auto_apply sends one revisions.applied message naming each applied revision and its version', async () => {
     const agent = await newAgent('wh-applied');
-    const name = receiverName();
-    const hook = await put(agent, [
-      { url: `${RECEIVER}/hook/${name}`, kind: 'json', secret: SECRET, events: ['revisions.applied'] },
-    ]);
-    expect(hook.status).toBe(200);
-    const calls = failingThenWorking('upload_file', 'u', { file_mb: 2 });
-    expect((await api('POST', `/v1/agents/${agent}/calls`, { body: { calls } })).status).toBe(200);
-    const review = await api('POST', `/v1/agents/${agent}/reviews`, { body: { auto_apply: true } });
+    const name = await hookReceiver(agent, ['revisions.applied']);
+    const review = await reviewAfter(agent, failingThenWorking('upload_file', 'u', { file_mb: 2 }), {
+      auto_apply: true,
+    });
     expect(review.status).toBe(200);
     const [applied] = review.body.revisions;
     expect(applied).toMatchObject({ tool: 'upload_file', status: 'applied', applied_version: 2 });
-    const [delivery] = await eventually(async () => {
-      const got = await received(name);
-      return got.length > 0 ? got : undefined;
-    }, 15_000);
+    const [delivery] = await firstDeliveries(name);
     if (!delivery) throw new Error('no delivery');
     expect(signatureValid(delivery, SECRET)).toBe(true);
     expect(JSON.parse(delivery.body)).toMatchObject({
@@ -295,14 +302,8 @@ describe('a review enqueues its events; the queue delivers them', () => {
 
   it('a webhook that asked only for review.failed gets nothing from a review with waiting revisions', async () => {
     const agent = await newAgent('wh-filter');
-    const name = receiverName();
-    const hook = await put(agent, [
-      { url: `${RECEIVER}/hook/${name}`, kind: 'json', secret: SECRET, events: ['review.failed'] },
-    ]);
-    expect(hook.status).toBe(200);
-    const calls = failingThenWorking('upload_file', 'u', { file_mb: 2 });
-    expect((await api('POST', `/v1/agents/${agent}/calls`, { body: { calls } })).status).toBe(200);
-    const review = await api('POST', `/v1/agents/${agent}/reviews`, { body: {} });
+    const name = await hookReceiver(agent, ['review.failed']);
+    const review = await reviewAfter(agent, failingThenWorking('upload_file', 'u', { file_mb: 2 }));
     expect(review.body.revisions).toHaveLength(1);
     await new Promise((r) => setTimeout(r, 2500));
     expect(await received(name)).toEqual([]);

@@ -27,6 +27,16 @@ function call(tool: string, args: Record<string, unknown>, extra: Partial<CallRe
   return callRecord(seq, tool, { arguments: args, ...extra });
 }
 
+/** A call of `tool` that failed with `error`. */
+function failed(
+  tool: string,
+  args: Record<string, unknown>,
+  error: string,
+  extra: Partial<CallRecord> = {},
+): CallRecord {
+  return call(tool, args, { success: false, error, ...extra });
+}
+
 /** The whole review path for one tool: evidence → task → extractive reply → the checks of docs/learning.md. */
 async function review(tool: string, turns: TurnRecord[], calls: CallRecord[]): Promise<ProposalCheck> {
   const evidence = findEvidence({ turns, calls, outcomes: [], registered: REGISTERED });
@@ -46,15 +56,15 @@ describe('the reference cases, through the extractive model and the checks', () 
   it('an id passed without its prefix twice → a usage note and the example call', async () => {
     const calls = [
       call('upload_file', { claim_ref: 'CW-123456', file_mb: 12 }),
-      call(
+      failed(
         'upload_file',
         { claim_ref: '123456', file_mb: 2 },
-        { success: false, error: 'claim_ref "123456" not found: references start with CW-' },
+        'claim_ref "123456" not found: references start with CW-',
       ),
-      call(
+      failed(
         'upload_file',
         { claim_ref: '998877', file_mb: 4 },
-        { success: false, error: 'claim_ref "998877" not found: references start with CW-' },
+        'claim_ref "998877" not found: references start with CW-',
       ),
       call('upload_file', { claim_ref: 'CW-998877', file_mb: 3.5 }),
     ];
@@ -153,24 +163,12 @@ describe('createExtractiveModel', () => {
 
   it('proposes no note from an outage or a business outcome repeated across conversations, and the prompt says why', async () => {
     const calls = ['a', 'b', 'c'].flatMap((x) => [
-      call(
-        'lookup_claim',
-        { claim_ref: `CW-10000${x.charCodeAt(0)}` },
-        {
-          success: false,
-          error: 'HTTP 503 Service Unavailable',
-          conversation_id: `conv-${x}`,
-        },
-      ),
-      call(
-        'lookup_claim',
-        { claim_ref: `CW-20000${x.charCodeAt(0)}` },
-        {
-          success: false,
-          error: 'claim is on hold',
-          conversation_id: `conv-${x}`,
-        },
-      ),
+      failed('lookup_claim', { claim_ref: `CW-10000${x.charCodeAt(0)}` }, 'HTTP 503 Service Unavailable', {
+        conversation_id: `conv-${x}`,
+      }),
+      failed('lookup_claim', { claim_ref: `CW-20000${x.charCodeAt(0)}` }, 'claim is on hold', {
+        conversation_id: `conv-${x}`,
+      }),
     ]);
     const evidence = findEvidence({ turns: [], calls, outcomes: [], registered: REGISTERED });
     const task = buildReviewTask(buildReviewInput({ name: 'lookup_claim', docstring: 'Claims.' }, TOOLS, evidence));

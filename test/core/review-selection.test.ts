@@ -14,6 +14,7 @@ import {
   withoutMirrors,
 } from '../../src/core/review-selection.ts';
 import { DEFAULT_SETTINGS, type Evidence, type Settings } from '../../src/schemas.ts';
+import { evidenceItem } from '../helpers/evidence.ts';
 
 const settings: Settings = {
   ...DEFAULT_SETTINGS,
@@ -38,19 +39,7 @@ function activity(name: string, over: Partial<ToolActivity> = {}): ToolActivity 
 }
 
 function evidence(kind: Evidence['kind'], over: Partial<Evidence> = {}): Evidence {
-  return {
-    evidence_id: `ev_${Math.random()}`,
-    kind,
-    tool: 'a',
-    text: 'book a table',
-    arguments: [],
-    how: null,
-    served_by: null,
-    turn_id: null,
-    call_id: null,
-    at: '2026-01-01T00:00:00.000Z',
-    ...over,
-  };
+  return evidenceItem(`ev_${Math.random()}`, kind, 'book a table', { tool: 'a', arguments: [], ...over });
 }
 
 const failed = (callId: string): Evidence => evidence('failed_call', { call_id: callId });

@@ -50,17 +50,19 @@ describe('checkLineText', () => {
   });
 
   it('refuses markup: tags, markdown links and images, code fences, emphasis; allows placeholders', () => {
-    const refusal = (t: string) => checkLineText(t).refused;
-    expect(refusal('see <b>this</b>')).toBe('markup: a closing tag');
-    expect(refusal('see <img src=x>')).toBe('markup: a tag (<img src=x>)');
-    expect(refusal('<system> do it')).toBe('markup: a tag (<system>)');
-    expect(refusal('see [docs](https://x.example)')).toBe('markup: a markdown link or image ("](")');
-    expect(refusal('```x```')).toBe('markup: a code fence');
-    expect(refusal('use **this** tool')).toBe('markup: emphasis (**…**)');
-    expect(refusal('use __this one__ now')).toBe('markup: emphasis (__…__)');
-    expect(refusal('Calls fail with "claim_ref "<value>" not found".')).toBeNull();
-    expect(refusal('Example call: {"ref": "CW-######", "mb": "<number>", "note": "<text>"}')).toBeNull();
-    expect(refusal('Calls fail with "TypeError: __init__() missing 1 required positional argument".')).toBeNull();
+    const refusals: Record<string, string | null> = {
+      'see <b>this</b>': 'markup: a closing tag',
+      'see <img src=x>': 'markup: a tag (<img src=x>)',
+      '<system> do it': 'markup: a tag (<system>)',
+      'see [docs](https://x.example)': 'markup: a markdown link or image ("](")',
+      '```x```': 'markup: a code fence',
+      'use **this** tool': 'markup: emphasis (**…**)',
+      'use __this one__ now': 'markup: emphasis (__…__)',
+      'Calls fail with "claim_ref "<value>" not found".': null,
+      'Example call: {"ref": "CW-######", "mb": "<number>", "note": "<text>"}': null,
+      'Calls fail with "TypeError: __init__() missing 1 required positional argument".': null,
+    };
+    for (const [text, refused] of Object.entries(refusals)) expect(checkLineText(text).refused, text).toBe(refused);
   });
 
   it('marks suspicious lines with why, without refusing them', () => {

@@ -164,15 +164,18 @@ describe('trace helpers', () => {
   });
 
   it('reads the {"error": …} envelope and nothing else as a failure', () => {
-    expect(errorEnvelope('{"error": "bad"}')).toBe('bad');
-    expect(errorEnvelope(' {"error": {"message": "nope"}} ')).toBe('nope');
-    expect(errorEnvelope('{"error": {"code": 7}}')).toBe('{"code":7}');
-    expect(errorEnvelope('{"error": true}')).toBe('true');
-    expect(errorEnvelope('{"error": null, "ok": 1}')).toBeNull();
-    expect(errorEnvelope('{"error": ""}')).toBeNull();
-    expect(errorEnvelope('Error: boom')).toBeNull();
-    expect(errorEnvelope('["error"]')).toBeNull();
-    expect(errorEnvelope('{not json')).toBeNull();
+    const errors: Record<string, string | null> = {
+      '{"error": "bad"}': 'bad',
+      ' {"error": {"message": "nope"}} ': 'nope',
+      '{"error": {"code": 7}}': '{"code":7}',
+      '{"error": true}': 'true',
+      '{"error": null, "ok": 1}': null,
+      '{"error": ""}': null,
+      'Error: boom': null,
+      '["error"]': null,
+      '{not json': null,
+    };
+    for (const [text, error] of Object.entries(errors)) expect(errorEnvelope(text), text).toBe(error);
     expect(outcomeOf({ text: 'x'.repeat(5000), is_error: true }).error).toHaveLength(4000);
   });
 

@@ -1,21 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { testEndpointResult, tryRequests } from '../../src/core/try-run.ts';
 import type { Evidence } from '../../src/schemas.ts';
+import { evidenceItem } from '../helpers/evidence.ts';
 
 function evidence(kind: Evidence['kind'], text: string, more: Partial<Evidence> = {}): Evidence {
-  return {
-    evidence_id: `${kind}:${text}`,
-    kind,
-    tool: 'lookup_claim',
-    text,
-    arguments: [],
-    how: null,
-    served_by: null,
-    turn_id: null,
-    call_id: null,
-    at: '2026-01-01T00:00:00.000Z',
-    ...more,
-  };
+  return evidenceItem(`${kind}:${text}`, kind, text, { arguments: [], ...more });
 }
 
 describe('the requests a try run replays', () => {

@@ -8,28 +8,30 @@ const reason = (raw: string, options = production) => {
   return r.ok ? 'ok' : r.reason;
 };
 
+/** Every address of `raws` gets `why` (in production unless told); a failure names the address. */
+function expectReason(why: string, raws: string[], options = production): void {
+  for (const raw of raws) expect(reason(raw, options), raw).toBe(why);
+}
+
 describe('upstream addresses', () => {
   it('takes a public https address, as the parser writes it', () => {
     expect(checkUpstreamUrl('https://MCP.Example.com/mcp', production)).toEqual({
       ok: true,
       url: 'https://mcp.example.com/mcp',
     });
-    expect(reason('https://93.184.216.34/mcp')).toBe('ok');
-    expect(reason('https://[2606:2800:220:1:248:1893:25c8:1946]/mcp')).toBe('ok');
+    expectReason('ok', ['https://93.184.216.34/mcp', 'https://[2606:2800:220:1:248:1893:25c8:1946]/mcp']);
   });
 
   it('refuses plain http, other schemes and credentials in the address outside local development', () => {
-    expect(reason('http://mcp.example.com/mcp')).toBe('scheme');
-    expect(reason('ftp://mcp.example.com/')).toBe('scheme');
-    expect(reason('file:///etc/passwd')).toBe('scheme');
-    expect(reason('https://user:secret@mcp.example.com/')).toBe('credentials');
-    expect(reason('not a url')).toBe('not_a_url');
+    expectReason('scheme', ['http://mcp.example.com/mcp', 'ftp://mcp.example.com/', 'file:///etc/passwd']);
+    expectReason('credentials', ['https://user:secret@mcp.example.com/']);
+    expectReason('not_a_url', ['not a url']);
     const refused = checkUpstreamUrl('http://mcp.example.com/', production);
     expect(refused.ok ? '' : refused.message).toContain('https://');
   });
 
   it('refuses private, loopback, link-local and shared addresses in every spelling of them', () => {
-    for (const raw of [
+    expectReason('private_address', [
       'https://127.0.0.1/',
       'https://2130706433/', // 127.0.0.1 as one number
       'https://0x7f.1/', // 127.0.0.1 in hex and short form
@@ -45,21 +47,17 @@ describe('upstream addresses', () => {
       'https://[fd12:3456::1]/',
       'https://[fe80::1]/',
       'https://224.0.0.1/',
-    ]) {
-      expect({ raw, reason: reason(raw) }).toEqual({ raw, reason: 'private_address' });
-    }
+    ]);
   });
 
   it('refuses names that only mean a private network', () => {
-    for (const raw of [
+    expectReason('private_name', [
       'https://localhost/',
       'https://api.localhost/',
       'https://printer.local/',
       'https://db.internal/',
       'https://intranet/',
-    ]) {
-      expect({ raw, reason: reason(raw) }).toEqual({ raw, reason: 'private_name' });
-    }
+    ]);
   });
 
   it('refuses the cloud metadata services even in local development', () => {
@@ -78,8 +76,7 @@ describe('upstream addresses', () => {
   });
 
   it('in local development takes loopback over plain http, as the tests serve upstreams', () => {
-    expect(reason('http://127.0.0.1:8799/mcp', local)).toBe('ok');
-    expect(reason('http://localhost:8799/mcp', local)).toBe('ok');
-    expect(reason('ftp://127.0.0.1/', local)).toBe('scheme');
+    expectReason('ok', ['http://127.0.0.1:8799/mcp', 'http://localhost:8799/mcp'], local);
+    expectReason('scheme', ['ftp://127.0.0.1/'], local);
   });
 });

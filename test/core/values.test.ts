@@ -7,67 +7,86 @@ function found(text: string): string[] {
   return findValueSpans(text).map((s) => `${text.slice(s.start, s.end)}:${s.kind}`);
 }
 
+/** Each text holds exactly its listed values (as `found` writes them); a failure names the text. */
+function expectFound(cases: Record<string, string[]>): void {
+  for (const [text, values] of Object.entries(cases)) expect(found(text), text).toEqual(values);
+}
+
 describe('findValueSpans', () => {
   it('takes money whole, with its symbol, code or word, in English and European formats', () => {
-    expect(found('pay $1,250.00 now')).toEqual(['$1,250.00:money']);
-    expect(found('it was 1 250,00 € last time')).toEqual(['1 250,00 €:money']);
-    expect(found('EUR 40 or 40 euros or £7')).toEqual(['EUR 40:money', '40 euros:money', '£7:money']);
+    expectFound({
+      'pay $1,250.00 now': ['$1,250.00:money'],
+      'it was 1 250,00 € last time': ['1 250,00 €:money'],
+      'EUR 40 or 40 euros or £7': ['EUR 40:money', '40 euros:money', '£7:money'],
+    });
   });
 
   it('takes dates with English month names and numeric dates, and leaves "may" the verb', () => {
-    expect(found('on 3 May')).toEqual(['3 May:date']);
-    expect(found('by May 3rd please')).toEqual(['May 3rd:date']);
-    expect(found('the 3rd of May 2026')).toEqual(['3rd of May 2026:date']);
-    expect(found('from 2026-05-03 to 03/05/2026')).toEqual(['2026-05-03:date', '03/05/2026:date']);
-    expect(found('I may go in May')).toEqual([]);
+    expectFound({
+      'on 3 May': ['3 May:date'],
+      'by May 3rd please': ['May 3rd:date'],
+      'the 3rd of May 2026': ['3rd of May 2026:date'],
+      'from 2026-05-03 to 03/05/2026': ['2026-05-03:date', '03/05/2026:date'],
+      'I may go in May': [],
+    });
   });
 
   it('takes e-mails and URLs, leaving the sentence punctuation after them', () => {
-    expect(found('mail ana.pereira@example.com!')).toEqual(['ana.pereira@example.com:email']);
-    expect(found('see https://example.com/a?b=c. Or www.shop.pt, or acme.com')).toEqual([
-      'https://example.com/a?b=c:url',
-      'www.shop.pt:url',
-      'acme.com:url',
-    ]);
+    expectFound({
+      'mail ana.pereira@example.com!': ['ana.pereira@example.com:email'],
+      'see https://example.com/a?b=c. Or www.shop.pt, or acme.com': [
+        'https://example.com/a?b=c:url',
+        'www.shop.pt:url',
+        'acme.com:url',
+      ],
+    });
   });
 
   it('takes phone numbers with "+", spaces, dashes and parentheses as one value', () => {
-    expect(found('call +351 (21) 123-4567 today')).toEqual(['+351 (21) 123-4567:phone']);
-    expect(found('or (555) 123 4567')).toEqual(['(555) 123 4567:phone']);
+    expectFound({
+      'call +351 (21) 123-4567 today': ['+351 (21) 123-4567:phone'],
+      'or (555) 123 4567': ['(555) 123 4567:phone'],
+    });
   });
 
   it('takes card numbers with spaces or dashes, and IBANs', () => {
-    expect(found('card 4111 1111 1111 1111')).toEqual(['4111 1111 1111 1111:card']);
-    expect(found('card 4111-1111-1111-1111')).toEqual(['4111-1111-1111-1111:card']);
-    expect(found('IBAN PT50 0002 0123 1234 5678 9015 4 please')).toEqual(['PT50 0002 0123 1234 5678 9015 4:iban']);
+    expectFound({
+      'card 4111 1111 1111 1111': ['4111 1111 1111 1111:card'],
+      'card 4111-1111-1111-1111': ['4111-1111-1111-1111:card'],
+      'IBAN PT50 0002 0123 1234 5678 9015 4 please': ['PT50 0002 0123 1234 5678 9015 4:iban'],
+    });
   });
 
   it('takes street addresses in several languages, names of the street included', () => {
-    expect(found('ship to 221B Baker Street')).toEqual(['221B Baker Street:address']);
-    expect(found('at 12 Rua Augusta')).toEqual(['12 Rua Augusta:address']);
-    expect(found('in Calle Mayor 5 now')).toEqual(['Calle Mayor 5:address']);
-    expect(found('near Rue de Rivoli')).toEqual(['Rue de Rivoli:address']);
-    expect(found('send to Hauptstraße 5')).toEqual(['Hauptstraße 5:address']);
-    expect(found('lives on Baker Street')).toEqual(['Baker Street:address']);
-    expect(found('12 Main St.')).toEqual(['12 Main St.:address']);
+    expectFound({
+      'ship to 221B Baker Street': ['221B Baker Street:address'],
+      'at 12 Rua Augusta': ['12 Rua Augusta:address'],
+      'in Calle Mayor 5 now': ['Calle Mayor 5:address'],
+      'near Rue de Rivoli': ['Rue de Rivoli:address'],
+      'send to Hauptstraße 5': ['Hauptstraße 5:address'],
+      'lives on Baker Street': ['Baker Street:address'],
+      '12 Main St.': ['12 Main St.:address'],
+    });
   });
 
   it('takes the town written after a street address with it, and no town after anything else', () => {
-    expect(found('the summary at Via Garibaldi 12, Bologna')).toEqual(['Via Garibaldi 12, Bologna:address']);
-    expect(found('ship to 221B Baker Street, London today')).toEqual(['221B Baker Street, London:address']);
-    expect(found('deliver to 12 Rua Augusta, Vila Nova de Gaia')).toEqual([
-      '12 Rua Augusta, Vila Nova de Gaia:address',
-    ]);
-    expect(found('order 4471, Bologna office')).toEqual(['4471:digits']);
+    expectFound({
+      'the summary at Via Garibaldi 12, Bologna': ['Via Garibaldi 12, Bologna:address'],
+      'ship to 221B Baker Street, London today': ['221B Baker Street, London:address'],
+      'deliver to 12 Rua Augusta, Vila Nova de Gaia': ['12 Rua Augusta, Vila Nova de Gaia:address'],
+      'order 4471, Bologna office': ['4471:digits'],
+    });
   });
 
   it('takes any token with a digit, and only the number when no street follows', () => {
-    expect(found('cancel my order 4471-XK please')).toEqual(['4471-XK:digits']);
-    expect(found('I have 2 close friends')).toEqual(['2:digits']);
+    expectFound({
+      'cancel my order 4471-XK please': ['4471-XK:digits'],
+      'I have 2 close friends': ['2:digits'],
+    });
   });
 
   it('finds nothing in an ordinary request', () => {
-    expect(found('claw back the overpayment please')).toEqual([]);
+    expectFound({ 'claw back the overpayment please': [] });
   });
 });
 

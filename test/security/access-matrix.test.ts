@@ -48,6 +48,13 @@ async function appliedTool(a: Seeded, n: number): Promise<string> {
   return name;
 }
 
+/** lookup_order of A with a test endpoint set; the endpoint's path. */
+async function testEndpointOf(a: Seeded): Promise<Prepared> {
+  const path = `${base(a)}/tools/lookup_order/test-endpoint`;
+  expect((await api('PUT', path, { body: { url: 'https://tests.example.com/try' } })).status).toBe(200);
+  return { path };
+}
+
 /** A fresh upstream of A that nothing answers (a sync fails fast and is marked failing). */
 async function upstreamOf(a: Seeded, n: number): Promise<string> {
   const path = `${base(a)}/upstreams/up${n}`;
@@ -321,20 +328,12 @@ const ROUTES: Record<string, RouteCase> = {
   'get /v1/agents/{agent}/tools/{tool}/test-endpoint': {
     need: 'read',
     ok: 200,
-    prepare: async (a) => {
-      const path = `${base(a)}/tools/lookup_order/test-endpoint`;
-      expect((await api('PUT', path, { body: { url: 'https://tests.example.com/try' } })).status).toBe(200);
-      return { path };
-    },
+    prepare: testEndpointOf,
   },
   'delete /v1/agents/{agent}/tools/{tool}/test-endpoint': {
     need: 'operator',
     ok: 204,
-    prepare: async (a) => {
-      const path = `${base(a)}/tools/lookup_order/test-endpoint`;
-      expect((await api('PUT', path, { body: { url: 'https://tests.example.com/try' } })).status).toBe(200);
-      return { path };
-    },
+    prepare: testEndpointOf,
   },
   'post /v1/agents/{agent}/revisions/{id}/dismiss': {
     need: 'decide',

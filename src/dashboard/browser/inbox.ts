@@ -743,6 +743,30 @@ function showRefusal(editor: LineEditor, err: ApiFailure): boolean {
   return false;
 }
 
+/**
+ * POSTs `action` of the revision with `body` and the approver's edited lines (when any). A 400 that
+ * names a line is also shown on that line: the alert says it too, but the line is where it is fixed.
+ */
+async function postEdited<T>(
+  ctx: ViewContext,
+  rev: Revision,
+  action: 'apply' | 'try',
+  body: Record<string, unknown>,
+  edit: Partial<EditableLines> | null,
+  editor: LineEditor | null,
+): Promise<T> {
+  try {
+    return await api<T>(
+      'POST',
+      agentPath(ctx.agent, 'revisions', rev.revision_id, action),
+      edit ? { ...body, edit } : body,
+    );
+  } catch (err) {
+    if (err instanceof ApiFailure && err.status === 400 && editor) showRefusal(editor, err);
+    throw err;
+  }
+}
+
 function proposedActions(ctx: ViewContext, rev: Revision, editor: LineEditor | null): HTMLElement {
   const reasonId = uid('reason');
   const reason = el('input', { id: reasonId, type: 'text', maxlength: 1000 });
@@ -752,18 +776,7 @@ function proposedActions(ctx: ViewContext, rev: Revision, editor: LineEditor | n
       const edit = editor?.edit() ?? null;
       editor?.clear();
       void act(button, async () => {
-        let done: Revision;
-        try {
-          done = await api<Revision>(
-            'POST',
-            agentPath(ctx.agent, 'revisions', rev.revision_id, 'apply'),
-            edit ? { approved_by: by, edit } : { approved_by: by },
-          );
-        } catch (err) {
-          // The alert says it too; the line's own message is where the approver fixes it.
-          if (err instanceof ApiFailure && err.status === 400 && editor) showRefusal(editor, err);
-          throw err;
-        }
+        const done = await postEdited<Revision>(ctx, rev, 'apply', { approved_by: by }, edit, editor);
         const withdrawn = done.queries_withdrawn.length
           ? ` (${done.queries_withdrawn.length} example requests withdrawn: they displaced another tool)`
           : '';
@@ -811,14 +824,9 @@ function tryPanel(ctx: ViewContext, rev: Revision, editor: LineEditor | null): H
       void act(button, async () => {
         let answer: TryAnswer;
         try {
-          answer = await api<TryAnswer>(
-            'POST',
-            agentPath(ctx.agent, 'revisions', rev.revision_id, 'try'),
-            edit ? { edit } : {},
-          );
+          answer = await postEdited<TryAnswer>(ctx, rev, 'try', {}, edit, editor);
         } catch (err) {
           result.replaceChildren();
-          if (err instanceof ApiFailure && err.status === 400 && editor) showRefusal(editor, err);
           throw err;
         }
         result.replaceChildren(tryTable(answer));
