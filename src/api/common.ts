@@ -78,7 +78,10 @@ export interface RouteSpec<M, Path, P, Q, B, T> {
   answer: T;
   /** What the answer is (the OpenAPI description of the 200 or the 204). */
   answered: string;
-  /** The error statuses besides 429 (which every route may answer); 400, 401, 403, 404 unless told. */
+  /**
+   * The error statuses besides 429 (which every route may answer) and 413 (which every route with a
+   * body may answer); 400, 401, 403, 404 unless told.
+   */
   errors?: number[];
 }
 
@@ -103,10 +106,12 @@ export function apiRoute<
 >(spec: RouteSpec<M, Path, P, Q, B, T>) {
   const { method, path, summary, description, params, query, body, answer, answered, errors } = spec;
   const request = { ...(params ? { params } : {}), ...(query ? { query } : {}), ...(body ? jsonBody(body) : {}) };
+  // Every body is read under the request body limit (src/app.ts), so a route with one may answer 413.
+  const statuses = body === undefined ? errors : [...(errors ?? [400, 401, 403, 404]), 413];
   const answers =
     answer === null
-      ? { 204: { description: answered }, ...responses(z.object({}), 'unused', errors) }
-      : responses(answer, answered, errors);
+      ? { 204: { description: answered }, ...responses(z.object({}), 'unused', statuses) }
+      : responses(answer, answered, statuses);
   const route = createRoute({
     method,
     path,

@@ -33,7 +33,6 @@ previewApi.openapi(
     body: PreviewBody,
     answer: Preview,
     answered: 'before and after',
-    errors: [400, 401, 403, 404, 413],
   }),
   async (c) => {
     const { agent, tool } = authorized(c, 'read');

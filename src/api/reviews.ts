@@ -37,7 +37,7 @@ reviewsApi.openapi(
     body: ReviewBody,
     answer: Review,
     answered: 'the review: revisions, refusals, skips, usage flags, model calls',
-    errors: [400, 401, 403, 404, 409, 413],
+    errors: [400, 401, 403, 404, 409],
   }),
   async (c) => {
     const { agent } = authorized(c, 'operator');
@@ -103,7 +103,6 @@ reviewsApi.openapi(
     body: OutcomeBody,
     answer: null,
     answered: 'stored',
-    errors: [400, 401, 403, 404, 413],
   }),
   async (c) => {
     const { agent } = authorized(c, 'agent');

@@ -17,7 +17,7 @@ routeApi.openapi(
     body: RouteBody,
     answer: RouteResult,
     answered: 'ranked tools and their model views',
-    errors: [400, 401, 403, 404, 413, 429, 502],
+    errors: [400, 401, 403, 404, 429, 502],
   }),
   async (c) => {
     const { agent } = authorized(c, 'agent');
@@ -36,7 +36,7 @@ routeApi.openapi(
     body: PostCallsBody,
     answer: PostCallsAnswer,
     answered: 'how many calls were new and how many repeated an id',
-    errors: [400, 401, 403, 404, 413, 429],
+    errors: [400, 401, 403, 404, 429],
   }),
   async (c) => {
     const { agent } = authorized(c, 'agent');

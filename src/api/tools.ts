@@ -56,7 +56,7 @@ toolsApi.openapi(
     body: PutToolsBody,
     answer: PutToolsAnswer,
     answered: 'the rows as stored',
-    errors: [400, 401, 403, 404, 413, 502],
+    errors: [400, 401, 403, 404, 502],
   }),
   async (c) => {
     const { agent } = authorized(c, 'operator');

@@ -33,7 +33,7 @@ usageApi.openapi(
     body: TraceBody,
     answer: TraceAnswer,
     answered: 'the turn the trace was recorded under and its number of calls',
-    errors: [400, 401, 403, 404, 413, 429],
+    errors: [400, 401, 403, 404, 429],
   }),
   async (c) => {
     const { agent } = authorized(c, 'agent');

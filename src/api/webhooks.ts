@@ -123,7 +123,6 @@ webhooksApi.openapi(
     body: WebhooksBody,
     answer: WebhookList,
     answered: 'the webhooks as stored',
-    errors: [400, 401, 403, 404, 413],
   }),
   async (c) => {
     const { agent } = authorized(c, 'operator');
