@@ -14,7 +14,7 @@ import { createD1Pins } from './adapters/d1-pins.ts';
 import { createD1Webhooks } from './adapters/d1-webhooks.ts';
 import { createLegacyLog } from './adapters/d1-legacy-log.ts';
 import { createLogRetention } from './adapters/log-retention.ts';
-import { createDurableLog, type LogOf } from './adapters/log-db.ts';
+import { createDurableLog } from './adapters/log-db.ts';
 import { createUsage } from './adapters/log-usage.ts';
 import { createD1Upstreams } from './adapters/d1-upstreams.ts';
 import { createSecretBox, type SecretBox, secretKeyWeakness } from './adapters/secret-box.ts';
@@ -93,8 +93,6 @@ export interface Bindings extends Pick<WranglerEnv, 'DB' | 'AGENTS' | 'WEBHOOKS'
 
 export interface Services {
   store: ToolStore<D1PreparedStatement>;
-  /** Each agent's log database: its Durable Object's SQLite storage (docs/capacity.md). */
-  logOf: LogOf;
   /** Turns, calls and outcomes of the log. */
   log: CallLog;
   /** Revisions, reviews and the cron cursor. */
@@ -168,7 +166,6 @@ export function services(env: Bindings): Services {
   const logOf = createDurableLog(env.AGENTS);
   const built: Services = {
     store: createD1Store(env.DB),
-    logOf,
     log: createLog(logOf),
     revisions: createD1Revisions(env.DB),
     reviewLog: createReviewLog(logOf),
