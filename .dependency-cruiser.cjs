@@ -9,22 +9,13 @@
 /**
  * The imports of an adapter a service still makes, each with why. A service reaches storage through
  * the ports of `src/core/ports.ts`, which `src/env.ts` fills with adapters; what is left here is not
- * storage (the MCP client), or something the ports do not offer yet. Add to this list only with a
- * reason; `npm run check:layers` fails on an entry no import uses any more.
+ * storage: the MCP client, the wire to an upstream server. Add to this list only with a reason;
+ * `npm run check:layers` fails on an entry no import uses any more.
  */
 const SERVICE_ADAPTER_EXCEPTIONS = {
-  'src/services/agent-rows.ts': {
-    // The isolate's cache of agent rows listens to the tool store's writes; the tool store is typed
-    // by its adapter (src/env.ts), and no port offers that subscription yet.
-    'src/adapters/d1-store.ts': 'onAgentWrite',
-  },
   'src/services/gateway.ts': {
     // The MCP client is the wire to an upstream server, not storage.
     'src/adapters/mcp-upstream.ts': 'UpstreamError',
-  },
-  'src/services/legacy-log-move.ts': {
-    // The move copies the old D1 log tables column for column: their list is the adapter's.
-    'src/adapters/d1-legacy-log.ts': 'LEGACY_TABLES',
   },
   'src/services/upstream-sync.ts': {
     // The MCP client is the wire to an upstream server, not storage.

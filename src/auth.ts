@@ -4,8 +4,8 @@
  * `approver` (read, and apply, dismiss or undo revisions) or `read_only` (read). Keys are stored as salted SHA-256 and compared
  * in constant time; a key is never logged. Another agent's rows answer 404, so ids are not probed.
  */
-import type { D1Store } from './adapters/d1-store.ts';
 import { ApiError, notFound } from './errors.ts';
+import type { ToolStore } from './core/ports.ts';
 import type { ToolAccess } from './core/tool-access.ts';
 import type { KeyRole, Right } from './schemas.ts';
 
@@ -19,7 +19,7 @@ const KEY_PATTERN = /^wsk_([0-9a-f]{16})_([A-Za-z0-9_-]{43})$/;
 export async function authenticate(
   header: string | undefined,
   adminToken: string | undefined,
-  store: D1Store,
+  store: Pick<ToolStore, 'getKey'>,
 ): Promise<Principal> {
   const token = /^Bearer ([\x21-\x7e]+)$/.exec(header ?? '')?.[1];
   if (!token) throw new ApiError('unauthorized', 'send Authorization: Bearer <token>');

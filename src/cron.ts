@@ -8,7 +8,7 @@
  * rest go on; a failure for one tool is a skip inside that agent's review.
  */
 import { logError } from './logger.ts';
-import type { AgentDue } from './adapters/d1-revisions.ts';
+import type { AgentDue } from './core/ports.ts';
 import type { Services } from './env.ts';
 import { ApiError } from './errors.ts';
 import { SettingsPatch } from './schemas.ts';

@@ -14,7 +14,7 @@ import { createD1Pins } from './adapters/d1-pins.ts';
 import { createD1Webhooks } from './adapters/d1-webhooks.ts';
 import { createLegacyLog } from './adapters/d1-legacy-log.ts';
 import { createLogRetention } from './adapters/log-retention.ts';
-import { createDurableLog, type LogOf } from './adapters/log-db.ts';
+import { createDurableLog } from './adapters/log-db.ts';
 import { createUsage } from './adapters/log-usage.ts';
 import { createD1Upstreams } from './adapters/d1-upstreams.ts';
 import { createSecretBox, type SecretBox, secretKeyWeakness } from './adapters/secret-box.ts';
@@ -27,15 +27,26 @@ import { createVectorizeIndex } from './adapters/vectorize-index.ts';
 import { createWorkersAIEmbedder, createWorkersAIModel } from './adapters/workers-ai.ts';
 import { adminTokenWeakness } from './core/admin-token.ts';
 import type {
+  ActivityStore,
+  AgentTransferStore,
+  CallLog,
   ChatModel,
   Embedder,
+  LegacyLogStore,
   ModelBudget,
   OfferCounter,
   PinStore,
+  QualityStore,
   RateLimiter,
   RateLimits,
   RetentionStore,
+  ReviewLogReads,
+  RevisionStore,
+  ToolStore,
+  UpstreamStore,
+  UsageStore,
   VectorIndex,
+  WebhookStore,
 } from './core/ports.ts';
 import { parsePerMinute } from './core/token-bucket.ts';
 import { ApiError } from './errors.ts';
@@ -81,25 +92,23 @@ export interface Bindings extends Pick<WranglerEnv, 'DB' | 'AGENTS' | 'WEBHOOKS'
 }
 
 export interface Services {
-  store: ReturnType<typeof createD1Store>;
-  /** Each agent's log database: its Durable Object's SQLite storage (docs/capacity.md). */
-  logOf: LogOf;
+  store: ToolStore<D1PreparedStatement>;
   /** Turns, calls and outcomes of the log. */
-  log: ReturnType<typeof createLog>;
+  log: CallLog;
   /** Revisions, reviews and the cron cursor. */
-  revisions: ReturnType<typeof createD1Revisions>;
+  revisions: RevisionStore<D1PreparedStatement>;
   /** The bounded log reads of a review. */
-  reviewLog: ReturnType<typeof createReviewLog>;
+  reviewLog: ReviewLogReads;
   /** Usage reads and trace_tools writes (docs/learning.md). */
-  usage: ReturnType<typeof createUsage>;
+  usage: UsageStore;
   /** Settled routing-quality hours (GET …/quality). */
-  quality: ReturnType<typeof createD1Quality>;
+  quality: QualityStore;
   /** Time-bucketed counts for the dashboard's charts. */
-  activity: ReturnType<typeof createActivity>;
+  activity: ActivityStore;
   /** Whole-agent export and import. */
-  agentTransfer: ReturnType<typeof createD1AgentTransfer>;
+  agentTransfer: AgentTransferStore;
   /** A log kept in D1 by an earlier version, moved into the agents' objects. */
-  legacyLog: ReturnType<typeof createLegacyLog>;
+  legacyLog: LegacyLogStore;
   /** Pinned tools (docs/tool-delivery.md). */
   pins: PinStore;
   /** What log retention reads and removes (docs/configuration.md `log_retention_days`). */
@@ -117,13 +126,13 @@ export interface Services {
   /** Bytes of routing snapshots one isolate keeps (ROUTING_CACHE_MB). */
   routingCacheBytes: number;
   /** The MCP gateway's upstreams, their tools and sessions. */
-  upstreams: ReturnType<typeof createD1Upstreams>;
+  upstreams: UpstreamStore;
   /** Seals upstream header values; null when UPSTREAM_SECRET_KEY is not set. */
   secretBox: SecretBox | null;
   /** False only when PRIVACY_RULE narrows the rule to argument values (a measurement). */
   privacyRule: boolean;
   /** Each agent's webhooks and their deliveries (docs/integrations.md "Webhooks"). */
-  webhooks: ReturnType<typeof createD1Webhooks>;
+  webhooks: WebhookStore;
   /** The queue webhook events are sent through; the Worker's `queue` handler delivers them. */
   webhookQueue: Queue;
   /** WEBHOOKS_ALLOW_LOCAL: http, loopback and private receivers are accepted. */
@@ -157,7 +166,6 @@ export function services(env: Bindings): Services {
   const logOf = createDurableLog(env.AGENTS);
   const built: Services = {
     store: createD1Store(env.DB),
-    logOf,
     log: createLog(logOf),
     revisions: createD1Revisions(env.DB),
     reviewLog: createReviewLog(logOf),

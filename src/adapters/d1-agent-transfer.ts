@@ -20,6 +20,7 @@ import type {
   TurnLine,
 } from '../core/agent-export.ts';
 import { EXPORT_FORMAT } from '../core/agent-export.ts';
+import type { AgentTransferStore } from '../core/ports.ts';
 import type { StoredTool } from '../core/records.ts';
 import type { RoutedTool, SettingsPatch } from '../schemas.ts';
 import { LOG_COLUMNS } from './agent-log-schema.ts';
@@ -70,7 +71,7 @@ const SECTIONS: readonly Section[] = [
 ];
 
 /** Export and import. Reads are keyset pages; import writes are checked first by the caller. */
-export function createD1AgentTransfer(db: D1Database, logOf: LogOf) {
+export function createD1AgentTransfer(db: D1Database, logOf: LogOf): AgentTransferStore {
   return {
     /** The agent line, or null when the agent does not exist. */
     async agentLine(agent: string): Promise<AgentLine | null> {
@@ -204,8 +205,6 @@ export function createD1AgentTransfer(db: D1Database, logOf: LogOf) {
     },
   };
 }
-
-export type D1AgentTransfer = ReturnType<typeof createD1AgentTransfer>;
 
 /** One page of a section after the key `after` (null: from the start). */
 async function page(db: Sql, s: Section, agent: string, after: unknown[] | null): Promise<Row[]> {

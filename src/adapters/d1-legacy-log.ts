@@ -4,6 +4,7 @@
  * the seqs D1 gave (review marks are seqs), then removed from D1. Each object starts its own seqs
  * above every seq D1 gave (`legacySeqFloor`), so moved rows never meet rows written since.
  */
+import type { LegacyLogStore, LegacyTable } from '../core/ports.ts';
 import { LOG_COLUMNS } from './agent-log-schema.ts';
 import type { LogOf, SqlValue } from './log-db.ts';
 
@@ -13,9 +14,7 @@ export const LEGACY_TABLES = {
   calls: ['seq', 'agent', ...LOG_COLUMNS.calls],
   outcomes: ['agent', ...LOG_COLUMNS.outcomes],
   trace_tools: ['agent', ...LOG_COLUMNS.trace_tools],
-} as const;
-
-export type LegacyTable = keyof typeof LEGACY_TABLES;
+} as const satisfies Record<LegacyTable, readonly string[]>;
 
 /** Characters of one JSON parameter (a bound value holds at most 2 MB). */
 const CHUNK_CHARS = 500_000;
@@ -31,8 +30,10 @@ export async function legacySeqFloor(db: D1Database): Promise<{ turns: number; c
 }
 
 /** Moves the oldest D1 log rows into their agents' logs. */
-export function createLegacyLog(db: D1Database, logOf: LogOf) {
+export function createLegacyLog(db: D1Database, logOf: LogOf): LegacyLogStore {
   return {
+    tables: Object.keys(LEGACY_TABLES) as LegacyTable[],
+
     /**
      * Moves the `limit` oldest rows of `table` (by rowid): per agent one transaction of its log
      * (a row already there is kept), then one D1 delete of what was moved. Returns how many moved.

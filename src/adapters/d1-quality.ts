@@ -11,11 +11,12 @@ import {
   revisionHours,
   type ServedCounts,
 } from '../core/quality-math.ts';
+import type { QualityStore } from '../core/ports.ts';
 
 /** Rows one INSERT carries, as one JSON parameter (D1 binds at most 100 values a statement). */
 const ROWS_PER_STATEMENT = 500;
 
-export function createD1Quality(db: D1Database) {
+export function createD1Quality(db: D1Database): QualityStore {
   return {
     /** The first hour not yet settled (hours before it are stored), or null before the first settle. */
     async settledThrough(agent: string): Promise<string | null> {
@@ -176,5 +177,3 @@ export function createD1Quality(db: D1Database) {
     },
   };
 }
-
-export type D1Quality = ReturnType<typeof createD1Quality>;

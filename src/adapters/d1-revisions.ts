@@ -5,65 +5,21 @@
  * the `Revision` schema as one JSON `body`. `before_row` is the row's learned state before apply
  * (written by apply, read by undo). Reads are by primary key or on the (agent, …) indexes.
  */
-import type { NewRevision } from '../core/ports.ts';
+import type {
+  AgentDue,
+  NewRevision,
+  ReviewRecord,
+  RevisionBody,
+  RevisionRecord,
+  RevisionStore,
+  RevisionUpdate,
+} from '../core/ports.ts';
 import type { Revision } from '../schemas.ts';
 import { firstRow } from './d1-rows.ts';
 
 export type { NewRevision };
 
 type RevisionStatus = Revision['status'];
-
-/** A revision with what the store keeps beside the API shape. */
-export interface RevisionRecord {
-  revision: Revision;
-  /** The row's learned state before apply, as JSON text (undo restores it); null until applied. */
-  before_row: string | null;
-  /** The key id (or 'admin') that applied or dismissed it. */
-  approved_key: string | null;
-  /** The key id (or 'admin') that undid it. */
-  undone_key: string | null;
-  review_id: string | null;
-}
-
-/** The status columns an apply, dismiss or undo writes (absent = unchanged). */
-export interface RevisionUpdate {
-  status: Revision['status'];
-  applied_at?: string | null;
-  approved_by?: string | null;
-  approved_key?: string | null;
-  reason?: string | null;
-  before_row?: string | null;
-  applied_version?: number | null;
-  /** Who took an applied revision back, kept apart from who applied it. */
-  undone_at?: string | null;
-  undone_by?: string | null;
-  undone_key?: string | null;
-  /** The new body fields (queries_withdrawn, displaced, queries_displaced, refused …), merged over the stored body. */
-  body?: Partial<RevisionBody>;
-}
-
-/** The part of a Revision kept in the `body` JSON column. */
-export type RevisionBody = Omit<
-  Revision,
-  | 'revision_id'
-  | 'tool'
-  | 'status'
-  | 'created_at'
-  | 'applied_at'
-  | 'approved_by'
-  | 'applied_version'
-  | 'dismiss_reason'
-  | 'undone_at'
-  | 'undone_by'
->;
-
-/** One stored review, for the dashboard and the cron's record of failures. */
-export interface ReviewRecord {
-  review_id: string;
-  created_at: string;
-  trigger: 'api' | 'cron';
-  summary: Record<string, unknown>;
-}
 
 /** Revisions listed at most per request (docs/api.md has no paging; a review adds at most `max_tools`). */
 export const MAX_LISTED_REVISIONS = 1000;
@@ -77,7 +33,7 @@ const LISTED_COLUMNS =
   'revision_id, agent, tool, status, created_at, applied_at, approved_by, approved_key, reason, body, NULL AS before_row, applied_version, review_id, undone_at, undone_by, undone_key';
 
 /** D1-backed revisions and reviews. Strongly consistent (one primary); multi-row writes are one batch. */
-export function createD1Revisions(db: D1Database) {
+export function createD1Revisions(db: D1Database): RevisionStore<D1PreparedStatement> {
   return {
     /** The INSERT of one new `proposed` revision, for a caller's batch. */
     insertRevisionStatement(agent: string, rev: NewRevision, reviewId: string | null): D1PreparedStatement {
@@ -218,22 +174,6 @@ export function createD1Revisions(db: D1Database) {
         .bind(review.review_id, agent, review.created_at, review.trigger, JSON.stringify(review.summary));
     },
 
-    /** An agent's newest reviews (the dashboard, the cron's failure record). */
-    async listReviews(agent: string, limit = 20): Promise<ReviewRecord[]> {
-      const { results } = await db
-        .prepare(
-          'SELECT review_id, created_at, trigger, summary FROM reviews WHERE agent = ?1 ORDER BY created_at DESC, rowid DESC LIMIT ?2',
-        )
-        .bind(agent, limit)
-        .all<{ review_id: string; created_at: string; trigger: string; summary: string }>();
-      return results.map((r) => ({
-        review_id: r.review_id,
-        created_at: r.created_at,
-        trigger: r.trigger === 'cron' ? 'cron' : 'api',
-        summary: JSON.parse(r.summary) as Record<string, unknown>,
-      }));
-    },
-
     /** Moves a tool's review mark forward to `seq` (never back): its calls up to `seq` have been read. */
     markToolReviewed: (agent: string, tool: string, seq: number) =>
       db
@@ -295,27 +235,16 @@ export function createD1Revisions(db: D1Database) {
       return row?.cursor ?? '';
     },
 
-    setCronCursor: (cursor: string, now: string) =>
-      db
+    async setCronCursor(cursor: string, now: string): Promise<void> {
+      await db
         .prepare(
           `INSERT INTO cron_state (id, cursor, updated_at) VALUES (1, ?1, ?2)
            ON CONFLICT (id) DO UPDATE SET cursor = excluded.cursor, updated_at = excluded.updated_at`,
         )
         .bind(cursor, now)
-        .run(),
+        .run();
+    },
   };
-}
-
-export type D1Revisions = ReturnType<typeof createD1Revisions>;
-
-/** An agent with calls since its last review (the cron's candidates). */
-export interface AgentDue {
-  agent: string;
-  /** The agent's stored settings overrides (validated by the caller). */
-  settings: Record<string, unknown>;
-  last_review_at: string | null;
-  last_review_seq: number;
-  last_seq: number;
 }
 
 interface AgentDueRow {

@@ -8,37 +8,27 @@
 import type { StoredTool } from '../core/records.ts';
 import type { MemoryWording } from '../core/routing-memory.ts';
 import type { AuthorDefinition } from '../core/tooldef.ts';
-import type { Example, KeyRole, Settings, SettingsPatch } from '../schemas.ts';
-import { type AgentRecord, type ToolWrite, VersionConflict } from '../core/ports.ts';
+import type { Example, Settings, SettingsPatch } from '../schemas.ts';
+import {
+  type AgentRecord,
+  type KeyRecord,
+  type ToolStore,
+  type ToolVersion,
+  type ToolWrite,
+  VersionConflict,
+} from '../core/ports.ts';
 import { firstRow } from './d1-rows.ts';
 
-export interface KeyRecord {
-  key_id: string;
-  agent: string;
-  role: KeyRole;
-  salt: string;
-  hash: string;
-  revoked_at: string | null;
-  /** The key's tool lists as JSON text (docs/integrations.md "Who may call what"), or null = every tool. */
-  tool_access: string | null;
-}
-
-/** Told after every write that can move an agent's tools_gen or settings. */
-export type AgentWriteListener = (db: D1Database, agent: string) => void;
-
-const agentWriteListeners = new Set<AgentWriteListener>();
-
 /**
- * Subscribes to this isolate's writes of agent rows: `/route` keeps the agent row per
- * isolate, and drops it the moment a write made through this isolate has landed, so the next
- * route in this isolate sees the write.
+ * The listeners to each database's agent writes made through this isolate, whichever store made
+ * them (the tool store, the transfer, the upstreams): `/route` keeps the agent row per isolate and
+ * drops it the moment such a write has landed, so the next route in this isolate sees the write.
  */
-export function onAgentWrite(listener: AgentWriteListener): void {
-  agentWriteListeners.add(listener);
-}
+const agentWriteListeners = new WeakMap<D1Database, Set<(agent: string) => void>>();
 
+/** Tells the listeners of `db` that a write that can move the agent's tools_gen or settings landed (or failed). */
 export function agentWritten(db: D1Database, agent: string): void {
-  for (const listener of agentWriteListeners) listener(db, agent);
+  for (const listener of agentWriteListeners.get(db) ?? []) listener(agent);
 }
 
 /** The tools columns but the vector (read as NULL): what a row is without its 2 KiB BLOB. */
@@ -74,10 +64,11 @@ export const AGENT_TABLES = [
 ] as const;
 
 /** D1-backed store for the registry. Strongly consistent (one primary), every write one batch. */
-export function createD1Store(db: D1Database) {
+export function createD1Store(db: D1Database): ToolStore<D1PreparedStatement> {
   return {
-    db,
-    ensureAgent: (agent: string, now: string) => ensureAgentStatement(db, agent, now).run(),
+    async ensureAgent(agent: string, now: string): Promise<void> {
+      await ensureAgentStatement(db, agent, now).run();
+    },
 
     /** The agent row's INSERT for a caller's batch, so a new agent exists only if the batch lands. */
     ensureAgentStatement: (agent: string, now: string) => ensureAgentStatement(db, agent, now),
@@ -102,9 +93,9 @@ export function createD1Store(db: D1Database) {
       return results.map((r) => ({ ...toAgent(r), tools: r.tools, calls: r.calls }));
     },
 
-    async putSettings(agent: string, settings: SettingsPatch): Promise<D1Result> {
+    async putSettings(agent: string, settings: SettingsPatch): Promise<void> {
       try {
-        return await db
+        await db
           .prepare('UPDATE agents SET settings = ?2 WHERE agent = ?1')
           .bind(agent, JSON.stringify(settings))
           .run();
@@ -224,7 +215,7 @@ export function createD1Store(db: D1Database) {
       }
     },
 
-    async listVersions(agent: string, name: string) {
+    async listVersions(agent: string, name: string): Promise<ToolVersion[]> {
       const { results } = await db
         .prepare(
           'SELECT version, definition, source, created_at FROM tool_versions WHERE agent = ?1 AND name = ?2 ORDER BY version DESC',
@@ -234,13 +225,14 @@ export function createD1Store(db: D1Database) {
       return results.map((r) => ({ ...r, definition: JSON.parse(r.definition) as Record<string, unknown> }));
     },
 
-    insertKey: (k: Omit<KeyRecord, 'tool_access'> & { tool_access?: string | null }, now: string) =>
-      db
+    async insertKey(k: Omit<KeyRecord, 'tool_access'> & { tool_access?: string | null }, now: string): Promise<void> {
+      await db
         .prepare(
           'INSERT INTO keys (key_id, agent, role, salt, hash, created_at, tool_access) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)',
         )
         .bind(k.key_id, k.agent, k.role, k.salt, k.hash, now, k.tool_access ?? null)
-        .run(),
+        .run();
+    },
 
     getKey: (keyId: string) =>
       db
@@ -255,10 +247,14 @@ export function createD1Store(db: D1Database) {
         .run();
       return r.meta.changes > 0;
     },
+
+    onAgentWrite(listener: (agent: string) => void): void {
+      const listeners = agentWriteListeners.get(db) ?? new Set();
+      agentWriteListeners.set(db, listeners);
+      listeners.add(listener);
+    },
   };
 }
-
-export type D1Store = ReturnType<typeof createD1Store>;
 
 function ensureAgentStatement(db: D1Database, agent: string, now: string): D1PreparedStatement {
   return db

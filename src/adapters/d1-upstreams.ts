@@ -11,8 +11,10 @@ import type {
   ServedTool,
   SessionTurn,
   SyncOutcome,
+  SyncStatus,
   UpstreamRecord,
   UpstreamStatus,
+  UpstreamStore,
   UpstreamToolRecord,
 } from '../core/ports.ts';
 import { agentWritten } from './d1-store.ts';
@@ -50,7 +52,7 @@ function toUpstream(r: UpstreamRow): UpstreamRecord {
 }
 
 /** D1-backed store of upstreams, their tools and gateway sessions. */
-export function createD1Upstreams(db: D1Database) {
+export function createD1Upstreams(db: D1Database): UpstreamStore {
   return {
     async get(agent: string, name: string): Promise<UpstreamRecord | null> {
       return firstRow(db, 'SELECT * FROM upstreams WHERE agent = ?1 AND name = ?2', [agent, name], toUpstream);
@@ -278,11 +280,6 @@ export function createD1Upstreams(db: D1Database) {
         .first<SessionTurn>(),
   };
 }
-
-export type D1Upstreams = ReturnType<typeof createD1Upstreams>;
-
-/** How a sync attempt went: the upstream's status and when it is tried next. */
-export type SyncStatus = Pick<SyncOutcome, 'status' | 'last_error' | 'failures' | 'next_sync_at'>;
 
 function servedStatement(db: D1Database, agent: string, upstream: string, s: ServedTool): D1PreparedStatement {
   return db

@@ -2,19 +2,8 @@
  * An agent's webhooks and their deliveries in D1 (migrations/0013_webhooks.sql). Strongly
  * consistent (one primary): the consumer reads a webhook as the last PUT left it.
  */
-import type { StoredWebhook, WebhookKind } from '../core/ports.ts';
+import type { DeliveryRow, StoredWebhook, WebhookKind, WebhookStore } from '../core/ports.ts';
 import type { WebhookEventType } from '../core/webhook-events.ts';
-
-/** A delivery that reached the dead-letter queue (or is still being retried). */
-export interface DeliveryRow {
-  event_id: string;
-  webhook_id: string;
-  type: string;
-  status: 'delivered' | 'retrying' | 'failed';
-  attempts: number;
-  last_error: string | null;
-  updated_at: string;
-}
 
 interface WebhookRow extends Omit<StoredWebhook, 'events'> {
   events: string;
@@ -26,7 +15,7 @@ function webhookOf(r: WebhookRow): StoredWebhook {
 
 const COLUMNS = 'webhook_id, url, kind, secret, events, created_at';
 
-export function createD1Webhooks(db: D1Database) {
+export function createD1Webhooks(db: D1Database): WebhookStore {
   return {
     /** The agent's webhooks in the order the last PUT listed them. */
     async list(agent: string): Promise<StoredWebhook[]> {
@@ -102,5 +91,3 @@ export function createD1Webhooks(db: D1Database) {
     },
   };
 }
-
-export type D1Webhooks = ReturnType<typeof createD1Webhooks>;

@@ -4,13 +4,14 @@
  * src/adapters/agent-log-schema.ts: calls by (agent, tool, at), turns by (agent, created_at).
  * Times are stored as UTC ISO strings, so a bucket is a prefix.
  */
+import type { ActivityStore } from '../core/ports.ts';
 import type { LogOf } from './log-db.ts';
 
 /** At most this many of the newest routed turns of a window are read for offer counts. */
 export const MAX_TURNS_SCANNED = 50_000;
 
 /** Counts per bucket key (`substr(time, 1, keyChars)`). */
-export function createActivity(logOf: LogOf) {
+export function createActivity(logOf: LogOf): ActivityStore {
   return {
     async callCounts(
       agent: string,
@@ -43,5 +44,3 @@ export function createActivity(logOf: LogOf) {
     },
   };
 }
-
-export type Activity = ReturnType<typeof createActivity>;

@@ -10,6 +10,7 @@
  * turns (agent, turn_id), (agent, conversation_id, seq), (agent, json_extract(offered,'$[0].name'), seq)
  * (src/adapters/agent-log-schema.ts). `+t.name` strips any affinity so the expression index applies.
  */
+import type { ReviewLogReads } from '../core/ports.ts';
 import type { ToolActivity } from '../core/review-selection.ts';
 import type { CallRecord, OutcomeRecord, TurnRecord } from '../core/records.ts';
 import type { LogOf, SqlValue } from './log-db.ts';
@@ -76,7 +77,7 @@ export const REVIEW_SQL = {
 export const CALLS_PER_TURN = 50;
 
 /** Reads for one review; each returns plain records (src/core/records.ts). */
-export function createReviewLog(logOf: LogOf) {
+export function createReviewLog(logOf: LogOf): ReviewLogReads {
   const list = (values: readonly (string | number)[]) => JSON.stringify([...new Set(values)]);
   /** The rows `sql` selects for the agent with `binds` after it, mapped; none when there is no key to look up. */
   const rows = async <Row, T>(
@@ -136,5 +137,3 @@ export function createReviewLog(logOf: LogOf) {
     },
   };
 }
-
-export type ReviewLog = ReturnType<typeof createReviewLog>;

@@ -5,7 +5,7 @@
  */
 import type { CallRecord, OfferedTool, OutcomeRecord, TurnRecord } from '../core/records.ts';
 import type { LogDb, LogOf, LogStatement, SqlValue } from './log-db.ts';
-import { LOG_PAGE_ROWS, type LogSlice, type NewCall, type NewTurn } from '../core/ports.ts';
+import { type CallLog, LOG_PAGE_ROWS, type LogSlice, type NewCall, type NewTurn } from '../core/ports.ts';
 
 export type { LogSlice, NewCall, NewTurn };
 export { LOG_PAGE_ROWS };
@@ -55,7 +55,7 @@ const CALL_COLUMNS = 10;
 const CALLS_PER_STATEMENT = Math.floor(100 / CALL_COLUMNS);
 
 /** The call log. Idempotent by (agent, call_id): a retried batch never duplicates. */
-export function createLog(logOf: LogOf) {
+export function createLog(logOf: LogOf): CallLog {
   return {
     /** Records a turn once; a route's turn completes a trace's (TURN_UPSERT). */
     insertTurn(agent: string, t: NewTurn): LogStatement {
@@ -178,18 +178,17 @@ export function createLog(logOf: LogOf) {
       return row ? toTurn(row) : null;
     },
 
-    upsertOutcome: (agent: string, o: OutcomeRecord) =>
-      logOf(agent)
+    async upsertOutcome(agent: string, o: OutcomeRecord): Promise<void> {
+      await logOf(agent)
         .prepare(
           `INSERT INTO outcomes (agent, turn_id, ok, served_by, at) VALUES (?1, ?2, ?3, ?4, ?5)
            ON CONFLICT (agent, turn_id) DO UPDATE SET ok = excluded.ok, served_by = excluded.served_by, at = excluded.at`,
         )
         .bind(agent, o.turn_id, o.ok ? 1 : 0, o.served_by, o.at)
-        .run(),
+        .run();
+    },
   };
 }
-
-export type Log = ReturnType<typeof createLog>;
 
 /** A time range of the log: [from, to) (to null: open), oldest or newest first. */
 interface TimeRange {

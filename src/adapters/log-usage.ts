@@ -5,6 +5,7 @@
  * parameter. Every read is bounded and served by an index of src/adapters/agent-log-schema.ts:
  * calls (agent, tool, seq), trace_tools by its (agent, name) primary key.
  */
+import type { UnregisteredRow, UsageStore } from '../core/ports.ts';
 import type { AuthorDefinition } from '../core/tooldef.ts';
 import type { LogOf, LogStatement } from './log-db.ts';
 
@@ -12,17 +13,8 @@ import type { LogOf, LogStatement } from './log-db.ts';
 const TRACE_TOOL_COLUMNS = 4;
 const TRACE_TOOLS_PER_STATEMENT = Math.floor(100 / TRACE_TOOL_COLUMNS);
 
-export interface UnregisteredRow {
-  name: string;
-  call_count: number;
-  failure_count: number;
-  last_seen_at: string;
-  /** The newest `tools=[…]` definition a trace sent for the name, or null. */
-  definition: AuthorDefinition | null;
-}
-
 /** Usage reads of the agent's log. Strongly consistent (one object); the trace_tools upsert joins a batch. */
-export function createUsage(logOf: LogOf) {
+export function createUsage(logOf: LogOf): UsageStore {
   return {
     /**
      * Every registered tool with 1 when it was ever called, else 0. The flags only ask "never
@@ -129,5 +121,3 @@ export function createUsage(logOf: LogOf) {
     },
   };
 }
-
-export type Usage = ReturnType<typeof createUsage>;

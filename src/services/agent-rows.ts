@@ -3,16 +3,15 @@
  * settings give top_k and the stable-list rule. A D1 round trip per route would cost more than
  * the whole rest of the route, so the row is kept per isolate:
  *
- * - a write made through this isolate (tools, delete, settings: src/adapters/d1-store.ts
- *   onAgentWrite) drops the row at once, so the next route here reads it again;
+ * - a write made through this isolate (tools, delete, settings: the tool store's `onAgentWrite`)
+ *   drops the row at once, so the next route here reads it again;
  * - a write made through another isolate is seen within AGENT_ROW_TTL_MS: after that the row is
  *   read again before routing. Halfway through, a route refreshes it in `waitUntil`, so under
  *   steady traffic no route waits for D1;
  * - reads go through a Batcher: concurrent routes share one read, and a read always starts after
  *   the routes it serves arrived.
  */
-import { onAgentWrite } from '../adapters/d1-store.ts';
-import type { AgentRecord } from '../core/ports.ts';
+import type { AgentRecord, ToolStore } from '../core/ports.ts';
 import type { Services } from '../env.ts';
 import { Batcher } from './batcher.ts';
 
@@ -28,35 +27,35 @@ interface CachedRow {
   refreshing: boolean;
 }
 
-interface DbRows {
+interface StoreRows {
   rows: Map<string, CachedRow>;
   /** Moves on every write seen here; a read that started before a write must not be cached. */
   epochs: Map<string, number>;
 }
 
-const byDatabase = new WeakMap<D1Database, DbRows>();
+const byStore = new WeakMap<ToolStore, StoreRows>();
 
-function rowsOf(db: D1Database): DbRows {
-  let rows = byDatabase.get(db);
-  if (!rows) {
-    rows = { rows: new Map(), epochs: new Map() };
-    byDatabase.set(db, rows);
+/** The rows kept for one tool store; the first use subscribes them to the store's agent writes. */
+function rowsOf(store: ToolStore): StoreRows {
+  let cache = byStore.get(store);
+  if (!cache) {
+    const created: StoreRows = { rows: new Map(), epochs: new Map() };
+    store.onAgentWrite((agent) => {
+      created.rows.delete(agent);
+      created.epochs.set(agent, (created.epochs.get(agent) ?? 0) + 1);
+    });
+    byStore.set(store, created);
+    cache = created;
   }
-  return rows;
+  return cache;
 }
-
-onAgentWrite((db, agent) => {
-  const cache = rowsOf(db);
-  cache.rows.delete(agent);
-  cache.epochs.set(agent, (cache.epochs.get(agent) ?? 0) + 1);
-});
 
 interface AgentRead {
   svc: Services;
   agent: string;
 }
 
-/** One D1 read per distinct (database, agent) of a batch. */
+/** One read per distinct (store, agent) of a batch. */
 function readAgents(items: AgentRead[]): Promise<(AgentRecord | null)[]> {
   const reads = new Map<Services['store'], Map<string, Promise<AgentRecord | null>>>();
   return Promise.all(
@@ -74,9 +73,9 @@ function readAgents(items: AgentRead[]): Promise<(AgentRecord | null)[]> {
 const READ_PATIENCE_MS = 2_000;
 const agentReads = new Batcher<AgentRead, AgentRecord | null>(readAgents, { patienceMs: READ_PATIENCE_MS });
 
-/** Reads the row from D1 and keeps it, unless a write landed here while it was being read. */
+/** Reads the row from the store and keeps it, unless a write landed here while it was being read. */
 async function readRow(svc: Services, agent: string, nowMs: number): Promise<AgentRecord | null> {
-  const cache = rowsOf(svc.store.db);
+  const cache = rowsOf(svc.store);
   const epoch = cache.epochs.get(agent) ?? 0;
   const row = await agentReads.submit({ svc, agent });
   if (row && (cache.epochs.get(agent) ?? 0) === epoch) {
@@ -97,7 +96,7 @@ export async function agentRow(
   nowMs: number,
   waitUntil?: (p: Promise<unknown>) => void,
 ): Promise<AgentRecord | null> {
-  const cached = rowsOf(svc.store.db).rows.get(agent);
+  const cached = rowsOf(svc.store).rows.get(agent);
   const age = cached ? nowMs - cached.askedAt : Infinity;
   if (!cached || age < 0 || age >= AGENT_ROW_TTL_MS) return readRow(svc, agent, nowMs);
   if (age >= AGENT_ROW_TTL_MS / 2 && !cached.refreshing && waitUntil) {

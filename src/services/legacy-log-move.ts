@@ -4,7 +4,7 @@
  * nothing (docs/capacity.md "Where the log lives"). A fresh deployment has nothing to move: one
  * empty read per table a tick.
  */
-import { LEGACY_TABLES, type LegacyTable } from '../adapters/d1-legacy-log.ts';
+import type { LegacyTable } from '../core/ports.ts';
 import type { Services } from '../env.ts';
 
 /** Rows one tick moves in all (a quarter per table, at most). */
@@ -18,7 +18,7 @@ export interface LegacyMoveTick {
 
 /** Moves up to `budget` of the oldest D1 log rows into their agents' logs. */
 export async function moveLegacyLog(svc: Services, budget = LEGACY_ROWS_PER_TICK): Promise<LegacyMoveTick> {
-  const tables = Object.keys(LEGACY_TABLES) as LegacyTable[];
+  const tables = svc.legacyLog.tables;
   const share = Math.max(1, Math.floor(budget / tables.length));
   const moved = {} as Record<LegacyTable, number>;
   let more = false;

@@ -6,7 +6,7 @@
  * one RPC to that object. Revisions keep the evidence they show (it is stored in the revision), so
  * pruning never empties a revision page. The object's offer counters have no dates: they are counts.
  */
-import type { Services } from '../env.ts';
+import type { RetentionStore, RevisionStore } from '../core/ports.ts';
 import { settingsOf } from './route-serving.ts';
 
 /** Rows one DELETE removes, and rows one tick removes in all (all tables and agents together). */
@@ -18,6 +18,12 @@ export const PRUNE_ROWS_PER_TICK = 20_000;
  */
 export const PRUNE_AGENTS_PER_TICK = 50;
 const TICK_MS = 10 * 60_000;
+
+/** The stores log retention reads and writes: the log's dated rows, and the agent list's call counts. */
+export interface RetentionPorts {
+  retention: RetentionStore;
+  revisions: Pick<RevisionStore, 'noteCallsPruned'>;
+}
 
 export interface PruneTick {
   /** Rows removed this tick, per table. */
@@ -32,7 +38,7 @@ export interface PruneTick {
  * at most `batch` each), repeated while a table still had rows to remove.
  */
 export async function pruneLog(
-  svc: Services,
+  svc: RetentionPorts,
   now: string,
   budget = PRUNE_ROWS_PER_TICK,
   batch = PRUNE_BATCH,
@@ -64,7 +70,7 @@ export async function pruneLog(
 }
 
 /** The window of agents this tick visits (all of them when there are few), by name, moving each tick. */
-async function agentsThisTick(svc: Services, now: string): Promise<{ agent: string; settings: string }[]> {
+async function agentsThisTick(svc: RetentionPorts, now: string): Promise<{ agent: string; settings: string }[]> {
   const results = await svc.retention.agents();
   if (results.length <= PRUNE_AGENTS_PER_TICK) return results;
   const start = (Math.floor(Date.parse(now) / TICK_MS) * PRUNE_AGENTS_PER_TICK) % results.length;

@@ -265,8 +265,7 @@ describe('undo', () => {
   it('restores the row byte for byte: model view, examples with sources, vector', async () => {
     const agent = await setup({ max_queries: 2 });
     // A row with two synthetic examples at the cap, so the learned one displaces the oldest.
-    await svc.store.db
-      .prepare('UPDATE tools SET examples = ?3 WHERE agent = ?1 AND name = ?2')
+    await env.DB.prepare('UPDATE tools SET examples = ?3 WHERE agent = ?1 AND name = ?2')
       .bind(
         agent,
         'lookup_claim',
