@@ -23,6 +23,7 @@ import { type Attribution, attributeRuns, calledTool } from './attribution.ts';
 import { aimedAtModel } from './safety.ts';
 import { groupRuns, runKeys, type Run, timeOf } from './serving.ts';
 import { readFailures } from './failures.ts';
+import { contentWords } from './text.ts';
 
 export { transientFailures } from './failures.ts';
 
@@ -47,6 +48,12 @@ export interface FoundEvidence {
   runs: Map<string, string>;
   /** evidence id → why its request or error, as sent, is aimed at the model: nothing may rest on it. */
   hostile: Map<string, string>;
+  /**
+   * tool → each content word of the requests the tool finally served (hits and misses) → the
+   * conversations they came from: an example's words must have been seen with its tool in enough
+   * conversations (proposals.ts `unseenWords`).
+   */
+  served: Map<string, Map<string, Set<string>>>;
 }
 
 /** One tool's evidence, split by kind. */
@@ -91,7 +98,13 @@ export function findEvidenceWithOrigins(input: EvidenceInput): FoundEvidence {
   const evidence = [...byId.values()].sort(
     (a, b) => timeOf(a.at) - timeOf(b.at) || a.evidence_id.localeCompare(b.evidence_id),
   );
-  const origins: FoundEvidence = { evidence, conversations: new Map(), runs: new Map(), hostile: new Map() };
+  const origins: FoundEvidence = {
+    evidence,
+    conversations: new Map(),
+    runs: new Map(),
+    hostile: new Map(),
+    served: servedWords(attributions),
+  };
   for (const e of evidence) {
     const hostile = aimedAtModel(rawOf(e));
     if (hostile !== null) origins.hostile.set(e.evidence_id, hostile);
@@ -102,6 +115,26 @@ export function findEvidenceWithOrigins(input: EvidenceInput): FoundEvidence {
     origins.conversations.set(e.evidence_id, run?.conversation_id ?? call?.conversation_id ?? runKey);
   }
   return origins;
+}
+
+/**
+ * The words each tool was asked in, by conversation: the content words of every request a tool
+ * finally served (alone or together with others). Counted only, never shown, so unmasked.
+ */
+function servedWords(attributions: readonly Attribution[]): Map<string, Map<string, Set<string>>> {
+  const out = new Map<string, Map<string, Set<string>>>();
+  for (const a of attributions) {
+    const tools = a.together.length > 1 ? a.together : a.served_by === null ? [] : [a.served_by];
+    if (tools.length === 0 || a.run.request === null) continue;
+    const conversation = a.run.conversation_id ?? a.run.key;
+    const words = contentWords(a.run.request);
+    for (const tool of tools) {
+      const byWord = out.get(tool) ?? new Map<string, Set<string>>();
+      out.set(tool, byWord);
+      for (const w of words) byWord.set(w, (byWord.get(w) ?? new Set()).add(conversation));
+    }
+  }
+  return out;
 }
 
 /** The request of each call's run (what the user typed), else the call's own. */

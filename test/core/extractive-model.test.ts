@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { callRecord, turnRecord } from '../helpers/calls.ts';
 import { createExtractiveModel } from '../../src/adapters/extractive-model.ts';
-import { findEvidence } from '../../src/core/evidence.ts';
+import { findEvidence, findEvidenceWithOrigins } from '../../src/core/evidence.ts';
 import { buildExampleCall } from '../../src/core/example-call.ts';
 import type { ReviewInput } from '../../src/core/ports.ts';
 import { buildReviewInput, buildReviewTask } from '../../src/core/prompts.ts';
@@ -125,6 +125,67 @@ describe('the reference cases, through the extractive model and the checks', () 
     expect(result.avoid_added).toEqual(['Not for large loss requests; use refer_llu.']);
     expect(result.cited).toEqual(['confused:re_asked:turn:t1', 'confused:re_asked:turn:t3']);
     expect(result.refused).toEqual([]);
+  });
+});
+
+describe('an example teaches its words: most of them asked of its tool in two conversations', () => {
+  const DOCSTRING = 'Start recovery on a claim.';
+  /** A request nothing served, then one start_recovery served: the first is a miss for start_recovery. */
+  function missThenServed(k: string, missed: string, ref: string): { turns: TurnRecord[]; calls: CallRecord[] } {
+    const turns = [
+      turn(`${k}a`, missed, ['lookup_claim'], k),
+      turn(`${k}b`, `start recovery on claim ${ref}`, ['start_recovery'], k),
+    ];
+    return { turns, calls: [call('start_recovery', { claim_ref: ref }, { turn_id: `${k}b`, conversation_id: k })] };
+  }
+
+  async function examples(parts: { turns: TurnRecord[]; calls: CallRecord[] }[]): Promise<ProposalCheck> {
+    const turns = parts.flatMap((p) => p.turns);
+    const calls = parts.flatMap((p) => p.calls);
+    const found = findEvidenceWithOrigins({ turns, calls, outcomes: [], registered: REGISTERED });
+    const input = buildReviewInput({ name: 'start_recovery', docstring: DOCSTRING }, TOOLS, found.evidence);
+    const raw = await createExtractiveModel().complete(buildReviewTask(input));
+    return checkReply(raw, {
+      tool: 'start_recovery',
+      evidence: found.evidence,
+      registered: REGISTERED,
+      values: argumentValues(calls),
+      existing: { notes: [], avoid: [], examples: [] },
+      settings: DEFAULT_SETTINGS,
+      origins: found,
+      definition: `start_recovery ${DOCSTRING}`,
+    });
+  }
+
+  it('a house term missed in two conversations in two wordings is learned', async () => {
+    const result = await examples([
+      missThenServed('k1', 'claw back the overpayment please', 'CW-111111'),
+      missThenServed('k2', 'we need to claw back the excess', 'CW-222222'),
+    ]);
+    expect(result.queries_added).toEqual(['claw back the overpayment please', 'we need to claw back the excess']);
+    expect(result.refused).toEqual([]);
+  });
+
+  it("a wording credited to the tool in one conversation, in another tool's words, is refused", async () => {
+    // The user gave up on the NOTAMs and asked for a recovery: the attribution takes the first
+    // request for a miss of start_recovery, and it shares "back" with the house term, enough to be
+    // cited with it. Its other words were asked of start_recovery in that conversation only.
+    const result = await examples([
+      missThenServed('k1', 'claw back the overpayment please', 'CW-111111'),
+      missThenServed('k2', 'we need to claw back the excess', 'CW-222222'),
+      missThenServed('k3', 'bring back the NOTAMs list for the airfield', 'CW-333333'),
+    ]);
+    expect(result.queries_added).toEqual(['claw back the overpayment please', 'we need to claw back the excess']);
+    expect(result.refused).toEqual([
+      {
+        tool: 'start_recovery',
+        kind: 'request',
+        text: 'bring back the NOTAMs list for the airfield',
+        reason: 'below_threshold',
+        detail:
+          '4 of the 5 words it adds to start_recovery ("bring", "notams", "list", "airfield") were asked of start_recovery in fewer than 2 conversations (min_conversations); at most half may be',
+      },
+    ]);
   });
 });
 
