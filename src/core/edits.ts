@@ -57,13 +57,26 @@ export function linesOf(rev: RevisionLines): RevisionLines {
 }
 
 /**
+ * The context an approver's lines are checked in: every check a learned line passes but the one
+ * that asks an example's words to have been asked of its tool in `min_conversations` conversations
+ * (proposals.ts `unseenWords`). That check is for wordings the log credited to a tool, which may be
+ * another tool's; a line the approver wrote is their own word, not a credit.
+ */
+function asApprover(ctx: ProposalContext): ProposalContext {
+  if (ctx.origins?.served === undefined) return ctx;
+  const { served: _credited, ...origins } = ctx.origins;
+  return { ...ctx, origins };
+}
+
+/**
  * Checks an edit of `proposed` against the context the review would use (the revision's evidence,
  * the tool's rows, the log's values and privacy rule). Lines are checked in the order a proposal
  * is (notes, examples, "Not for" lines, then the example call), each on top of the lines kept
  * before it, so duplicates and caps count what the edit keeps. Answers the lines to apply (a
  * reworded line as the checks store it: normalised, personal values masked) or the first refusal.
  */
-export function checkEdit(proposed: RevisionLines, edit: LineEdit, ctx: ProposalContext): EditResult {
+export function checkEdit(proposed: RevisionLines, edit: LineEdit, given: ProposalContext): EditResult {
+  const ctx = asApprover(given);
   const wanted: RevisionLines = { ...linesOf(proposed), ...edit };
   const kept: ProposalReply = { notes: [], requests: [], avoid: [] };
   const out: RevisionLines = { notes_added: [], queries_added: [], avoid_added: [], call_example: null };
