@@ -78,7 +78,10 @@ describe('checkEdit', () => {
       origins: { conversations: new Map(), runs: new Map(), served: new Map([['lookup_claim', new Map()]]) },
     };
     const line = 'open an LLU referral desk ticket';
-    const learned = checkProposal({ notes: [], requests: [{ text: line, cites: citesFor('request', line, EVIDENCE, withServed) }], avoid: [] }, withServed);
+    const learned = checkProposal(
+      { notes: [], requests: [{ text: line, cites: citesFor('request', line, EVIDENCE, withServed) }], avoid: [] },
+      withServed,
+    );
     expect(learned.refused).toMatchObject([{ text: line, reason: 'below_threshold' }]);
     const r = checkEdit(PROPOSED, { queries_added: ['LLU referral for a claim', line] }, withServed);
     expect(r).toMatchObject({ ok: true, lines: { queries_added: ['LLU referral for a claim', line] } });
