@@ -85,9 +85,6 @@ function fromD1(row: StoredTool): StoredTool {
   return JSON.parse(JSON.stringify(row)) as StoredTool;
 }
 
-/** Stands for the D1 binding: only its identity is used (the per-isolate agent-row cache is keyed by it). */
-const replicaDatabase = {};
-
 /**
  * Stands for a Vectorize binding: building a snapshot only asks it for vector ids (the routing
  * snapshot then keeps no vectors; dense candidates come from the binding at query time).
@@ -106,7 +103,8 @@ async function buildSnapshot(
     // Every tool's upstream lists it (or it has none): all of them are routed.
     upstreams: { unavailable: () => Promise.resolve(new Set<string>()) },
     store: {
-      db: replicaDatabase,
+      // A replica is never written: no write reaches the agent-row cache kept for this store.
+      onAgentWrite: () => {},
       getAgent: () =>
         Promise.resolve({
           agent,
