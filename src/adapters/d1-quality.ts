@@ -4,12 +4,14 @@
  * range of a primary key or of quality_hours_agent_hour.
  */
 import {
+  type BeforeAfter,
   EVERY_TOOL,
   type QualityHour,
   type QualityPair,
   type RevisionWindow,
   revisionHours,
   type ServedCounts,
+  type WindowTotals,
 } from '../core/quality-math.ts';
 import type { QualityStore } from '../core/ports.ts';
 
@@ -121,15 +123,7 @@ export function createD1Quality(db: D1Database): QualityStore {
      * Over the stored hours [from, to): misses per tool and confused requests per pair, of every
      * tool or of `tool` only (its misses; the pairs naming it either way).
      */
-    async totals(
-      agent: string,
-      from: string,
-      to: string,
-      tool?: string,
-    ): Promise<{
-      missed: { tool: string; misses: number }[];
-      confused: { tool: string; served_by: string; count: number }[];
-    }> {
+    async totals(agent: string, from: string, to: string, tool?: string): Promise<WindowTotals> {
       const [missed, confused] = await db.batch([
         db
           .prepare(
@@ -147,8 +141,8 @@ export function createD1Quality(db: D1Database): QualityStore {
           .bind(agent, from, to, tool ?? null),
       ]);
       return {
-        missed: (missed?.results ?? []) as { tool: string; misses: number }[],
-        confused: (confused?.results ?? []) as { tool: string; served_by: string; count: number }[],
+        missed: (missed?.results ?? []) as WindowTotals['missed'],
+        confused: (confused?.results ?? []) as WindowTotals['confused'],
       };
     },
 
@@ -158,7 +152,7 @@ export function createD1Quality(db: D1Database): QualityStore {
       revisions: readonly RevisionWindow[],
       days: number,
       through: string,
-    ): Promise<{ before: ServedCounts; after: ServedCounts }[]> {
+    ): Promise<BeforeAfter[]> {
       if (revisions.length === 0) return [];
       const sum = (tool: string, [from, to]: [string, string]) =>
         db

@@ -7,7 +7,7 @@ import type { KeyRole, ModelTool, Revision, SettingsPatch } from '../schemas.ts'
 import type { AgentLine, ExportLine, ImportBundle } from './agent-export.ts';
 import type { CallRecord, OfferedTool, OutcomeRecord, StoredTool, TurnRecord } from './records.ts';
 import type { DefinitionFinding, ToolFlag } from './definition-check.ts';
-import type { QualityHour, QualityPair, RevisionWindow, ServedCounts } from './quality-math.ts';
+import type { BeforeAfter, QualityHour, QualityPair, RevisionWindow, WindowTotals } from './quality-math.ts';
 import type { ToolActivity } from './review-selection.ts';
 import type { Bucket } from './token-bucket.ts';
 import type { AuthorDefinition } from './tooldef.ts';
@@ -735,22 +735,14 @@ export interface QualityStore {
   /** The stored hours [from, to) of one tool (EVERY_TOOL: the whole agent). */
   hoursOf(agent: string, tool: string, from: string, to: string): Promise<QualityHour[]>;
   /** Over the stored hours [from, to): misses per tool and confused requests per pair, of every tool or of `tool`. */
-  totals(
-    agent: string,
-    from: string,
-    to: string,
-    tool?: string,
-  ): Promise<{
-    missed: { tool: string; misses: number }[];
-    confused: { tool: string; served_by: string; count: number }[];
-  }>;
+  totals(agent: string, from: string, to: string, tool?: string): Promise<WindowTotals>;
   /** Each revision's before and after, summed over the stored hours before `through`. */
   revisionCounts(
     agent: string,
     revisions: readonly RevisionWindow[],
     days: number,
     through: string,
-  ): Promise<{ before: ServedCounts; after: ServedCounts }[]>;
+  ): Promise<BeforeAfter[]>;
 }
 
 /** Counts per time bucket for the dashboard's charts; a bucket is the first `keyChars` characters of an ISO time. */

@@ -147,7 +147,7 @@ export interface QualityParts {
   /** Confused requests per pair over the window (every pair, or those naming the report's tool). */
   confused: readonly { tool: string; served_by: string; count: number }[];
   /** The revisions applied in the window, with their counts (beforeAfter, or stored sums). */
-  revisions: readonly (RevisionWindow & { before: ServedCounts; after: ServedCounts })[];
+  revisions: readonly (RevisionWindow & BeforeAfter)[];
   days: number;
   now: string;
   tool?: string | undefined;
@@ -218,11 +218,14 @@ export function sumBy<T>(rows: readonly T[], key: (row: T) => string, add: (into
   return [...out.values()];
 }
 
+/** Misses per tool and confused requests per pair over a window. */
+export interface WindowTotals {
+  missed: { tool: string; misses: number }[];
+  confused: { tool: string; served_by: string; count: number }[];
+}
+
 /** The window's misses per tool and confused pairs, from hour rows and pairs of those hours. */
-export function windowTotals(
-  hours: readonly QualityHour[],
-  pairs: readonly QualityPair[],
-): { missed: { tool: string; misses: number }[]; confused: { tool: string; served_by: string; count: number }[] } {
+export function windowTotals(hours: readonly QualityHour[], pairs: readonly QualityPair[]): WindowTotals {
   return {
     missed: sumBy(
       hours.filter((h) => h.tool !== EVERY_TOOL).map((h) => ({ tool: h.tool, misses: h.misses })),
@@ -290,12 +293,14 @@ export function revisionHours(r: RevisionWindow, days: number): { before: [strin
   };
 }
 
+/** A revision's served turns and hits in the days before it was applied and the days after. */
+export interface BeforeAfter {
+  before: ServedCounts;
+  after: ServedCounts;
+}
+
 /** A revision's before and after from hour rows (rows of other tools are ignored). */
-export function beforeAfter(
-  r: RevisionWindow,
-  hours: readonly QualityHour[],
-  days: number,
-): { before: ServedCounts; after: ServedCounts } {
+export function beforeAfter(r: RevisionWindow, hours: readonly QualityHour[], days: number): BeforeAfter {
   const ranges = revisionHours(r, days);
   const before = { served_turns: 0, hits: 0 };
   const after = { served_turns: 0, hits: 0 };
