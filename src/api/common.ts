@@ -40,15 +40,14 @@ export const IdParams = AgentParams.extend({
 
 export const bearer = [{ bearer: [] }];
 
+/** The error statuses a route answers unless it says otherwise (429 is added to every route). */
+const ROUTE_ERRORS = [400, 401, 403, 404];
+
 /**
  * OpenAPI responses: the success shape plus every error the route can answer; 429 on every route,
  * since RATE_LIMIT_PER_MINUTE limits every request of a key.
  */
-export function responses<T extends z.ZodType>(
-  schema: T,
-  description: string,
-  errors: number[] = [400, 401, 403, 404],
-) {
+export function responses<T extends z.ZodType>(schema: T, description: string, errors: number[] = ROUTE_ERRORS) {
   const out: Record<number, { description: string; content?: Record<string, { schema: z.ZodType }> }> = {
     200: { description, content: { 'application/json': { schema } } },
   };
@@ -107,7 +106,7 @@ export function apiRoute<
   const { method, path, summary, description, params, query, body, answer, answered, errors } = spec;
   const request = { ...(params ? { params } : {}), ...(query ? { query } : {}), ...(body ? jsonBody(body) : {}) };
   // Every body is read under the request body limit (src/app.ts), so a route with one may answer 413.
-  const statuses = body === undefined ? errors : [...(errors ?? [400, 401, 403, 404]), 413];
+  const statuses = body === undefined ? errors : [...(errors ?? ROUTE_ERRORS), 413];
   const answers =
     answer === null
       ? { 204: { description: answered }, ...responses(z.object({}), 'unused', statuses) }
