@@ -52,6 +52,12 @@ export interface Attribution {
   doubt: Doubt | null;
 }
 
+/** The tools that finally served a run: each of the tools that served it together, else its `served_by`, else none. */
+export function servingTools(a: Attribution): string[] {
+  if (a.together.length > 1) return a.together;
+  return a.served_by === null ? [] : [a.served_by];
+}
+
 export interface AttributionOptions {
   /** docs/configuration.md `min_conversations`: how many conversations show a habit before it is one. */
   minConversations?: number;

@@ -19,7 +19,7 @@
 import type { Evidence } from '../schemas.ts';
 import type { CallRecord, OutcomeRecord, TurnRecord } from './records.ts';
 import { argumentValues, scrubValues } from './scrub.ts';
-import { type Attribution, attributeRuns, calledTool } from './attribution.ts';
+import { type Attribution, attributeRuns, calledTool, servingTools } from './attribution.ts';
 import { aimedAtModel } from './safety.ts';
 import { groupRuns, runKeys, type Run, timeOf } from './serving.ts';
 import { readFailures } from './failures.ts';
@@ -124,7 +124,7 @@ export function findEvidenceWithOrigins(input: EvidenceInput): FoundEvidence {
 function servedWords(attributions: readonly Attribution[]): Map<string, Map<string, Set<string>>> {
   const out = new Map<string, Map<string, Set<string>>>();
   for (const a of attributions) {
-    const tools = a.together.length > 1 ? a.together : a.served_by === null ? [] : [a.served_by];
+    const tools = servingTools(a);
     if (tools.length === 0 || a.run.request === null) continue;
     const conversation = a.run.conversation_id ?? a.run.key;
     const words = contentWords(a.run.request);

@@ -9,7 +9,7 @@
  * so undo restores the memory it had. The model view never reads memory.
  */
 import { LOG_PAGE_ROWS, type NewRevision } from '../core/ports.ts';
-import { attributeRuns } from '../core/attribution.ts';
+import { attributeRuns, servingTools } from '../core/attribution.ts';
 import { learnedState } from '../core/learning.ts';
 import { createLogMasker, definedTool } from '../core/log-masker.ts';
 import { noChanges, type StoredTool } from '../core/records.ts';
@@ -61,8 +61,7 @@ export async function proposeMemory(
     const request = a.run.request;
     if (request === null || a.call === null || a.call.seq <= since.seq) continue;
     const together = a.together.length > 1;
-    const servers = together ? a.together : a.served_by === null ? [] : [a.served_by];
-    for (const name of servers) {
+    for (const name of servingTools(a)) {
       const tool = byName.get(name);
       if (!tool) continue;
       const scrubbed = scrubValues(request, values);
