@@ -26,6 +26,13 @@ type Proposed = ProposalReply['notes'][number];
 const NOTE_CHARS = 220;
 const MAX_NOTES = 2;
 const MAX_SHARED_WORDS = 4;
+/**
+ * Example requests are proposed up to twice the review's places (`max_new_queries`): it cannot see
+ * what the checks will refuse (a wording its tool was not seen asked in, one the log credits to
+ * another tool), and a refused wording should leave its place to the next candidate, not empty.
+ * The checks keep the first that pass and refuse the rest as `cap_reached`.
+ */
+const SPARE_CANDIDATES = 2;
 
 /**
  * Builds the extractive model: no network and no cost, deterministic (the same evidence always
@@ -58,7 +65,11 @@ export function writeReview(input: ReviewInput, opts: Required<ExtractiveOptions
   const t = input.thresholds;
   return {
     notes: usageNotes(input.failed_calls, t?.min_failures ?? opts.minCites),
-    requests: exampleRequests(input, t?.min_misses ?? opts.minCites, t?.max_new_queries ?? opts.maxRequests),
+    requests: exampleRequests(
+      input,
+      t?.min_misses ?? opts.minCites,
+      SPARE_CANDIDATES * (t?.max_new_queries ?? opts.maxRequests),
+    ),
     avoid: notForLines(input.confused_requests, input.other_tools, {
       ...opts,
       minCites: t?.min_confusions ?? opts.minCites,

@@ -24,6 +24,7 @@ import { aimedAtModel } from './safety.ts';
 import { groupRuns, runKeys, type Run, timeOf } from './serving.ts';
 import { readFailures } from './failures.ts';
 import { contentWords } from './text.ts';
+import { indexServedRequests, type ServedRequest, type ServedRequests } from './served-requests.ts';
 
 export { transientFailures } from './failures.ts';
 
@@ -37,6 +38,12 @@ export interface EvidenceInput {
   minConversations?: number;
   /** Masks personal values in a text about `tool` (privacy.ts); argument values are masked in any case. */
   mask?: ((text: string, tool: string, values: readonly unknown[]) => string) | undefined;
+  /**
+   * A wider, newer slice of the log (the review reads one page): who served which request there
+   * counts with the runs above when an example is held against the log (`servedRequests`); it
+   * yields no evidence.
+   */
+  wider?: { turns: readonly TurnRecord[]; calls: readonly CallRecord[]; outcomes: readonly OutcomeRecord[] };
 }
 
 /** The evidence, and the conversation each piece comes from (a run without one is its own). */
@@ -54,6 +61,8 @@ export interface FoundEvidence {
    * conversations (proposals.ts `unseenWords`).
    */
   served: Map<string, Map<string, Set<string>>>;
+  /** Every request a tool finally served, by word: who the log says serves a wording (proposals.ts `majorityFailure`). */
+  servedRequests: ServedRequests;
 }
 
 /** One tool's evidence, split by kind. */
@@ -75,6 +84,15 @@ export function findEvidenceWithOrigins(input: EvidenceInput): FoundEvidence {
     ...attributeRuns(runs, input.outcomes, { minConversations: input.minConversations ?? 2 }).values(),
   ];
   const masking = maskingOf(input, runs);
+  const served = servedRequestsOf(attributions);
+  // A run read twice counts once, as the wider slice has it: the review's own read may have split
+  // its conversation where a neighbour was not read.
+  const byRun = new Map(served);
+  if (input.wider) {
+    const { turns, calls, outcomes } = input.wider;
+    const wider = attributeRuns(groupRuns(turns, calls), outcomes, { minConversations: input.minConversations ?? 2 });
+    for (const [key, r] of servedRequestsOf([...wider.values()])) byRun.set(key, r);
+  }
   const found = [
     ...findFailedCalls(input.calls, input.registered, masking, requestOfRun(runs)),
     ...findMissedRequests(attributions, input.registered, masking),
@@ -103,7 +121,8 @@ export function findEvidenceWithOrigins(input: EvidenceInput): FoundEvidence {
     conversations: new Map(),
     runs: new Map(),
     hostile: new Map(),
-    served: servedWords(attributions),
+    served: servedWords(served.map(([, r]) => r)),
+    servedRequests: indexServedRequests([...byRun.values()]),
   };
   for (const e of evidence) {
     const hostile = aimedAtModel(rawOf(e));
@@ -121,18 +140,26 @@ export function findEvidenceWithOrigins(input: EvidenceInput): FoundEvidence {
  * The words each tool was asked in, by conversation: the content words of every request a tool
  * finally served (alone or together with others). Counted only, never shown, so unmasked.
  */
-function servedWords(attributions: readonly Attribution[]): Map<string, Map<string, Set<string>>> {
+function servedWords(requests: readonly ServedRequest[]): Map<string, Map<string, Set<string>>> {
   const out = new Map<string, Map<string, Set<string>>>();
+  for (const r of requests) {
+    for (const tool of r.tools) {
+      const byWord = out.get(tool) ?? new Map<string, Set<string>>();
+      out.set(tool, byWord);
+      for (const w of r.words) byWord.set(w, (byWord.get(w) ?? new Set()).add(r.conversation));
+    }
+  }
+  return out;
+}
+
+/** The request of every run some tool finally served, with the tools that served it, by run key. */
+function servedRequestsOf(attributions: readonly Attribution[]): [string, ServedRequest][] {
+  const out: [string, ServedRequest][] = [];
   for (const a of attributions) {
     const tools = servingTools(a);
     if (tools.length === 0 || a.run.request === null) continue;
     const conversation = a.run.conversation_id ?? a.run.key;
-    const words = contentWords(a.run.request);
-    for (const tool of tools) {
-      const byWord = out.get(tool) ?? new Map<string, Set<string>>();
-      out.set(tool, byWord);
-      for (const w of words) byWord.set(w, (byWord.get(w) ?? new Set()).add(conversation));
-    }
+    out.push([a.run.key, { tools, conversation, words: contentWords(a.run.request) }]);
   }
   return out;
 }

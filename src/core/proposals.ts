@@ -11,6 +11,7 @@ import { jsonObjectsIn } from './json-in-text.ts';
 import { isCapped } from './long-request.ts';
 import { checkLineText, normalizeLine } from './safety.ts';
 import { findArgumentValue, scrubValues, withoutPlaceholders } from './scrub.ts';
+import type { ServedRequests } from './served-requests.ts';
 import { contentWords, isStopword, normalize, splitIdentifier, stem } from './text.ts';
 
 const Proposed = z.object({ text: z.string(), cites: z.array(z.string()).default([]) });
@@ -79,6 +80,8 @@ export interface EvidenceOrigins {
    * (evidence.ts `findEvidenceWithOrigins`). Absent: an example's words are not checked.
    */
   served?: ReadonlyMap<string, ReadonlyMap<string, ReadonlySet<string>>>;
+  /** Every request a tool finally served, by word (served-requests.ts). Absent: no example is held against them. */
+  servedRequests?: ServedRequests;
 }
 
 /** The requests kept "Not for" lines rest on, as `requestKey`s. */
@@ -238,7 +241,7 @@ function refusalOf(
   return (
     basisFailure(basis, line, ctx) ??
     (kind === 'note' ? quoteFailure(text, basis, ctx) : null) ??
-    (kind === 'request' ? wordsFailure(text, ctx) : null) ??
+    (kind === 'request' ? (wordsFailure(text, ctx) ?? majorityFailure(text, ctx)) : null) ??
     contradiction(kind, text, basis, line, ctx, examples) ??
     duplicateFailure(kind, text, accepted, ctx) ??
     capFailure(kind, accepted, ctx)
@@ -482,6 +485,29 @@ function wordsFailure(text: string, ctx: ProposalContext): Failure | null {
   return {
     reason: 'below_threshold',
     detail: `${unseen.length} of the ${added.length} words it adds to ${ctx.tool} (${unseen.map((w) => `"${w}"`).join(', ')}) were asked of ${ctx.tool} in fewer than ${needed} conversations (min_conversations); at most half may be`,
+  };
+}
+
+/**
+ * docs/learning.md "The log decides who serves a wording": an example is refused when the requests
+ * saying what it says were finally served by one other tool in more conversations (and in at least
+ * `min_conversations`) than by its own. The run it comes from credited it to this tool; the log,
+ * read whole, credits the same wording to another, and a wrong pick that nobody corrected is the
+ * likelier story than most conversations being wrong.
+ */
+function majorityFailure(text: string, ctx: ProposalContext): Failure | null {
+  const saying = ctx.origins?.servedRequests?.saying(contentWords(withoutPlaceholders(text)));
+  if (!saying) return null;
+  const own = saying.get(ctx.tool)?.size ?? 0;
+  const needed = ctx.settings.min_conversations ?? 1;
+  let other: [string, number] | null = null;
+  for (const [tool, conversations] of saying) {
+    if (tool !== ctx.tool && conversations.size > (other?.[1] ?? 0)) other = [tool, conversations.size];
+  }
+  if (other === null || other[1] <= own || other[1] < needed) return null;
+  return {
+    reason: 'contradicts',
+    detail: `requests saying this were finally served by ${other[0]} in ${other[1]} conversations and by ${ctx.tool} in ${own}`,
   };
 }
 

@@ -314,6 +314,31 @@ describe('learning under real traffic', () => {
     ).toEqual(wordings.map((w) => ['re_asked', 'start_recovery', w]));
   });
 
+  it('the log decides who serves a wording: a tool the agent picked for it in fewer conversations than another learns nothing from it', async () => {
+    const agent = await setup();
+    const loss = (ref: string) => `refer the large loss on claim ${ref} to the specialist unit`;
+    for (const ref of ['CW-100001', 'CW-100002', 'CW-100003'])
+      await turn(agent, `llu-${ref}`, loss(ref), 1, [{ tool: 'refer_llu', arguments: { claim_ref: ref } }]);
+    for (const ref of ['CW-100004', 'CW-100005']) {
+      const { offered } = await routedTurn(agent, `sr-${ref}`, loss(ref), 1, [
+        { tool: 'start_recovery', arguments: { claim_ref: ref } },
+      ]);
+      expect(offered).not.toContain('start_recovery');
+    }
+    const res = await api('POST', `/v1/agents/${agent}/reviews`, { body: { dry_run: true } });
+    expect(res.status).toBe(200);
+    expect(learned(res.body.revisions, 'start_recovery')).toEqual([]);
+    const refusals = [...res.body.refused, ...res.body.revisions.flatMap((r: { refused: unknown[] }) => r.refused)];
+    expect(refusals).toContainEqual(
+      expect.objectContaining({
+        tool: 'start_recovery',
+        kind: 'request',
+        reason: 'contradicts',
+        detail: 'requests saying this were finally served by refer_llu in 3 conversations and by start_recovery in 2',
+      }),
+    );
+  });
+
   it('retries are one run: a failure retried twice in one turn, or in one conversation, teaches no usage note', async () => {
     const agent = await setup();
     const error = 'claim_ref must start with CW-';

@@ -189,6 +189,102 @@ describe('an example teaches its words: most of them asked of its tool in two co
   });
 });
 
+describe('the log decides who serves a wording', () => {
+  /** `request` in conversation `k`: routing left `tool` out and the agent called it (a miss for it). */
+  function calledUnoffered(k: string, tool: string, request: string, ref: string) {
+    return {
+      turns: [turn(`${k}a`, request, ['lookup_claim'], k)],
+      calls: [call(tool, { claim_ref: ref }, { turn_id: `${k}a`, conversation_id: k })],
+    };
+  }
+
+  async function reviewOf(
+    tool: string,
+    parts: { turns: TurnRecord[]; calls: CallRecord[] }[],
+    settings = DEFAULT_SETTINGS,
+  ) {
+    const turns = parts.flatMap((p) => p.turns);
+    const calls = parts.flatMap((p) => p.calls);
+    const found = findEvidenceWithOrigins({ turns, calls, outcomes: [], registered: REGISTERED });
+    const input = buildReviewInput({ name: tool, docstring: `The ${tool} tool.` }, TOOLS, found.evidence);
+    const raw = await createExtractiveModel().complete(buildReviewTask(input, settings));
+    return checkReply(raw, {
+      tool,
+      evidence: found.evidence,
+      registered: REGISTERED,
+      values: argumentValues(calls),
+      existing: { notes: [], avoid: [], examples: [] },
+      settings,
+      origins: found,
+      definition: `${tool} The ${tool} tool.`,
+    });
+  }
+
+  const LOSS = (ref: string) => `refer the large loss on ${ref} to the specialist unit`;
+
+  it('an example is refused when another tool served the same wording in more conversations', async () => {
+    // Two agents' runs picked start_recovery for the referral and nobody said otherwise; three
+    // conversations were served by refer_llu. The log, read whole, says whose wording it is.
+    const result = await reviewOf('start_recovery', [
+      calledUnoffered('k1', 'start_recovery', LOSS('CW-100001'), 'CW-100001'),
+      calledUnoffered('k2', 'start_recovery', LOSS('CW-100002'), 'CW-100002'),
+      calledUnoffered('k3', 'refer_llu', LOSS('CW-100003'), 'CW-100003'),
+      calledUnoffered('k4', 'refer_llu', LOSS('CW-100004'), 'CW-100004'),
+      calledUnoffered('k5', 'refer_llu', LOSS('CW-100005'), 'CW-100005'),
+    ]);
+    expect(result.queries_added).toEqual([]);
+    expect(result.refused).toEqual([
+      {
+        tool: 'start_recovery',
+        kind: 'request',
+        text: 'refer the large loss on to the specialist unit',
+        reason: 'contradicts',
+        detail: 'requests saying this were finally served by refer_llu in 3 conversations and by start_recovery in 2',
+      },
+    ]);
+  });
+
+  it('a refused wording leaves its place to the next: with one place, the house term takes it', async () => {
+    // The referral wording brings the most words, so the model proposes it first; the log gives it
+    // to refer_llu, and the second candidate takes the review's one place.
+    const claw = (k: string, text: string, ref: string) => ({
+      turns: [
+        turn(`${k}a`, text, ['lookup_claim'], k),
+        turn(`${k}b`, `start recovery on claim ${ref}`, ['start_recovery'], k),
+      ],
+      calls: [call('start_recovery', { claim_ref: ref }, { turn_id: `${k}b`, conversation_id: k })],
+    });
+    const result = await reviewOf(
+      'start_recovery',
+      [
+        calledUnoffered('k1', 'start_recovery', LOSS('CW-100001'), 'CW-100001'),
+        calledUnoffered('k2', 'start_recovery', LOSS('CW-100002'), 'CW-100002'),
+        calledUnoffered('k3', 'refer_llu', LOSS('CW-100003'), 'CW-100003'),
+        calledUnoffered('k4', 'refer_llu', LOSS('CW-100004'), 'CW-100004'),
+        calledUnoffered('k5', 'refer_llu', LOSS('CW-100005'), 'CW-100005'),
+        claw('k6', 'claw back the overpayment please', 'CW-100006'),
+        claw('k7', 'we need to claw back the excess', 'CW-100007'),
+      ],
+      { ...DEFAULT_SETTINGS, max_new_queries: 1 },
+    );
+    expect(result.queries_added).toEqual(['claw back the overpayment please']);
+    expect(result.refused.map((r) => [r.reason, r.text])).toEqual([
+      ['contradicts', 'refer the large loss on to the specialist unit'],
+    ]);
+  });
+
+  it('the tool that served the wording in as many conversations or more keeps its example', async () => {
+    const result = await reviewOf('refer_llu', [
+      calledUnoffered('k1', 'start_recovery', LOSS('CW-100001'), 'CW-100001'),
+      calledUnoffered('k2', 'start_recovery', LOSS('CW-100002'), 'CW-100002'),
+      calledUnoffered('k3', 'refer_llu', LOSS('CW-100003'), 'CW-100003'),
+      calledUnoffered('k4', 'refer_llu', LOSS('CW-100004'), 'CW-100004'),
+    ]);
+    expect(result.queries_added).toEqual(['refer the large loss on to the specialist unit']);
+    expect(result.refused).toEqual([]);
+  });
+});
+
 describe('createExtractiveModel', () => {
   const model = createExtractiveModel();
   const input = (partial: Partial<ReviewInput>): ReviewInput => ({
@@ -259,7 +355,7 @@ describe('createExtractiveModel', () => {
     });
   });
 
-  it('proposes first the wordings that bring the words the misses share and the tool lacks, within max_new_queries', async () => {
+  it('proposes first the wordings that bring the words the misses share and the tool lacks, up to twice max_new_queries', async () => {
     const missed = [
       { id: 'm1', text: 'claim status please' },
       { id: 'm2', text: 'FNOL for the storm damage' },
@@ -268,7 +364,8 @@ describe('createExtractiveModel', () => {
       { id: 'm5', text: 'roof damage after the storm' },
     ];
     const reviewInput = input({ docstring: 'Look up a claim by its reference.', missed_requests: missed });
-    const raw = await model.complete(buildReviewTask(reviewInput, { ...DEFAULT_SETTINGS, max_new_queries: 2 }));
+    // Twice the places: the checks may refuse one, and the next candidate takes its place.
+    const raw = await model.complete(buildReviewTask(reviewInput, { ...DEFAULT_SETTINGS, max_new_queries: 1 }));
     // m3 adds storm, damage, FNOL and roof (each in other misses); then m1/m4 add nothing the others share,
     // while m2 and m5 only repeat words m3 brought: the log's order decides, m1 first.
     expect(JSON.parse(raw ?? 'null').requests).toEqual([
