@@ -53,7 +53,7 @@ export interface LearnedRevision {
   displaced: { request: string; tool: string }[];
   queries_displaced: { text: string }[];
   refused: { kind: string; text: string; reason: string; detail?: string }[];
-  evidence: { kind: string; text: string; served_by: string | null }[];
+  evidence: { kind: string; how?: string | null; text: string; served_by: string | null }[];
 }
 
 export interface Learned {
@@ -82,6 +82,13 @@ export interface RealisticQuality {
     wrong_by_tool: Record<string, number>;
     /** The wrong examples (at most 200): the tool, the text, what truly served the runs it came from, and their kinds. */
     wrong: { tool: string; text: string; served_by: string[]; runs: string[] }[];
+    /**
+     * Example requests the checks refused, by reason: how many, and how many of them the tool truly
+     * served (what each rule cost). A wording refused in several rounds counts each time.
+     */
+    refused: Record<string, { refused: number; right: number }>;
+    /** Learned examples by the kind of miss their wording was found as (`how` of its evidence): how many, how many right. */
+    by_how: Record<string, { learned: number; right: number }>;
   };
   not_for: { lines: number; right: number; precision: number; wrong: { tool: string; line: string }[] };
   contradictions: number;
@@ -227,6 +234,11 @@ export function measureRealistic(
   const wrongByTool: Record<string, number> = {};
   const wrongExamples: RealisticQuality['examples']['wrong'] = [];
   const exampleKeys = new Map<string, Set<string>>();
+  const howOf = new Map<string, string>();
+  for (const r of learned.revisions)
+    for (const e of r.evidence)
+      if (e.kind === 'missed_request') howOf.set(`${r.tool}\n${index.key(e.text)}`, e.how ?? '?');
+  const byHow: Record<string, { learned: number; right: number }> = {};
   for (const row of learned.rows) {
     const keys = new Set<string>();
     for (const e of row.examples.filter((x) => x.source === 'learned')) {
@@ -234,8 +246,14 @@ export function measureRealistic(
       keys.add(index.key(e.text));
       const runs = index.runsOf(e.text);
       if (runs.length === 0) unmatched++;
-      if (runs.some((r) => r.served_by.includes(row.name))) right++;
-      else {
+      const kind = howOf.get(`${row.name}\n${index.key(e.text)}`) ?? '?';
+      const how = byHow[kind] ?? { learned: 0, right: 0 };
+      byHow[kind] = how;
+      how.learned++;
+      if (runs.some((r) => r.served_by.includes(row.name))) {
+        right++;
+        how.right++;
+      } else {
         wrongByTool[row.name] = (wrongByTool[row.name] ?? 0) + 1;
         if (wrongExamples.length < 200)
           wrongExamples.push({
@@ -312,6 +330,20 @@ export function measureRealistic(
     return out;
   };
 
+  const refusedExamples: Record<string, { refused: number; right: number }> = {};
+  const refusals = [
+    ...learned.revisions.flatMap((r) => r.refused.map((x) => ({ ...x, tool: r.tool }))),
+    ...learned.refused,
+  ];
+  for (const x of refusals) {
+    if (x.kind !== 'request' || x.text === undefined || x.tool === undefined) continue;
+    const tool = x.tool;
+    const count = refusedExamples[x.reason] ?? { refused: 0, right: 0 };
+    count.refused++;
+    if (index.runsOf(x.text).some((r) => r.served_by.includes(tool))) count.right++;
+    refusedExamples[x.reason] = count;
+  }
+
   const calls = labels.runs.flatMap((r) => r.calls);
   return {
     examples: {
@@ -321,6 +353,8 @@ export function measureRealistic(
       unmatched,
       wrong_by_tool: Object.fromEntries(Object.entries(wrongByTool).sort((a, b) => b[1] - a[1])),
       wrong: wrongExamples,
+      refused: refusedExamples,
+      by_how: byHow,
     },
     not_for: { lines, right: rightLines, precision: pct(rightLines, lines), wrong: wrongLines },
     contradictions,

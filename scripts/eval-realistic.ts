@@ -270,6 +270,15 @@ export function formatRealistic(r: RealisticReport, maxLeaks = Number.POSITIVE_I
         .map(([k, v]) => `${k} ${v}`)
         .join(', ') || 'none'
     }`,
+    `examples by the miss they came from (right / learned): ${Object.entries(q.examples.by_how)
+      .map(([how, n]) => `${how} ${n.right}/${n.learned}`)
+      .join(', ')}`,
+    `example requests refused (truly the tool's / refused): ${
+      Object.entries(q.examples.refused)
+        .sort((a, b) => b[1].refused - a[1].refused)
+        .map(([reason, n]) => `${reason} ${n.right}/${n.refused}`)
+        .join(', ') || 'none'
+    }`,
     `Not-for precision ${pct(q.not_for.precision)} (${q.not_for.right} of ${q.not_for.lines}); contradictions ${q.contradictions}`,
     `notes: precision ${pct(q.notes.precision)} (${q.notes.right} of ${q.notes.notes}), recall ${pct(q.notes.recall)} (${q.notes.planted_with_note} of ${q.notes.planted_tools} tools with a planted mistake)`,
     `re-ask decision (attribution replayed) on ${q.reask.pairs} labelled pairs: precision ${pct(q.reask.precision)}, recall ${pct(q.reask.recall)} (${q.reask.true_positives} of ${q.reask.labelled_reasks} re-asks, ${q.reask.predicted_reasks} said re-ask); by kind: ${Object.entries(
