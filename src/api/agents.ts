@@ -5,7 +5,16 @@ import { notFound } from '../errors.ts';
 import { AgentList, CreateKeyBody, CreatedKey, Settings, SettingsPatch, WhoAmI } from '../schemas.ts';
 import { deleteAgent } from '../services/agent-delete.ts';
 import { settingsOf } from '../services/route-serving.ts';
-import { AgentParams, PageQuery, createApi, offsetPage, nowIso, agentRow, apiRoute, agentRoute } from './common.ts';
+import {
+  AgentParams,
+  PageQuery,
+  createApi,
+  offsetPage,
+  nowIso,
+  apiRoute,
+  agentRoute,
+  agentSettings,
+} from './common.ts';
 
 export const agentsApi = createApi();
 
@@ -129,10 +138,7 @@ agentRoute(agentsApi, {
   summary: 'The tool-learning settings (docs/configuration.md)',
   answer: Settings,
   answered: 'settings with defaults filled in',
-  handler: async (c, { agent }) => {
-    const row = await agentRow(c, agent);
-    return c.json(settingsOf(row.settings), 200);
-  },
+  handler: async (c, { agent }) => c.json(await agentSettings(c, agent), 200),
 });
 
 agentRoute(agentsApi, {

@@ -8,7 +8,8 @@ import { authorize, type Need, type Principal } from '../auth.ts';
 import type { Bindings, Services } from '../env.ts';
 import { ApiError, notFound } from '../errors.ts';
 import { type CursorKey, decodeCursor, pageByOffset } from '../core/pagination.ts';
-import { AgentId, ErrorBody, ToolName } from '../schemas.ts';
+import { AgentId, ErrorBody, type Settings, ToolName } from '../schemas.ts';
+import { settingsOf } from '../services/route-serving.ts';
 
 export interface AppEnv {
   Bindings: Bindings;
@@ -186,6 +187,11 @@ export async function agentRow(c: AppContext, agent: string) {
   const row = await c.get('svc').store.getAgent(agent);
   if (!row) throw notFound(`agent ${agent}`);
   return row;
+}
+
+/** The agent's settings with their defaults filled in: a 404 when the agent is not stored. */
+export async function agentSettings(c: AppContext, agent: string): Promise<Settings> {
+  return settingsOf((await agentRow(c, agent)).settings);
 }
 
 /** Who did a write, for the audit columns (a key id, never the key). */

@@ -5,8 +5,7 @@ import { TOOL_FORMATS, modelView, stableList } from '../core/render.ts';
 import { notFound } from '../errors.ts';
 import { Example, FormattedTool, PutToolsAnswer, PutToolsBody, ToolRow, ToolVersion } from '../schemas.ts';
 import { registerTools } from '../services/registry.ts';
-import { settingsOf } from '../services/route-serving.ts';
-import { ToolParams, type AppContext, agentRoute, agentRow, createApi, nowIso } from './common.ts';
+import { ToolParams, type AppContext, agentRoute, agentSettings, createApi, nowIso } from './common.ts';
 
 export const toolsApi = createApi();
 
@@ -34,8 +33,7 @@ export function toToolRow(t: StoredTool, showLearnedExamples: boolean): ToolRow 
 }
 
 async function showLearned(c: AppContext, agent: string): Promise<boolean> {
-  const row = await agentRow(c, agent);
-  return settingsOf(row.settings).show_learned_examples;
+  return (await agentSettings(c, agent)).show_learned_examples;
 }
 
 agentRoute(toolsApi, {

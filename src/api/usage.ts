@@ -1,9 +1,8 @@
 /** Usage flags, traces and unregistered tools (docs/api.md). All three need an `agent` key. */
 import { FlagsAnswer, TraceAnswer, TraceBody, UnregisteredAnswer } from '../schemas.ts';
 import { usageFlags } from '../services/flags-report.ts';
-import { settingsOf } from '../services/route-serving.ts';
 import { ingestTrace, unregisteredTools } from '../services/trace-intake.ts';
-import { PageQuery, agentRoute, agentRow, createApi, nowIso, offsetPage } from './common.ts';
+import { PageQuery, agentRoute, agentSettings, createApi, nowIso, offsetPage } from './common.ts';
 
 export const usageApi = createApi();
 
@@ -15,8 +14,8 @@ agentRoute(usageApi, {
   answer: FlagsAnswer,
   answered: 'the usage flags, by tool name',
   handler: async (c, { agent }) => {
-    const row = await agentRow(c, agent);
-    return c.json({ flags: await usageFlags(c.get('svc'), agent, settingsOf(row.settings)) }, 200);
+    const settings = await agentSettings(c, agent);
+    return c.json({ flags: await usageFlags(c.get('svc'), agent, settings) }, 200);
   },
 });
 
