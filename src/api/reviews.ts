@@ -46,10 +46,9 @@ agentRoute(reviewsApi, {
   query: RevisionQuery,
   answer: RevisionPage,
   answered: 'revisions, newest first; next_cursor is null on the last page',
-  handler: async (c, { agent, query }) => {
+  handler: async (c, { agent, query: { tool, status, limit, cursor } }) => {
     const svc = c.get('svc');
     await agentRow(c, agent);
-    const { tool, status, limit, cursor } = query;
     const after = revisionCursor(cursorOf(cursor));
     const page = await svc.revisions.pageRevisions(agent, { tool, status, limit: limit ?? MAX_PAGE }, after);
     return c.json({ revisions: page.revisions, next_cursor: page.next ? encodeCursor(page.next) : null }, 200);
