@@ -288,6 +288,15 @@ export function bodyOf(r: RevisionBody): RevisionBody {
     evidence: r.evidence,
     ranks: r.ranks,
     base_version: r.base_version,
+    ...optionalParts(r),
+  };
+}
+
+/** The parts a revision's body holds only when they say something: kept on write, read back alike. */
+function optionalParts(
+  r: Partial<RevisionBody>,
+): Pick<RevisionBody, 'held' | 'proposed' | 'edited_by' | 'kind' | 'memory'> {
+  return {
     ...(r.held?.length ? { held: r.held } : {}),
     ...(r.proposed ? { proposed: r.proposed } : {}),
     ...(r.edited_by !== undefined ? { edited_by: r.edited_by } : {}),
@@ -323,11 +332,7 @@ export function toRevisionRecord(row: RevisionRow): RevisionRecord {
     dismiss_reason: row.reason,
     undone_at: row.undone_at,
     undone_by: row.undone_by,
-    ...(body.held?.length ? { held: body.held } : {}),
-    ...(body.proposed ? { proposed: body.proposed } : {}),
-    ...(body.edited_by !== undefined ? { edited_by: body.edited_by } : {}),
-    ...(body.kind ? { kind: body.kind } : {}),
-    ...(body.memory ? { memory: body.memory } : {}),
+    ...optionalParts(body),
   };
   return {
     revision,

@@ -98,10 +98,7 @@ const PICK_SYSTEM =
 
 /** The first choice's first tool call; null when the model answered in text. */
 function replyToolCall(completion: unknown, id: string): ToolPick | null {
-  const choices = isRecord(completion) ? completion.choices : undefined;
-  if (!Array.isArray(choices)) throw new ApiError('upstream_error', `${id}: reply has no "choices"`);
-  const first: unknown = choices[0];
-  const message = isRecord(first) ? first.message : undefined;
+  const message = firstMessage(completion, id);
   const calls = isRecord(message) ? message.tool_calls : undefined;
   const call: unknown = Array.isArray(calls) ? calls[0] : undefined;
   const fn = isRecord(call) ? call.function : undefined;
@@ -117,13 +114,18 @@ function replyToolCall(completion: unknown, id: string): ToolPick | null {
 
 /** The first choice's text; null when the model said nothing (a refusal, a tool call). */
 function replyContent(completion: unknown, id: string): string | null {
+  const message = firstMessage(completion, id);
+  const content = isRecord(message) ? message.content : undefined;
+  return typeof content === 'string' ? content : null;
+}
+
+/** The first choice's message (undefined when there is none); a reply without `choices` is an upstream error. */
+function firstMessage(completion: unknown, id: string): unknown {
   // Compatible servers do not all honour the schema the SDK types promise; check, do not trust.
   const choices = isRecord(completion) ? completion.choices : undefined;
   if (!Array.isArray(choices)) throw new ApiError('upstream_error', `${id}: reply has no "choices"`);
   const first: unknown = choices[0];
-  const message = isRecord(first) ? first.message : undefined;
-  const content = isRecord(message) ? message.content : undefined;
-  return typeof content === 'string' ? content : null;
+  return isRecord(first) ? first.message : undefined;
 }
 
 function isRecord(v: unknown): v is Record<string, unknown> {

@@ -7,7 +7,7 @@ import { z } from '@hono/zod-openapi';
 import { BUCKET_KEY_CHARS, fillBuckets, windowStart, type BucketSize } from '../core/activity-buckets.ts';
 import { ApiError } from '../errors.ts';
 import { Activity } from '../schemas.ts';
-import { ToolParams, createApi, nowIso, agentRow, apiRoute, authorized } from './common.ts';
+import { ToolParams, createApi, nowIso, agentRow, agentRoute } from './common.ts';
 
 export const activityApi = createApi();
 
@@ -29,19 +29,16 @@ export const ActivityQuery = z.object({
     .openapi({ param: { name: 'span', in: 'query' }, description: 'buckets (≤ 90 days or 168 hours)' }),
 });
 
-activityApi.openapi(
-  apiRoute({
-    method: 'get',
-    path: '/v1/agents/{agent}/tools/{tool}/activity',
-    summary: 'Calls, failed calls and routing offers of a tool per UTC day or hour, oldest first',
-    params: ToolParams,
-    query: ActivityQuery,
-    answer: Activity,
-    answered: 'zero-filled buckets',
-  }),
-  async (c) => {
-    const { agent, tool } = authorized(c, 'read');
-    const query = c.req.valid('query');
+agentRoute(activityApi, {
+  method: 'get',
+  path: '/v1/agents/{agent}/tools/{tool}/activity',
+  need: 'read',
+  summary: 'Calls, failed calls and routing offers of a tool per UTC day or hour, oldest first',
+  params: ToolParams,
+  query: ActivityQuery,
+  answer: Activity,
+  answered: 'zero-filled buckets',
+  handler: async (c, { agent, tool, query }) => {
     const bucket: BucketSize = query.bucket;
     const span = query.span ?? DEFAULT_SPAN[bucket];
     if (span > MAX_SPAN[bucket]) {
@@ -60,4 +57,4 @@ activityApi.openapi(
     ]);
     return c.json({ tool, bucket, from, to: now, buckets: fillBuckets(now, bucket, span, calls, offers) }, 200);
   },
-);
+});

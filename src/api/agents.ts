@@ -5,7 +5,16 @@ import { notFound } from '../errors.ts';
 import { AgentList, CreateKeyBody, CreatedKey, Settings, SettingsPatch, WhoAmI } from '../schemas.ts';
 import { deleteAgent } from '../services/agent-delete.ts';
 import { settingsOf } from '../services/route-serving.ts';
-import { AgentParams, PageQuery, createApi, offsetPage, nowIso, agentRow, apiRoute, authorized } from './common.ts';
+import {
+  AgentParams,
+  PageQuery,
+  createApi,
+  offsetPage,
+  nowIso,
+  apiRoute,
+  agentRoute,
+  agentSettings,
+} from './common.ts';
 
 export const agentsApi = createApi();
 
@@ -37,21 +46,16 @@ agentsApi.openapi(
   },
 );
 
-agentsApi.openapi(
-  apiRoute({
-    method: 'post',
-    path: '/v1/agents/{agent}/keys',
-    summary: 'Create an agent key (admin); the key is shown once',
-    params: AgentParams,
-    body: CreateKeyBody,
-    answer: CreatedKey,
-    answered: 'the new key, shown once',
-    errors: [400, 401, 403],
-  }),
-  async (c) => {
-    const { agent } = c.req.valid('param');
-    authorize(c.get('principal'), agent, 'admin');
-    const { role, tool_access } = c.req.valid('json');
+agentRoute(agentsApi, {
+  method: 'post',
+  path: '/v1/agents/{agent}/keys',
+  need: 'admin',
+  summary: 'Create an agent key (admin); the key is shown once',
+  body: CreateKeyBody,
+  answer: CreatedKey,
+  answered: 'the new key, shown once',
+  errors: [400, 401, 403],
+  handler: async (c, { agent, body: { role, tool_access } }) => {
     const store = c.get('svc').store;
     const now = nowIso();
     await store.ensureAgent(agent, now);
@@ -72,61 +76,51 @@ agentsApi.openapi(
     c.header('cache-control', 'no-store');
     return c.json({ key_id: minted.key_id, key: minted.key, role, ...(tool_access ? { tool_access } : {}) }, 200);
   },
-);
+});
 
-agentsApi.openapi(
-  apiRoute({
-    method: 'delete',
-    path: '/v1/agents/{agent}/keys/{key_id}',
-    summary: 'Revoke an agent key (admin)',
-    params: AgentParams.extend({
-      key_id: z
-        .string()
-        .min(1)
-        .max(64)
-        .openapi({ param: { name: 'key_id', in: 'path' } }),
-    }),
-    answer: null,
-    answered: 'revoked',
-    errors: [400, 401, 403, 404],
+agentRoute(agentsApi, {
+  method: 'delete',
+  path: '/v1/agents/{agent}/keys/{key_id}',
+  need: 'admin',
+  summary: 'Revoke an agent key (admin)',
+  params: AgentParams.extend({
+    key_id: z
+      .string()
+      .min(1)
+      .max(64)
+      .openapi({ param: { name: 'key_id', in: 'path' } }),
   }),
-  async (c) => {
-    const { agent, key_id } = c.req.valid('param');
-    authorize(c.get('principal'), agent, 'admin');
+  answer: null,
+  answered: 'revoked',
+  errors: [400, 401, 403, 404],
+  handler: async (c, { agent, key_id }) => {
     if (!(await c.get('svc').store.revokeKey(agent, key_id, nowIso()))) throw notFound(`key ${key_id}`);
     return c.body(null, 204);
   },
-);
+});
 
-agentsApi.openapi(
-  apiRoute({
-    method: 'delete',
-    path: '/v1/agents/{agent}',
-    summary: 'Delete an agent and everything it left: rows, Durable Object storage, vectors (admin)',
-    params: AgentParams,
-    answer: null,
-    answered: 'deleted',
-    errors: [400, 401, 403, 404],
-  }),
-  async (c) => {
-    const { agent } = c.req.valid('param');
-    authorize(c.get('principal'), agent, 'admin');
+agentRoute(agentsApi, {
+  method: 'delete',
+  path: '/v1/agents/{agent}',
+  need: 'admin',
+  summary: 'Delete an agent and everything it left: rows, Durable Object storage, vectors (admin)',
+  answer: null,
+  answered: 'deleted',
+  errors: [400, 401, 403, 404],
+  handler: async (c, { agent }) => {
     await deleteAgent(c.get('svc'), agent);
     return c.body(null, 204);
   },
-);
+});
 
-agentsApi.openapi(
-  apiRoute({
-    method: 'get',
-    path: '/v1/agents/{agent}/whoami',
-    summary: "The token's role on the agent, its key id and its rights (what the dashboard shows buttons for)",
-    params: AgentParams,
-    answer: WhoAmI,
-    answered: 'who the token is on this agent',
-  }),
-  async (c) => {
-    authorized(c, 'read');
+agentRoute(agentsApi, {
+  method: 'get',
+  path: '/v1/agents/{agent}/whoami',
+  need: 'read',
+  summary: "The token's role on the agent, its key id and its rights (what the dashboard shows buttons for)",
+  answer: WhoAmI,
+  answered: 'who the token is on this agent',
+  handler: async (c) => {
     const p = c.get('principal');
     return c.json(
       p.kind === 'admin'
@@ -135,41 +129,32 @@ agentsApi.openapi(
       200,
     );
   },
-);
+});
 
-agentsApi.openapi(
-  apiRoute({
-    method: 'get',
-    path: '/v1/agents/{agent}/config',
-    summary: 'The tool-learning settings (docs/configuration.md)',
-    params: AgentParams,
-    answer: Settings,
-    answered: 'settings with defaults filled in',
-  }),
-  async (c) => {
-    const { agent } = authorized(c, 'read');
-    const row = await agentRow(c, agent);
-    return c.json(settingsOf(row.settings), 200);
-  },
-);
+agentRoute(agentsApi, {
+  method: 'get',
+  path: '/v1/agents/{agent}/config',
+  need: 'read',
+  summary: 'The tool-learning settings (docs/configuration.md)',
+  answer: Settings,
+  answered: 'settings with defaults filled in',
+  handler: async (c, { agent }) => c.json(await agentSettings(c, agent), 200),
+});
 
-agentsApi.openapi(
-  apiRoute({
-    method: 'put',
-    path: '/v1/agents/{agent}/config',
-    summary: 'Change some settings; the rest keep their values',
-    params: AgentParams,
-    body: SettingsPatch,
-    answer: Settings,
-    answered: 'the settings now in force',
-  }),
-  async (c) => {
-    const { agent } = authorized(c, 'operator');
+agentRoute(agentsApi, {
+  method: 'put',
+  path: '/v1/agents/{agent}/config',
+  need: 'operator',
+  summary: 'Change some settings; the rest keep their values',
+  body: SettingsPatch,
+  answer: Settings,
+  answered: 'the settings now in force',
+  handler: async (c, { agent, body }) => {
     const store = c.get('svc').store;
     const row = await store.getAgent(agent);
     if (!row) throw notFound(`agent ${agent}`);
-    const merged = { ...row.settings, ...c.req.valid('json') };
+    const merged = { ...row.settings, ...body };
     await store.putSettings(agent, merged);
     return c.json(settingsOf(merged), 200);
   },
-);
+});

@@ -8,7 +8,8 @@ import { authorize, type Need, type Principal } from '../auth.ts';
 import type { Bindings, Services } from '../env.ts';
 import { ApiError, notFound } from '../errors.ts';
 import { type CursorKey, decodeCursor, pageByOffset } from '../core/pagination.ts';
-import { AgentId, ErrorBody, ToolName } from '../schemas.ts';
+import { AgentId, ErrorBody, type Settings, ToolName } from '../schemas.ts';
+import { settingsOf } from '../services/route-serving.ts';
 
 export interface AppEnv {
   Bindings: Bindings;
@@ -123,6 +124,44 @@ export function apiRoute<
   return route as unknown as { method: M; path: Path; request: Request<P, Q, B>; responses: Responses<T> };
 }
 
+/** What an agent route's handler is given: the path parameters, and the query and body as validated. */
+export type RouteInput<P, Q, B> = z.output<P extends z.ZodObject ? P : typeof AgentParams> &
+  (Q extends z.ZodObject ? { query: z.output<Q> } : unknown) &
+  (B extends z.ZodType ? { body: z.output<B> } : unknown);
+
+/** An agent route: its OpenAPI declaration, who may call it, and what it does once they may. */
+export interface AgentRouteSpec<M, Path, P, Q, B, T> extends RouteSpec<M, Path, P, Q, B, T> {
+  /** The need the caller's token must meet on the path's agent. */
+  need: Need;
+  handler: (c: AppContext, input: RouteInput<P, Q, B>) => Response | Promise<Response>;
+}
+
+/**
+ * Declares one route of an agent's resources on `api` (path parameters `AgentParams` unless told):
+ * the handler runs once the caller meets `need` on the path's agent, and is given the path
+ * parameters with the validated query and body, so that step is said here and not in each handler.
+ */
+export function agentRoute<
+  M extends 'get' | 'put' | 'post' | 'delete',
+  Path extends `/v1/agents/{agent}${string}`,
+  P extends z.ZodObject | undefined = undefined,
+  Q extends z.ZodObject | undefined = undefined,
+  B extends z.ZodType | undefined = undefined,
+  T extends z.ZodType | null = null,
+>(api: OpenAPIHono<AppEnv>, spec: AgentRouteSpec<M, Path, P, Q, B, T>): void {
+  const { need, handler, ...declared } = spec;
+  const route = apiRoute({ ...declared, params: declared.params ?? AgentParams });
+  api.openapi(route, (c) => {
+    // The route's parts are generic here; the validators openapi() registers have checked each one.
+    const valid = (target: 'param' | 'query' | 'json') => c.req.valid(target as never) as object;
+    const params = valid('param') as z.output<typeof AgentParams>;
+    authorize(c.get('principal'), params.agent, need);
+    const query = declared.query === undefined ? {} : { query: valid('query') };
+    const body = declared.body === undefined ? {} : { body: valid('json') };
+    return handler(c, { ...params, ...query, ...body } as RouteInput<P, Q, B>);
+  });
+}
+
 /** Authorises the principal for `:agent` with the route's need; returns the agent id. */
 export function agentFor(c: AppContext, agent: string, need: Exclude<Need, 'admin'>): string {
   authorize(c.get('principal'), agent, need);
@@ -130,8 +169,9 @@ export function agentFor(c: AppContext, agent: string, need: Exclude<Need, 'admi
 }
 
 /**
- * The route's path parameters, once the principal may act on their agent with `need`: the step
- * every agent route's handler starts with (preAuthorize refused most callers earlier, from the path).
+ * The route's path parameters, once the principal may act on their agent with `need`: the step a
+ * handler registered without `agentRoute` starts with (preAuthorize refused most callers earlier,
+ * from the path).
  */
 export function authorized<P extends { agent: string }>(
   c: Context<AppEnv, string, { out: { param: P } }>,
@@ -147,6 +187,11 @@ export async function agentRow(c: AppContext, agent: string) {
   const row = await c.get('svc').store.getAgent(agent);
   if (!row) throw notFound(`agent ${agent}`);
   return row;
+}
+
+/** The agent's settings with their defaults filled in: a 404 when the agent is not stored. */
+export async function agentSettings(c: AppContext, agent: string): Promise<Settings> {
+  return settingsOf((await agentRow(c, agent)).settings);
 }
 
 /** Who did a write, for the audit columns (a key id, never the key). */

@@ -4,7 +4,7 @@ import { attributeRuns } from '../core/attribution.ts';
 import { suggestPins } from '../core/pin-suggestion.ts';
 import { groupRuns } from '../core/serving.ts';
 import { notFound } from '../errors.ts';
-import { AgentParams, ToolParams, actorOf, createApi, nowIso, agentRow, apiRoute, authorized } from './common.ts';
+import { ToolParams, actorOf, createApi, nowIso, agentRow, agentRoute } from './common.ts';
 
 export const pinsApi = createApi();
 
@@ -27,70 +27,59 @@ const SuggestQuery = z
   })
   .strict();
 
-pinsApi.openapi(
-  apiRoute({
-    method: 'get',
-    path: '/v1/agents/{agent}/pins',
-    summary: 'Pinned tools (always loaded, never deferred)',
-    params: AgentParams,
-    answer: z.object({ pins: z.array(Pin) }),
-    answered: 'pinned tools by name',
-  }),
-  async (c) => {
-    const { agent } = authorized(c, 'read');
+agentRoute(pinsApi, {
+  method: 'get',
+  path: '/v1/agents/{agent}/pins',
+  need: 'read',
+  summary: 'Pinned tools (always loaded, never deferred)',
+  answer: z.object({ pins: z.array(Pin) }),
+  answered: 'pinned tools by name',
+  handler: async (c, { agent }) => {
     await agentRow(c, agent);
     return c.json({ pins: await c.get('svc').pins.list(agent) }, 200);
   },
-);
+});
 
-pinsApi.openapi(
-  apiRoute({
-    method: 'put',
-    path: '/v1/agents/{agent}/tools/{tool}/pin',
-    summary: 'Pin a tool (an operator decision); pinning a pinned tool changes nothing',
-    params: ToolParams,
-    answer: z.object({ pins: z.array(Pin) }),
-    answered: 'every pin of the agent',
-  }),
-  async (c) => {
-    const { agent, tool } = authorized(c, 'operator');
+agentRoute(pinsApi, {
+  method: 'put',
+  path: '/v1/agents/{agent}/tools/{tool}/pin',
+  need: 'operator',
+  summary: 'Pin a tool (an operator decision); pinning a pinned tool changes nothing',
+  params: ToolParams,
+  answer: z.object({ pins: z.array(Pin) }),
+  answered: 'every pin of the agent',
+  handler: async (c, { agent, tool }) => {
     const svc = c.get('svc');
     if (!(await svc.store.getTool(agent, tool))) throw notFound(`tool ${tool}`);
     await svc.pins.pin(agent, tool, nowIso(), actorOf(c));
     return c.json({ pins: await svc.pins.list(agent) }, 200);
   },
-);
+});
 
-pinsApi.openapi(
-  apiRoute({
-    method: 'delete',
-    path: '/v1/agents/{agent}/tools/{tool}/pin',
-    summary: 'Unpin a tool',
-    params: ToolParams,
-    answer: null,
-    answered: 'unpinned',
-  }),
-  async (c) => {
-    const { agent, tool } = authorized(c, 'operator');
+agentRoute(pinsApi, {
+  method: 'delete',
+  path: '/v1/agents/{agent}/tools/{tool}/pin',
+  need: 'operator',
+  summary: 'Unpin a tool',
+  params: ToolParams,
+  answer: null,
+  answered: 'unpinned',
+  handler: async (c, { agent, tool }) => {
     if (!(await c.get('svc').pins.unpin(agent, tool))) throw notFound(`pin of ${tool}`);
     return c.body(null, 204);
   },
-);
+});
 
-pinsApi.openapi(
-  apiRoute({
-    method: 'get',
-    path: '/v1/agents/{agent}/pins/suggested',
-    summary:
-      'The smallest set of tools that finally served `share` of the served runs over `days` (pinning stays an operator decision)',
-    params: AgentParams,
-    query: SuggestQuery,
-    answer: PinSuggestion,
-    answered: 'suggested pins, most served first',
-  }),
-  async (c) => {
-    const { agent } = authorized(c, 'read');
-    const { share, days } = c.req.valid('query');
+agentRoute(pinsApi, {
+  method: 'get',
+  path: '/v1/agents/{agent}/pins/suggested',
+  need: 'read',
+  summary:
+    'The smallest set of tools that finally served `share` of the served runs over `days` (pinning stays an operator decision)',
+  query: SuggestQuery,
+  answer: PinSuggestion,
+  answered: 'suggested pins, most served first',
+  handler: async (c, { agent, query: { share, days } }) => {
     await agentRow(c, agent);
     const svc = c.get('svc');
     const since = new Date(Date.now() - days * 86_400_000).toISOString();
@@ -100,4 +89,4 @@ pinsApi.openapi(
     const s = suggestPins(served, share);
     return c.json({ share, days, ...s, tools: s.tools.map((t) => ({ ...t, pinned: pinned.has(t.name) })) }, 200);
   },
-);
+});

@@ -9,7 +9,7 @@ import { previewRevision } from '../core/revision-preview.ts';
 import { notFound } from '../errors.ts';
 import { Preview } from '../schemas.ts';
 import { settingsOf } from '../services/route-serving.ts';
-import { ToolParams, createApi, apiRoute, authorized } from './common.ts';
+import { ToolParams, createApi, agentRoute } from './common.ts';
 
 export const previewApi = createApi();
 
@@ -24,21 +24,19 @@ export const PreviewBody = z
   })
   .openapi('PreviewBody');
 
-previewApi.openapi(
-  apiRoute({
-    method: 'post',
-    path: '/v1/agents/{agent}/tools/{tool}/preview',
-    summary: 'The model view of a tool now and with a revision applied (writes nothing)',
-    params: ToolParams,
-    body: PreviewBody,
-    answer: Preview,
-    answered: 'before and after',
-  }),
-  async (c) => {
-    const { agent, tool } = authorized(c, 'read');
+agentRoute(previewApi, {
+  method: 'post',
+  path: '/v1/agents/{agent}/tools/{tool}/preview',
+  need: 'read',
+  summary: 'The model view of a tool now and with a revision applied (writes nothing)',
+  params: ToolParams,
+  body: PreviewBody,
+  answer: Preview,
+  answered: 'before and after',
+  handler: async (c, { agent, tool, body }) => {
     const store = c.get('svc').store;
     const [row, agentRow] = await Promise.all([store.getTool(agent, tool), store.getAgent(agent)]);
     if (!row || !agentRow) throw notFound(`tool ${tool}`);
-    return c.json(previewRevision(row, c.req.valid('json'), settingsOf(agentRow.settings).show_learned_examples), 200);
+    return c.json(previewRevision(row, body, settingsOf(agentRow.settings).show_learned_examples), 200);
   },
-);
+});

@@ -9,7 +9,7 @@ import { Quality } from '../schemas.ts';
 import { MAX_QUALITY_DAYS, qualityOf } from '../services/quality-report.ts';
 import { AUTO_APPLY_BY } from '../services/review.ts';
 import { notFound } from '../errors.ts';
-import { AgentParams, createApi, nowIso, agentRow, apiRoute, authorized } from './common.ts';
+import { createApi, nowIso, agentRow, agentRoute } from './common.ts';
 
 export const qualityApi = createApi();
 
@@ -29,19 +29,15 @@ const QualityQuery = z.object({
     .openapi({ param: { name: 'tool', in: 'query' }, description: 'only this registered tool' }),
 });
 
-qualityApi.openapi(
-  apiRoute({
-    method: 'get',
-    path: '/v1/agents/{agent}/quality',
-    summary: 'Routing hit rate per UTC day and what each applied revision changed',
-    params: AgentParams,
-    query: QualityQuery,
-    answer: Quality,
-    answered: 'zero-filled days, oldest first',
-  }),
-  async (c) => {
-    const { agent } = authorized(c, 'read');
-    const { days, tool } = c.req.valid('query');
+agentRoute(qualityApi, {
+  method: 'get',
+  path: '/v1/agents/{agent}/quality',
+  need: 'read',
+  summary: 'Routing hit rate per UTC day and what each applied revision changed',
+  query: QualityQuery,
+  answer: Quality,
+  answered: 'zero-filled days, oldest first',
+  handler: async (c, { agent, query: { days, tool } }) => {
     const svc = c.get('svc');
     await agentRow(c, agent);
     if (tool !== undefined && !(await svc.store.getTool(agent, tool))) throw notFound(`tool ${tool}`);
@@ -67,4 +63,4 @@ qualityApi.openapi(
     const approvals = approvalStats([...applied, ...undone, ...dismissed], windowStart, AUTO_APPLY_BY);
     return c.json({ ...report, approvals }, 200);
   },
-);
+});

@@ -8,44 +8,28 @@ import { type CursorKey, encodeCursor } from '../core/pagination.ts';
 import { ApiError, notFound } from '../errors.ts';
 import { OutcomeBody, Review, ReviewBody, Revision, RevisionPage, RevisionStatus, ToolName } from '../schemas.ts';
 import { runReview } from '../services/review.ts';
-import {
-  AgentParams,
-  IdParams,
-  MAX_PAGE,
-  PageQuery,
-  actorOf,
-  createApi,
-  cursorOf,
-  nowIso,
-  agentRow,
-  apiRoute,
-  authorized,
-} from './common.ts';
+import { IdParams, MAX_PAGE, PageQuery, actorOf, createApi, cursorOf, nowIso, agentRow, agentRoute } from './common.ts';
 import { turnWritten } from '../services/turn-writer.ts';
 
 export const reviewsApi = createApi();
 
-reviewsApi.openapi(
-  apiRoute({
-    method: 'post',
-    path: '/v1/agents/{agent}/reviews',
-    summary: 'Review the tools from the call log: one checked model call per tool with something to fix',
-    description:
-      'Stores the revisions as `proposed` (not with `dry_run`). 409 `conflict` while another review of the same agent runs ' +
-      '(a manual one or the cron); 502 never: a model failure for one tool is a skip with its reason.',
-    params: AgentParams,
-    body: ReviewBody,
-    answer: Review,
-    answered: 'the review: revisions, refusals, skips, usage flags, model calls',
-    errors: [400, 401, 403, 404, 409],
-  }),
-  async (c) => {
-    const { agent } = authorized(c, 'operator');
-    const body = c.req.valid('json');
+agentRoute(reviewsApi, {
+  method: 'post',
+  path: '/v1/agents/{agent}/reviews',
+  need: 'operator',
+  summary: 'Review the tools from the call log: one checked model call per tool with something to fix',
+  description:
+    'Stores the revisions as `proposed` (not with `dry_run`). 409 `conflict` while another review of the same agent runs ' +
+    '(a manual one or the cron); 502 never: a model failure for one tool is a skip with its reason.',
+  body: ReviewBody,
+  answer: Review,
+  answered: 'the review: revisions, refusals, skips, usage flags, model calls',
+  errors: [400, 401, 403, 404, 409],
+  handler: async (c, { agent, body }) => {
     const opts = { dry_run: body.dry_run, auto_apply: body.auto_apply, config: body.config, actor: actorOf(c) };
     return c.json(await runReview(c.get('svc'), agent, opts, nowIso(), 'api'), 200);
   },
-);
+});
 
 const RevisionQuery = z
   .object({
@@ -54,59 +38,49 @@ const RevisionQuery = z
   })
   .extend(PageQuery.shape);
 
-reviewsApi.openapi(
-  apiRoute({
-    method: 'get',
-    path: '/v1/agents/{agent}/revisions',
-    summary: 'Revisions, newest first, optionally of one tool and one status',
-    params: AgentParams,
-    query: RevisionQuery,
-    answer: RevisionPage,
-    answered: 'revisions, newest first; next_cursor is null on the last page',
-  }),
-  async (c) => {
-    const { agent } = authorized(c, 'read');
+agentRoute(reviewsApi, {
+  method: 'get',
+  path: '/v1/agents/{agent}/revisions',
+  need: 'read',
+  summary: 'Revisions, newest first, optionally of one tool and one status',
+  query: RevisionQuery,
+  answer: RevisionPage,
+  answered: 'revisions, newest first; next_cursor is null on the last page',
+  handler: async (c, { agent, query: { tool, status, limit, cursor } }) => {
     const svc = c.get('svc');
     await agentRow(c, agent);
-    const { tool, status, limit, cursor } = c.req.valid('query');
     const after = revisionCursor(cursorOf(cursor));
     const page = await svc.revisions.pageRevisions(agent, { tool, status, limit: limit ?? MAX_PAGE }, after);
     return c.json({ revisions: page.revisions, next_cursor: page.next ? encodeCursor(page.next) : null }, 200);
   },
-);
+});
 
-reviewsApi.openapi(
-  apiRoute({
-    method: 'get',
-    path: '/v1/agents/{agent}/revisions/{id}',
-    summary: 'One revision with its evidence and ranks',
-    params: IdParams,
-    answer: Revision,
-    answered: 'the revision',
-  }),
-  async (c) => {
-    const { agent, id } = authorized(c, 'read');
+agentRoute(reviewsApi, {
+  method: 'get',
+  path: '/v1/agents/{agent}/revisions/{id}',
+  need: 'read',
+  summary: 'One revision with its evidence and ranks',
+  params: IdParams,
+  answer: Revision,
+  answered: 'the revision',
+  handler: async (c, { agent, id }) => {
     const revision = await c.get('svc').revisions.getRevision(agent, id);
     if (!revision) throw notFound(`revision ${id}`);
     return c.json(revision, 200);
   },
-);
+});
 
-reviewsApi.openapi(
-  apiRoute({
-    method: 'post',
-    path: '/v1/agents/{agent}/outcomes',
-    summary: 'Report how a turn ended and which tool should have served it (docs/learning.md `verified`)',
-    description:
-      'The turn must have been routed (or traced) for this agent: 404 otherwise. A later report for the same turn replaces the earlier one.',
-    params: AgentParams,
-    body: OutcomeBody,
-    answer: null,
-    answered: 'stored',
-  }),
-  async (c) => {
-    const { agent } = authorized(c, 'agent');
-    const body = c.req.valid('json');
+agentRoute(reviewsApi, {
+  method: 'post',
+  path: '/v1/agents/{agent}/outcomes',
+  need: 'agent',
+  summary: 'Report how a turn ended and which tool should have served it (docs/learning.md `verified`)',
+  description:
+    'The turn must have been routed (or traced) for this agent: 404 otherwise. A later report for the same turn replaces the earlier one.',
+  body: OutcomeBody,
+  answer: null,
+  answered: 'stored',
+  handler: async (c, { agent, body }) => {
     const log = c.get('svc').log;
     // A turn /route answered a moment ago may still be in this isolate's write window.
     await turnWritten(agent, body.turn_id);
@@ -119,7 +93,7 @@ reviewsApi.openapi(
     });
     return c.body(null, 204);
   },
-);
+});
 
 /** A revisions cursor holds the created_at and rowid of the last revision served. */
 function revisionCursor(key: CursorKey | null): [string, number] | null {

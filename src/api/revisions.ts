@@ -5,27 +5,24 @@ import { ApiError } from '../errors.ts';
 import { ApplyBody, BulkAnswer, BulkBody, DismissBody, Revision, UndoBody } from '../schemas.ts';
 import { applyContext, applyRevision, dismissRevision, undoTool } from '../services/apply.ts';
 import { approverEdit } from '../services/edit.ts';
-import { AgentParams, IdParams, ToolParams, actorOf, createApi, nowIso, apiRoute, authorized } from './common.ts';
+import { IdParams, ToolParams, actorOf, createApi, nowIso, agentRoute } from './common.ts';
 
 export const revisionsApi = createApi();
 
 const decisionErrors = [400, 401, 403, 404, 409];
 
-revisionsApi.openapi(
-  apiRoute({
-    method: 'post',
-    path: '/v1/agents/{agent}/revisions/{id}/apply',
-    summary:
-      'Apply a proposed revision, optionally with its lines edited (400 naming the line and check an edit fails; 409 when it is not proposed, or the row moved under it)',
-    params: IdParams,
-    body: ApplyBody,
-    answer: Revision,
-    answered: 'the revision, now applied',
-    errors: decisionErrors,
-  }),
-  async (c) => {
-    const { agent, id } = authorized(c, 'decide');
-    const body = c.req.valid('json');
+agentRoute(revisionsApi, {
+  method: 'post',
+  path: '/v1/agents/{agent}/revisions/{id}/apply',
+  need: 'decide',
+  summary:
+    'Apply a proposed revision, optionally with its lines edited (400 naming the line and check an edit fails; 409 when it is not proposed, or the row moved under it)',
+  params: IdParams,
+  body: ApplyBody,
+  answer: Revision,
+  answered: 'the revision, now applied',
+  errors: decisionErrors,
+  handler: async (c, { agent, id, body }) => {
     const svc = c.get('svc');
     const edit = body.edit ? { ...approverEdit(svc, agent, body.edit), edited_by: body.approved_by } : null;
     const rev = await applyRevision(
@@ -39,22 +36,19 @@ revisionsApi.openapi(
     );
     return c.json(rev, 200);
   },
-);
+});
 
-revisionsApi.openapi(
-  apiRoute({
-    method: 'post',
-    path: '/v1/agents/{agent}/revisions/{id}/dismiss',
-    summary: 'Close a proposed revision without applying it',
-    params: IdParams,
-    body: DismissBody,
-    answer: Revision,
-    answered: 'the revision, now dismissed',
-    errors: decisionErrors,
-  }),
-  async (c) => {
-    const { agent, id } = authorized(c, 'decide');
-    const body = c.req.valid('json');
+agentRoute(revisionsApi, {
+  method: 'post',
+  path: '/v1/agents/{agent}/revisions/{id}/dismiss',
+  need: 'decide',
+  summary: 'Close a proposed revision without applying it',
+  params: IdParams,
+  body: DismissBody,
+  answer: Revision,
+  answered: 'the revision, now dismissed',
+  errors: decisionErrors,
+  handler: async (c, { agent, id, body }) => {
     const rev = await dismissRevision(c.get('svc'), agent, id, {
       approved_by: body.approved_by,
       actor: actorOf(c),
@@ -62,47 +56,41 @@ revisionsApi.openapi(
     });
     return c.json(rev, 200);
   },
-);
+});
 
-revisionsApi.openapi(
-  apiRoute({
-    method: 'post',
-    path: '/v1/agents/{agent}/tools/{tool}/undo',
-    summary: 'Take back the newest applied revision of a tool (409 when the row was edited since)',
-    params: ToolParams,
-    body: UndoBody,
-    answer: Revision,
-    answered: 'the revision, now undone',
-    errors: decisionErrors,
-  }),
-  async (c) => {
-    const { agent, tool } = authorized(c, 'decide');
+agentRoute(revisionsApi, {
+  method: 'post',
+  path: '/v1/agents/{agent}/tools/{tool}/undo',
+  need: 'decide',
+  summary: 'Take back the newest applied revision of a tool (409 when the row was edited since)',
+  params: ToolParams,
+  body: UndoBody,
+  answer: Revision,
+  answered: 'the revision, now undone',
+  errors: decisionErrors,
+  handler: async (c, { agent, tool, body }) => {
     const rev = await undoTool(
       c.get('svc'),
       agent,
       tool,
-      { approved_by: c.req.valid('json').approved_by, actor: actorOf(c) },
+      { approved_by: body.approved_by, actor: actorOf(c) },
       nowIso(),
     );
     return c.json(rev, 200);
   },
-);
+});
 
-revisionsApi.openapi(
-  apiRoute({
-    method: 'post',
-    path: '/v1/agents/{agent}/revisions/bulk',
-    summary:
-      'Apply or dismiss several proposed revisions, each on its own; the answer says which were decided and why the others were not',
-    params: AgentParams,
-    body: BulkBody,
-    answer: BulkAnswer,
-    answered: 'one result per revision, in the order asked',
-    errors: [400, 401, 403, 404],
-  }),
-  async (c) => {
-    const { agent } = authorized(c, 'decide');
-    const body = c.req.valid('json');
+agentRoute(revisionsApi, {
+  method: 'post',
+  path: '/v1/agents/{agent}/revisions/bulk',
+  need: 'decide',
+  summary:
+    'Apply or dismiss several proposed revisions, each on its own; the answer says which were decided and why the others were not',
+  body: BulkBody,
+  answer: BulkAnswer,
+  answered: 'one result per revision, in the order asked',
+  errors: [400, 401, 403, 404],
+  handler: async (c, { agent, body }) => {
     const svc = c.get('svc');
     const who = { approved_by: body.approved_by, actor: actorOf(c) };
     const ctx = applyContext();
@@ -122,7 +110,7 @@ revisionsApi.openapi(
     }
     return c.json(bulkAnswer(items), 200);
   },
-);
+});
 
 function errorOf(err: unknown): { code: string; message: string } {
   return err instanceof ApiError ? { code: err.code, message: err.message } : { code: 'internal', message: 'failed' };

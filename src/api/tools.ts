@@ -5,17 +5,7 @@ import { TOOL_FORMATS, modelView, stableList } from '../core/render.ts';
 import { notFound } from '../errors.ts';
 import { Example, FormattedTool, PutToolsAnswer, PutToolsBody, ToolRow, ToolVersion } from '../schemas.ts';
 import { registerTools } from '../services/registry.ts';
-import { settingsOf } from '../services/route-serving.ts';
-import {
-  AgentParams,
-  ToolParams,
-  createApi,
-  nowIso,
-  type AppContext,
-  agentRow,
-  apiRoute,
-  authorized,
-} from './common.ts';
+import { ToolParams, type AppContext, agentRoute, agentSettings, createApi, nowIso } from './common.ts';
 
 export const toolsApi = createApi();
 
@@ -43,45 +33,36 @@ export function toToolRow(t: StoredTool, showLearnedExamples: boolean): ToolRow 
 }
 
 async function showLearned(c: AppContext, agent: string): Promise<boolean> {
-  const row = await agentRow(c, agent);
-  return settingsOf(row.settings).show_learned_examples;
+  return (await agentSettings(c, agent)).show_learned_examples;
 }
 
-toolsApi.openapi(
-  apiRoute({
-    method: 'put',
-    path: '/v1/agents/{agent}/tools',
-    summary: 'Register tools (identical definitions are no-ops; changed ones get a new version)',
-    params: AgentParams,
-    body: PutToolsBody,
-    answer: PutToolsAnswer,
-    answered: 'the rows as stored',
-    errors: [400, 401, 403, 404, 502],
-  }),
-  async (c) => {
-    const { agent } = authorized(c, 'operator');
-    const body = c.req.valid('json');
+agentRoute(toolsApi, {
+  method: 'put',
+  path: '/v1/agents/{agent}/tools',
+  need: 'operator',
+  summary: 'Register tools (identical definitions are no-ops; changed ones get a new version)',
+  body: PutToolsBody,
+  answer: PutToolsAnswer,
+  answered: 'the rows as stored',
+  errors: [400, 401, 403, 404, 502],
+  handler: async (c, { agent, body }) => {
     const result = await registerTools(c.get('svc'), agent, body.tools, body.augment, nowIso());
     const show = await showLearned(c, agent);
     const answer: z.infer<typeof PutToolsAnswer> = { tools: result.tools.map((t) => toToolRow(t, show)) };
     if (result.augmentation) answer.augmentation = result.augmentation;
     return c.json(answer, 200);
   },
-);
+});
 
-toolsApi.openapi(
-  apiRoute({
-    method: 'get',
-    path: '/v1/agents/{agent}/tools',
-    summary: 'List tool rows; with `format` (or `defer`), the whole list as the model sees it, sorted by name',
-    params: AgentParams,
-    query: ListToolsQuery,
-    answer: z.object({ tools: z.union([z.array(ToolRow), z.array(FormattedTool)]) }),
-    answered: 'every tool row of the agent; with `format`, every model view, byte-stable while no tool changes',
-  }),
-  async (c) => {
-    const { agent } = authorized(c, 'read');
-    const query = c.req.valid('query');
+agentRoute(toolsApi, {
+  method: 'get',
+  path: '/v1/agents/{agent}/tools',
+  need: 'read',
+  summary: 'List tool rows; with `format` (or `defer`), the whole list as the model sees it, sorted by name',
+  query: ListToolsQuery,
+  answer: z.object({ tools: z.union([z.array(ToolRow), z.array(FormattedTool)]) }),
+  answered: 'every tool row of the agent; with `format`, every model view, byte-stable while no tool changes',
+  handler: async (c, { agent, query }) => {
     const show = await showLearned(c, agent);
     const tools = await c.get('svc').store.listTools(agent);
     if (query.format === undefined && query.defer === undefined)
@@ -90,7 +71,7 @@ toolsApi.openapi(
     const views = tools.map((t) => modelView(t, show));
     return c.json({ tools: stableList(views, query.format ?? 'openai', query.defer === 'true', pinned) }, 200);
   },
-);
+});
 
 async function getRow(c: AppContext, agent: string, name: string): Promise<StoredTool> {
   const tool = await c.get('svc').store.getTool(agent, name);
@@ -98,68 +79,58 @@ async function getRow(c: AppContext, agent: string, name: string): Promise<Store
   return tool;
 }
 
-toolsApi.openapi(
-  apiRoute({
-    method: 'get',
-    path: '/v1/agents/{agent}/tools/{tool}',
-    summary: 'One tool row',
-    params: ToolParams,
-    answer: ToolRow,
-    answered: 'the tool row',
-  }),
-  async (c) => {
-    const { agent, tool } = authorized(c, 'read');
+agentRoute(toolsApi, {
+  method: 'get',
+  path: '/v1/agents/{agent}/tools/{tool}',
+  need: 'read',
+  summary: 'One tool row',
+  params: ToolParams,
+  answer: ToolRow,
+  answered: 'the tool row',
+  handler: async (c, { agent, tool }) => {
     const show = await showLearned(c, agent);
     return c.json(toToolRow(await getRow(c, agent, tool), show), 200);
   },
-);
+});
 
-toolsApi.openapi(
-  apiRoute({
-    method: 'delete',
-    path: '/v1/agents/{agent}/tools/{tool}',
-    summary: 'Delete a tool row (its version history is kept)',
-    params: ToolParams,
-    answer: null,
-    answered: 'deleted',
-  }),
-  async (c) => {
-    const { agent, tool } = authorized(c, 'operator');
+agentRoute(toolsApi, {
+  method: 'delete',
+  path: '/v1/agents/{agent}/tools/{tool}',
+  need: 'operator',
+  summary: 'Delete a tool row (its version history is kept)',
+  params: ToolParams,
+  answer: null,
+  answered: 'deleted',
+  handler: async (c, { agent, tool }) => {
     const svc = c.get('svc');
     if (!(await svc.store.deleteTool(agent, tool))) throw notFound(`tool ${tool}`);
     if (svc.vectorIndex) await svc.vectorIndex.remove(agent, [tool]);
     return c.body(null, 204);
   },
-);
+});
 
-toolsApi.openapi(
-  apiRoute({
-    method: 'get',
-    path: '/v1/agents/{agent}/tools/{tool}/versions',
-    summary: 'Every version of a tool row, newest first (the registry audit log)',
-    params: ToolParams,
-    answer: z.object({ versions: z.array(ToolVersion) }),
-    answered: 'versions newest first',
-  }),
-  async (c) => {
-    const { agent, tool } = authorized(c, 'read');
+agentRoute(toolsApi, {
+  method: 'get',
+  path: '/v1/agents/{agent}/tools/{tool}/versions',
+  need: 'read',
+  summary: 'Every version of a tool row, newest first (the registry audit log)',
+  params: ToolParams,
+  answer: z.object({ versions: z.array(ToolVersion) }),
+  answered: 'versions newest first',
+  handler: async (c, { agent, tool }) => {
     const versions = await c.get('svc').store.listVersions(agent, tool);
     if (versions.length === 0) throw notFound(`tool ${tool}`);
     return c.json({ versions }, 200);
   },
-);
+});
 
-toolsApi.openapi(
-  apiRoute({
-    method: 'get',
-    path: '/v1/agents/{agent}/tools/{tool}/examples',
-    summary: 'Example requests of a tool with their sources',
-    params: ToolParams,
-    answer: z.object({ examples: z.array(Example) }),
-    answered: 'examples with sources',
-  }),
-  async (c) => {
-    const { agent, tool } = authorized(c, 'read');
-    return c.json({ examples: (await getRow(c, agent, tool)).examples }, 200);
-  },
-);
+agentRoute(toolsApi, {
+  method: 'get',
+  path: '/v1/agents/{agent}/tools/{tool}/examples',
+  need: 'read',
+  summary: 'Example requests of a tool with their sources',
+  params: ToolParams,
+  answer: z.object({ examples: z.array(Example) }),
+  answered: 'examples with sources',
+  handler: async (c, { agent, tool }) => c.json({ examples: (await getRow(c, agent, tool)).examples }, 200),
+});

@@ -7,7 +7,7 @@ import { z } from '@hono/zod-openapi';
 import { ApiError, notFound } from '../errors.ts';
 import { Upstream, UpstreamList } from '../schemas.ts';
 import { putUpstream, releaseTool, syncUpstream, upstreamView } from '../services/upstream-sync.ts';
-import { AgentParams, actorOf, createApi, nowIso, type AppContext, agentRow, apiRoute, authorized } from './common.ts';
+import { AgentParams, actorOf, createApi, nowIso, type AppContext, agentRow, agentRoute } from './common.ts';
 
 export const upstreamsApi = createApi();
 
@@ -81,17 +81,14 @@ async function answer(c: AppContext, agent: string, name: string) {
   );
 }
 
-upstreamsApi.openapi(
-  apiRoute({
-    method: 'get',
-    path: '/v1/agents/{agent}/upstreams',
-    summary: "The agent's upstream MCP servers, with their status and tools",
-    params: AgentParams,
-    answer: UpstreamList,
-    answered: 'upstreams by name',
-  }),
-  async (c) => {
-    const { agent } = authorized(c, 'read');
+agentRoute(upstreamsApi, {
+  method: 'get',
+  path: '/v1/agents/{agent}/upstreams',
+  need: 'read',
+  summary: "The agent's upstream MCP servers, with their status and tools",
+  answer: UpstreamList,
+  answered: 'upstreams by name',
+  handler: async (c, { agent }) => {
     const svc = c.get('svc');
     await agentRow(c, agent);
     const [ups, tools, held] = await Promise.all([
@@ -112,71 +109,63 @@ upstreamsApi.openapi(
       200,
     );
   },
-);
+});
 
-upstreamsApi.openapi(
-  apiRoute({
-    method: 'put',
-    path: '/v1/agents/{agent}/upstreams/{name}',
-    summary: 'Add or replace an upstream MCP server (Streamable HTTP); POST …/sync reads its tools',
-    params: UpstreamParams,
-    body: UpstreamPut,
-    answer: Upstream,
-    answered: 'the upstream as stored (header names only)',
-    errors: [400, 401, 403, 404, 500],
-  }),
-  async (c) => {
-    const { agent, name } = authorized(c, 'operator');
-    await putUpstream(c.get('svc'), agent, name, c.req.valid('json'), nowIso());
+agentRoute(upstreamsApi, {
+  method: 'put',
+  path: '/v1/agents/{agent}/upstreams/{name}',
+  need: 'operator',
+  summary: 'Add or replace an upstream MCP server (Streamable HTTP); POST …/sync reads its tools',
+  params: UpstreamParams,
+  body: UpstreamPut,
+  answer: Upstream,
+  answered: 'the upstream as stored (header names only)',
+  errors: [400, 401, 403, 404, 500],
+  handler: async (c, { agent, name, body }) => {
+    await putUpstream(c.get('svc'), agent, name, body, nowIso());
     return c.json(await answer(c, agent, name), 200);
   },
-);
+});
 
-upstreamsApi.openapi(
-  apiRoute({
-    method: 'get',
-    path: '/v1/agents/{agent}/upstreams/{name}',
-    summary: 'One upstream with its status and tools (header names only)',
-    params: UpstreamParams,
-    answer: Upstream,
-    answered: 'the upstream',
-  }),
-  async (c) => {
-    const { agent, name } = authorized(c, 'read');
+agentRoute(upstreamsApi, {
+  method: 'get',
+  path: '/v1/agents/{agent}/upstreams/{name}',
+  need: 'read',
+  summary: 'One upstream with its status and tools (header names only)',
+  params: UpstreamParams,
+  answer: Upstream,
+  answered: 'the upstream',
+  handler: async (c, { agent, name }) => {
     return c.json(await answer(c, agent, name), 200);
   },
-);
+});
 
-upstreamsApi.openapi(
-  apiRoute({
-    method: 'delete',
-    path: '/v1/agents/{agent}/upstreams/{name}',
-    summary: 'Remove an upstream; its tools stay registered but unavailable (not routed, not forwarded)',
-    params: UpstreamParams,
-    answer: null,
-    answered: 'removed',
-  }),
-  async (c) => {
-    const { agent, name } = authorized(c, 'operator');
+agentRoute(upstreamsApi, {
+  method: 'delete',
+  path: '/v1/agents/{agent}/upstreams/{name}',
+  need: 'operator',
+  summary: 'Remove an upstream; its tools stay registered but unavailable (not routed, not forwarded)',
+  params: UpstreamParams,
+  answer: null,
+  answered: 'removed',
+  handler: async (c, { agent, name }) => {
     if (!(await c.get('svc').upstreams.delete(agent, name))) throw notFound(`upstream ${name}`);
     return c.body(null, 204);
   },
-);
+});
 
-upstreamsApi.openapi(
-  apiRoute({
-    method: 'post',
-    path: '/v1/agents/{agent}/upstreams/{name}/sync',
-    summary: "Read the upstream's tools now and register them as the agent's tools",
-    params: UpstreamParams,
-    answer: SyncReport,
-    answered: 'what the sync did; a failing upstream answers status failing with the error',
-  }),
-  async (c) => {
-    const { agent, name } = authorized(c, 'operator');
+agentRoute(upstreamsApi, {
+  method: 'post',
+  path: '/v1/agents/{agent}/upstreams/{name}/sync',
+  need: 'operator',
+  summary: "Read the upstream's tools now and register them as the agent's tools",
+  params: UpstreamParams,
+  answer: SyncReport,
+  answered: 'what the sync did; a failing upstream answers status failing with the error',
+  handler: async (c, { agent, name }) => {
     return c.json(await syncUpstream(c.get('svc'), agent, name, nowIso()), 200);
   },
-);
+});
 
 const ReleaseParams = UpstreamParams.extend({
   tool: z
@@ -190,29 +179,26 @@ const ReleaseBody = z
   .strict()
   .openapi('UpstreamToolRelease');
 
-upstreamsApi.openapi(
-  apiRoute({
-    method: 'post',
-    path: '/v1/agents/{agent}/upstreams/{name}/tools/{tool}/release',
-    summary:
-      'Release a quarantined upstream tool: it is served at once, for this definition only (a changed one is checked again); 409 when it is not quarantined',
-    params: ReleaseParams,
-    body: ReleaseBody,
-    answer: z
-      .object({
-        released: z.string().openapi({ description: 'the name the upstream lists' }),
-        tool: z.string(),
-        served: z.boolean().openapi({ description: 'false when the name cannot be a tool name (still not served)' }),
-        skipped: z.string().nullable(),
-        upstream: Upstream,
-      })
-      .openapi('UpstreamToolReleased'),
-    answered: 'the tool released, and its upstream as it is now',
-    errors: [400, 401, 403, 404, 409],
-  }),
-  async (c) => {
-    const { agent, name, tool } = authorized(c, 'decide');
-    const body = c.req.valid('json');
+agentRoute(upstreamsApi, {
+  method: 'post',
+  path: '/v1/agents/{agent}/upstreams/{name}/tools/{tool}/release',
+  need: 'decide',
+  summary:
+    'Release a quarantined upstream tool: it is served at once, for this definition only (a changed one is checked again); 409 when it is not quarantined',
+  params: ReleaseParams,
+  body: ReleaseBody,
+  answer: z
+    .object({
+      released: z.string().openapi({ description: 'the name the upstream lists' }),
+      tool: z.string(),
+      served: z.boolean().openapi({ description: 'false when the name cannot be a tool name (still not served)' }),
+      skipped: z.string().nullable(),
+      upstream: Upstream,
+    })
+    .openapi('UpstreamToolReleased'),
+  answered: 'the tool released, and its upstream as it is now',
+  errors: [400, 401, 403, 404, 409],
+  handler: async (c, { agent, name, tool, body }) => {
     const outcome = await releaseTool(
       c.get('svc'),
       agent,
@@ -236,4 +222,4 @@ upstreamsApi.openapi(
       200,
     );
   },
-);
+});

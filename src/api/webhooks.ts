@@ -8,7 +8,7 @@ import type { StoredWebhook } from '../core/ports.ts';
 import { WEBHOOK_EVENT_TYPES, webhookUrlProblem } from '../core/webhook-events.ts';
 import { ApiError } from '../errors.ts';
 import { ALL_EVENT_TYPES } from '../services/webhook-delivery.ts';
-import { AgentParams, createApi, nowIso, type AppContext, agentRow, apiRoute, authorized } from './common.ts';
+import { createApi, nowIso, type AppContext, agentRow, agentRoute } from './common.ts';
 
 export const webhooksApi = createApi();
 
@@ -95,38 +95,31 @@ async function listAnswer(c: AppContext, agent: string): Promise<z.infer<typeof 
   };
 }
 
-webhooksApi.openapi(
-  apiRoute({
-    method: 'get',
-    path: '/v1/agents/{agent}/webhooks',
-    summary: "The agent's webhooks (secrets never answered) and the deliveries that reached the dead-letter queue",
-    params: AgentParams,
-    answer: WebhookList,
-    answered: 'webhooks in the order they were set; failed deliveries, newest first',
-  }),
-  async (c) => {
-    const { agent } = authorized(c, 'read');
+agentRoute(webhooksApi, {
+  method: 'get',
+  path: '/v1/agents/{agent}/webhooks',
+  need: 'read',
+  summary: "The agent's webhooks (secrets never answered) and the deliveries that reached the dead-letter queue",
+  answer: WebhookList,
+  answered: 'webhooks in the order they were set; failed deliveries, newest first',
+  handler: async (c, { agent }) => {
     await agentRow(c, agent);
     return c.json(await listAnswer(c, agent), 200);
   },
-);
+});
 
-webhooksApi.openapi(
-  apiRoute({
-    method: 'put',
-    path: '/v1/agents/{agent}/webhooks',
-    summary: "Set the agent's webhooks (replaces them all; an empty list removes them)",
-    description:
-      'Each URL must be https to a public host unless the deployment sets WEBHOOKS_ALLOW_LOCAL (local development). ' +
-      'A refused body writes nothing.',
-    params: AgentParams,
-    body: WebhooksBody,
-    answer: WebhookList,
-    answered: 'the webhooks as stored',
-  }),
-  async (c) => {
-    const { agent } = authorized(c, 'operator');
-    const { webhooks } = c.req.valid('json');
+agentRoute(webhooksApi, {
+  method: 'put',
+  path: '/v1/agents/{agent}/webhooks',
+  need: 'operator',
+  summary: "Set the agent's webhooks (replaces them all; an empty list removes them)",
+  description:
+    'Each URL must be https to a public host unless the deployment sets WEBHOOKS_ALLOW_LOCAL (local development). ' +
+    'A refused body writes nothing.',
+  body: WebhooksBody,
+  answer: WebhookList,
+  answered: 'the webhooks as stored',
+  handler: async (c, { agent, body: { webhooks } }) => {
     const svc = c.get('svc');
     const problems = webhooks.flatMap((w, i) => {
       const problem = webhookUrlProblem(w.url, svc.allowLocalWebhooks);
@@ -148,4 +141,4 @@ webhooksApi.openapi(
     );
     return c.json(await listAnswer(c, agent), 200);
   },
-);
+});
