@@ -52,6 +52,33 @@ async function review(tool: string, turns: TurnRecord[], calls: CallRecord[]): P
   });
 }
 
+/**
+ * The review path with the log's origins (conversations, what each tool served): evidence → task →
+ * extractive reply → every check, for `tool` described by `docstring`.
+ */
+async function reviewWithOrigins(
+  tool: string,
+  docstring: string,
+  parts: { turns: TurnRecord[]; calls: CallRecord[] }[],
+  settings = DEFAULT_SETTINGS,
+): Promise<ProposalCheck> {
+  const turns = parts.flatMap((p) => p.turns);
+  const calls = parts.flatMap((p) => p.calls);
+  const found = findEvidenceWithOrigins({ turns, calls, outcomes: [], registered: REGISTERED });
+  const input = buildReviewInput({ name: tool, docstring }, TOOLS, found.evidence);
+  const raw = await createExtractiveModel().complete(buildReviewTask(input, settings));
+  return checkReply(raw, {
+    tool,
+    evidence: found.evidence,
+    registered: REGISTERED,
+    values: argumentValues(calls),
+    existing: { notes: [], avoid: [], examples: [] },
+    settings,
+    origins: found,
+    definition: `${tool} ${docstring}`,
+  });
+}
+
 describe('the reference cases, through the extractive model and the checks', () => {
   it('an id passed without its prefix twice → a usage note and the example call', async () => {
     const calls = [
@@ -139,26 +166,8 @@ describe('an example teaches its words: most of them asked of its tool in two co
     return { turns, calls: [call('start_recovery', { claim_ref: ref }, { turn_id: `${k}b`, conversation_id: k })] };
   }
 
-  async function examples(parts: { turns: TurnRecord[]; calls: CallRecord[] }[]): Promise<ProposalCheck> {
-    const turns = parts.flatMap((p) => p.turns);
-    const calls = parts.flatMap((p) => p.calls);
-    const found = findEvidenceWithOrigins({ turns, calls, outcomes: [], registered: REGISTERED });
-    const input = buildReviewInput({ name: 'start_recovery', docstring: DOCSTRING }, TOOLS, found.evidence);
-    const raw = await createExtractiveModel().complete(buildReviewTask(input));
-    return checkReply(raw, {
-      tool: 'start_recovery',
-      evidence: found.evidence,
-      registered: REGISTERED,
-      values: argumentValues(calls),
-      existing: { notes: [], avoid: [], examples: [] },
-      settings: DEFAULT_SETTINGS,
-      origins: found,
-      definition: `start_recovery ${DOCSTRING}`,
-    });
-  }
-
   it('a house term missed in two conversations in two wordings is learned', async () => {
-    const result = await examples([
+    const result = await reviewWithOrigins('start_recovery', DOCSTRING, [
       missThenServed('k1', 'claw back the overpayment please', 'CW-111111'),
       missThenServed('k2', 'we need to claw back the excess', 'CW-222222'),
     ]);
@@ -170,7 +179,7 @@ describe('an example teaches its words: most of them asked of its tool in two co
     // The user gave up on the NOTAMs and asked for a recovery: the attribution takes the first
     // request for a miss of start_recovery, and it shares "back" with the house term, enough to be
     // cited with it. Its other words were asked of start_recovery in that conversation only.
-    const result = await examples([
+    const result = await reviewWithOrigins('start_recovery', DOCSTRING, [
       missThenServed('k1', 'claw back the overpayment please', 'CW-111111'),
       missThenServed('k2', 'we need to claw back the excess', 'CW-222222'),
       missThenServed('k3', 'bring back the NOTAMs list for the airfield', 'CW-333333'),
@@ -198,34 +207,12 @@ describe('the log decides who serves a wording', () => {
     };
   }
 
-  async function reviewOf(
-    tool: string,
-    parts: { turns: TurnRecord[]; calls: CallRecord[] }[],
-    settings = DEFAULT_SETTINGS,
-  ) {
-    const turns = parts.flatMap((p) => p.turns);
-    const calls = parts.flatMap((p) => p.calls);
-    const found = findEvidenceWithOrigins({ turns, calls, outcomes: [], registered: REGISTERED });
-    const input = buildReviewInput({ name: tool, docstring: `The ${tool} tool.` }, TOOLS, found.evidence);
-    const raw = await createExtractiveModel().complete(buildReviewTask(input, settings));
-    return checkReply(raw, {
-      tool,
-      evidence: found.evidence,
-      registered: REGISTERED,
-      values: argumentValues(calls),
-      existing: { notes: [], avoid: [], examples: [] },
-      settings,
-      origins: found,
-      definition: `${tool} The ${tool} tool.`,
-    });
-  }
-
   const LOSS = (ref: string) => `refer the large loss on ${ref} to the specialist unit`;
 
   it('an example is refused when another tool served the same wording in more conversations', async () => {
     // Two agents' runs picked start_recovery for the referral and nobody said otherwise; three
     // conversations were served by refer_llu. The log, read whole, says whose wording it is.
-    const result = await reviewOf('start_recovery', [
+    const result = await reviewWithOrigins('start_recovery', 'The start_recovery tool.', [
       calledUnoffered('k1', 'start_recovery', LOSS('CW-100001'), 'CW-100001'),
       calledUnoffered('k2', 'start_recovery', LOSS('CW-100002'), 'CW-100002'),
       calledUnoffered('k3', 'refer_llu', LOSS('CW-100003'), 'CW-100003'),
@@ -254,8 +241,9 @@ describe('the log decides who serves a wording', () => {
       ],
       calls: [call('start_recovery', { claim_ref: ref }, { turn_id: `${k}b`, conversation_id: k })],
     });
-    const result = await reviewOf(
+    const result = await reviewWithOrigins(
       'start_recovery',
+      'The start_recovery tool.',
       [
         calledUnoffered('k1', 'start_recovery', LOSS('CW-100001'), 'CW-100001'),
         calledUnoffered('k2', 'start_recovery', LOSS('CW-100002'), 'CW-100002'),
@@ -274,7 +262,7 @@ describe('the log decides who serves a wording', () => {
   });
 
   it('the tool that served the wording in as many conversations or more keeps its example', async () => {
-    const result = await reviewOf('refer_llu', [
+    const result = await reviewWithOrigins('refer_llu', 'The refer_llu tool.', [
       calledUnoffered('k1', 'start_recovery', LOSS('CW-100001'), 'CW-100001'),
       calledUnoffered('k2', 'start_recovery', LOSS('CW-100002'), 'CW-100002'),
       calledUnoffered('k3', 'refer_llu', LOSS('CW-100003'), 'CW-100003'),
