@@ -38,12 +38,6 @@ export interface EvidenceInput {
   minConversations?: number;
   /** Masks personal values in a text about `tool` (privacy.ts); argument values are masked in any case. */
   mask?: ((text: string, tool: string, values: readonly unknown[]) => string) | undefined;
-  /**
-   * A wider, newer slice of the log (the review reads one page): who served which request there
-   * counts with the runs above when an example is held against the log (`servedRequests`); it
-   * yields no evidence.
-   */
-  wider?: { turns: readonly TurnRecord[]; calls: readonly CallRecord[]; outcomes: readonly OutcomeRecord[] };
 }
 
 /** The evidence, and the conversation each piece comes from (a run without one is its own). */
@@ -85,14 +79,6 @@ export function findEvidenceWithOrigins(input: EvidenceInput): FoundEvidence {
   ];
   const masking = maskingOf(input, runs);
   const served = servedRequestsOf(attributions);
-  // A run read twice counts once, as the wider slice has it: the review's own read may have split
-  // its conversation where a neighbour was not read.
-  const byRun = new Map(served);
-  if (input.wider) {
-    const { turns, calls, outcomes } = input.wider;
-    const wider = attributeRuns(groupRuns(turns, calls), outcomes, { minConversations: input.minConversations ?? 2 });
-    for (const [key, r] of servedRequestsOf([...wider.values()])) byRun.set(key, r);
-  }
   const found = [
     ...findFailedCalls(input.calls, input.registered, masking, requestOfRun(runs)),
     ...findMissedRequests(attributions, input.registered, masking),
@@ -121,8 +107,8 @@ export function findEvidenceWithOrigins(input: EvidenceInput): FoundEvidence {
     conversations: new Map(),
     runs: new Map(),
     hostile: new Map(),
-    served: servedWords(served.map(([, r]) => r)),
-    servedRequests: indexServedRequests([...byRun.values()]),
+    served: servedWords(served),
+    servedRequests: indexServedRequests(served),
   };
   for (const e of evidence) {
     const hostile = aimedAtModel(rawOf(e));
@@ -152,14 +138,13 @@ function servedWords(requests: readonly ServedRequest[]): Map<string, Map<string
   return out;
 }
 
-/** The request of every run some tool finally served, with the tools that served it, by run key. */
-function servedRequestsOf(attributions: readonly Attribution[]): [string, ServedRequest][] {
-  const out: [string, ServedRequest][] = [];
+/** The request of every run some tool finally served, with the tools that served it. */
+function servedRequestsOf(attributions: readonly Attribution[]): ServedRequest[] {
+  const out: ServedRequest[] = [];
   for (const a of attributions) {
     const tools = servingTools(a);
     if (tools.length === 0 || a.run.request === null) continue;
-    const conversation = a.run.conversation_id ?? a.run.key;
-    out.push([a.run.key, { tools, conversation, words: contentWords(a.run.request) }]);
+    out.push({ tools, conversation: a.run.conversation_id ?? a.run.key, words: contentWords(a.run.request) });
   }
   return out;
 }

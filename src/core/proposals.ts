@@ -491,9 +491,9 @@ function wordsFailure(text: string, ctx: ProposalContext): Failure | null {
 /**
  * docs/learning.md "The log decides who serves a wording": an example is refused when the requests
  * saying what it says were finally served by one other tool in more conversations (and in at least
- * `min_conversations`) than by its own. The run it comes from credited it to this tool; the log,
- * read whole, credits the same wording to another, and a wrong pick that nobody corrected is the
- * likelier story than most conversations being wrong.
+ * `min_conversations`) than by its own, in the log the review read. The run it comes from credited
+ * it to this tool; the rest of the log credits the same wording to another, and a wrong pick that
+ * nobody corrected is the likelier story than most conversations being wrong.
  */
 function majorityFailure(text: string, ctx: ProposalContext): Failure | null {
   const saying = ctx.origins?.servedRequests?.saying(contentWords(withoutPlaceholders(text)));

@@ -9,7 +9,7 @@
  */
 import { loopTurn } from '../keep-alive.ts';
 import { logInfo } from '../logger.ts';
-import { LOG_PAGE_ROWS, type NewRevision } from '../core/ports.ts';
+import type { NewRevision } from '../core/ports.ts';
 import {
   evidenceByTool,
   findEvidenceWithOrigins,
@@ -217,15 +217,12 @@ async function reviewTools(
   };
   const done: ReviewDone = { review, marks: new Map(), lastSeq, failures: 0 };
   const toRead = select(done, chooseReads(activity, waiting, settings));
-  const [log, wider] = await Promise.all([
-    readReviewLog(
-      svc,
-      agent,
-      toRead.map((a) => a.name),
-      settings.max_calls_per_tool,
-    ),
-    svc.log.recentLog(agent, LOG_PAGE_ROWS),
-  ]);
+  const log = await readReviewLog(
+    svc,
+    agent,
+    toRead.map((a) => a.name),
+    settings.max_calls_per_tool,
+  );
   const byName = new Map(tools.map((t) => [t.name, t]));
   const registered = new Set(byName.keys());
   const masker = createLogMasker(log, tools.map(definedTool), settings.min_conversations);
@@ -235,7 +232,6 @@ async function reviewTools(
     outcomes: log.outcomes,
     registered,
     minConversations: settings.min_conversations,
-    wider,
     mask: svc.privacyRule ? (text, tool, values) => masker.mask(text, tool, values) : undefined,
   });
   review.doubtful_runs = doubtfulRuns(log, settings.min_conversations);

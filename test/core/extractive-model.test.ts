@@ -211,7 +211,7 @@ describe('the log decides who serves a wording', () => {
 
   it('an example is refused when another tool served the same wording in more conversations', async () => {
     // Two agents' runs picked start_recovery for the referral and nobody said otherwise; three
-    // conversations were served by refer_llu. The log, read whole, says whose wording it is.
+    // conversations were served by refer_llu. The rest of the log says whose wording it is.
     const result = await reviewWithOrigins('start_recovery', 'The start_recovery tool.', [
       calledUnoffered('k1', 'start_recovery', LOSS('CW-100001'), 'CW-100001'),
       calledUnoffered('k2', 'start_recovery', LOSS('CW-100002'), 'CW-100002'),
