@@ -57,14 +57,15 @@ export function linesOf(rev: RevisionLines): RevisionLines {
 }
 
 /**
- * The context an approver's lines are checked in: every check a learned line passes but the one
- * that asks an example's words to have been asked of its tool in `min_conversations` conversations
- * (proposals.ts `unseenWords`). That check is for wordings the log credited to a tool, which may be
- * another tool's; a line the approver wrote is their own word, not a credit.
+ * The context an approver's lines are checked in: every check a learned line passes but the two
+ * that weigh what the log credited — an example's words asked of its tool in `min_conversations`
+ * conversations (proposals.ts `unseenWords`), and the log's majority on who serves its wording.
+ * Those checks are for wordings the log credited to a tool, which may be another tool's; a line
+ * the approver wrote is their own word, not a credit.
  */
 function asApprover(ctx: ProposalContext): ProposalContext {
-  if (ctx.origins?.served === undefined) return ctx;
-  const { served: _credited, ...origins } = ctx.origins;
+  if (ctx.origins === undefined) return ctx;
+  const { served: _credited, servedRequests: _majority, ...origins } = ctx.origins;
   return { ...ctx, origins };
 }
 

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { checkEdit, citesFor, isEmpty, type RevisionLines } from '../../src/core/edits.ts';
 import { checkProposal, type ProposalContext } from '../../src/core/proposals.ts';
+import { indexServedRequests } from '../../src/core/served-requests.ts';
+import { contentWords } from '../../src/core/text.ts';
 import { DEFAULT_SETTINGS, type Evidence } from '../../src/schemas.ts';
 import { evidenceItem } from '../helpers/evidence.ts';
 
@@ -84,6 +86,28 @@ describe('checkEdit', () => {
     );
     expect(learned.refused).toMatchObject([{ text: line, reason: 'below_threshold' }]);
     const r = checkEdit(PROPOSED, { queries_added: ['LLU referral for a claim', line] }, withServed);
+    expect(r).toMatchObject({ ok: true, lines: { queries_added: ['LLU referral for a claim', line] } });
+  });
+
+  it("accepts an approver's example the log gives to another tool, which learning would refuse", () => {
+    // refer_llu finally served requests in these words in two conversations, lookup_claim in none.
+    const line = 'open an LLU referral desk ticket';
+    const byReferral = (conversation: string) => ({ tools: ['refer_llu'], conversation, words: contentWords(line) });
+    const withMajority: ProposalContext = {
+      ...ctx,
+      settings: { ...ctx.settings, min_conversations: 2 },
+      origins: {
+        conversations: new Map(),
+        runs: new Map(),
+        servedRequests: indexServedRequests([byReferral('c1'), byReferral('c2')]),
+      },
+    };
+    const learned = checkProposal(
+      { notes: [], requests: [{ text: line, cites: citesFor('request', line, EVIDENCE, withMajority) }], avoid: [] },
+      withMajority,
+    );
+    expect(learned.refused).toMatchObject([{ text: line, reason: 'contradicts' }]);
+    const r = checkEdit(PROPOSED, { queries_added: ['LLU referral for a claim', line] }, withMajority);
     expect(r).toMatchObject({ ok: true, lines: { queries_added: ['LLU referral for a claim', line] } });
   });
 
