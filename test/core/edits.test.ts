@@ -73,20 +73,24 @@ describe('checkEdit', () => {
     expect(r).toMatchObject({ ok: false, refusal: { field: 'call_example', check: 'aimed_at_model' } });
   });
 
+  /** `line` as a learned example is refused for `reason` in `context`; an approver adding it keeps it. */
+  function expectApproverKeeps(context: ProposalContext, line: string, reason: string): void {
+    const learned = checkProposal(
+      { notes: [], requests: [{ text: line, cites: citesFor('request', line, EVIDENCE, context) }], avoid: [] },
+      context,
+    );
+    expect(learned.refused).toMatchObject([{ text: line, reason }]);
+    const r = checkEdit(PROPOSED, { queries_added: ['LLU referral for a claim', line] }, context);
+    expect(r).toMatchObject({ ok: true, lines: { queries_added: ['LLU referral for a claim', line] } });
+  }
+
   it("accepts an approver's example in words the tool was never asked in, which learning would refuse", () => {
     // No request lookup_claim served used these words: a learned example in them is refused.
     const withServed: ProposalContext = {
       ...ctx,
       origins: { conversations: new Map(), runs: new Map(), served: new Map([['lookup_claim', new Map()]]) },
     };
-    const line = 'open an LLU referral desk ticket';
-    const learned = checkProposal(
-      { notes: [], requests: [{ text: line, cites: citesFor('request', line, EVIDENCE, withServed) }], avoid: [] },
-      withServed,
-    );
-    expect(learned.refused).toMatchObject([{ text: line, reason: 'below_threshold' }]);
-    const r = checkEdit(PROPOSED, { queries_added: ['LLU referral for a claim', line] }, withServed);
-    expect(r).toMatchObject({ ok: true, lines: { queries_added: ['LLU referral for a claim', line] } });
+    expectApproverKeeps(withServed, 'open an LLU referral desk ticket', 'below_threshold');
   });
 
   it("accepts an approver's example the log gives to another tool, which learning would refuse", () => {
@@ -102,13 +106,7 @@ describe('checkEdit', () => {
         servedRequests: indexServedRequests([byReferral('c1'), byReferral('c2')]),
       },
     };
-    const learned = checkProposal(
-      { notes: [], requests: [{ text: line, cites: citesFor('request', line, EVIDENCE, withMajority) }], avoid: [] },
-      withMajority,
-    );
-    expect(learned.refused).toMatchObject([{ text: line, reason: 'contradicts' }]);
-    const r = checkEdit(PROPOSED, { queries_added: ['LLU referral for a claim', line] }, withMajority);
-    expect(r).toMatchObject({ ok: true, lines: { queries_added: ['LLU referral for a claim', line] } });
+    expectApproverKeeps(withMajority, line, 'contradicts');
   });
 
   it('reports an edit keeping nothing as empty', () => {

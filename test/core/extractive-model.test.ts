@@ -52,6 +52,15 @@ async function review(tool: string, turns: TurnRecord[], calls: CallRecord[]): P
   });
 }
 
+/** A request nothing served, then one start_recovery served: the first is a miss for start_recovery. */
+function missThenServed(k: string, missed: string, ref: string): { turns: TurnRecord[]; calls: CallRecord[] } {
+  const turns = [
+    turn(`${k}a`, missed, ['lookup_claim'], k),
+    turn(`${k}b`, `start recovery on claim ${ref}`, ['start_recovery'], k),
+  ];
+  return { turns, calls: [call('start_recovery', { claim_ref: ref }, { turn_id: `${k}b`, conversation_id: k })] };
+}
+
 /**
  * The review path with the log's origins (conversations, what each tool served): evidence → task →
  * extractive reply → every check, for `tool` described by `docstring`.
@@ -157,15 +166,6 @@ describe('the reference cases, through the extractive model and the checks', () 
 
 describe('an example teaches its words: most of them asked of its tool in two conversations', () => {
   const DOCSTRING = 'Start recovery on a claim.';
-  /** A request nothing served, then one start_recovery served: the first is a miss for start_recovery. */
-  function missThenServed(k: string, missed: string, ref: string): { turns: TurnRecord[]; calls: CallRecord[] } {
-    const turns = [
-      turn(`${k}a`, missed, ['lookup_claim'], k),
-      turn(`${k}b`, `start recovery on claim ${ref}`, ['start_recovery'], k),
-    ];
-    return { turns, calls: [call('start_recovery', { claim_ref: ref }, { turn_id: `${k}b`, conversation_id: k })] };
-  }
-
   it('a house term missed in two conversations in two wordings is learned', async () => {
     const result = await reviewWithOrigins('start_recovery', DOCSTRING, [
       missThenServed('k1', 'claw back the overpayment please', 'CW-111111'),
@@ -199,26 +199,30 @@ describe('an example teaches its words: most of them asked of its tool in two co
 });
 
 describe('the log decides who serves a wording', () => {
-  /** `request` in conversation `k`: routing left `tool` out and the agent called it (a miss for it). */
-  function calledUnoffered(k: string, tool: string, request: string, ref: string) {
-    return {
-      turns: [turn(`${k}a`, request, ['lookup_claim'], k)],
-      calls: [call(tool, { claim_ref: ref }, { turn_id: `${k}a`, conversation_id: k })],
-    };
+  /**
+   * The referral wording, one conversation per entry: routing left the tool out and the agent
+   * called it (a miss for it), with the conversation's own claim reference.
+   */
+  function lossLog(tools: readonly string[]): { turns: TurnRecord[]; calls: CallRecord[] }[] {
+    return tools.map((tool, i) => {
+      const k = `k${i + 1}`;
+      const ref = `CW-10000${i + 1}`;
+      return {
+        turns: [turn(`${k}a`, `refer the large loss on ${ref} to the specialist unit`, ['lookup_claim'], k)],
+        calls: [call(tool, { claim_ref: ref }, { turn_id: `${k}a`, conversation_id: k })],
+      };
+    });
   }
-
-  const LOSS = (ref: string) => `refer the large loss on ${ref} to the specialist unit`;
+  const TWO_PICKS_THREE_REFERRALS = ['start_recovery', 'start_recovery', 'refer_llu', 'refer_llu', 'refer_llu'];
 
   it('an example is refused when another tool served the same wording in more conversations', async () => {
     // Two agents' runs picked start_recovery for the referral and nobody said otherwise; three
     // conversations were served by refer_llu. The rest of the log says whose wording it is.
-    const result = await reviewWithOrigins('start_recovery', 'The start_recovery tool.', [
-      calledUnoffered('k1', 'start_recovery', LOSS('CW-100001'), 'CW-100001'),
-      calledUnoffered('k2', 'start_recovery', LOSS('CW-100002'), 'CW-100002'),
-      calledUnoffered('k3', 'refer_llu', LOSS('CW-100003'), 'CW-100003'),
-      calledUnoffered('k4', 'refer_llu', LOSS('CW-100004'), 'CW-100004'),
-      calledUnoffered('k5', 'refer_llu', LOSS('CW-100005'), 'CW-100005'),
-    ]);
+    const result = await reviewWithOrigins(
+      'start_recovery',
+      'The start_recovery tool.',
+      lossLog(TWO_PICKS_THREE_REFERRALS),
+    );
     expect(result.queries_added).toEqual([]);
     expect(result.refused).toEqual([
       {
@@ -234,24 +238,13 @@ describe('the log decides who serves a wording', () => {
   it('a refused wording leaves its place to the next: with one place, the house term takes it', async () => {
     // The referral wording brings the most words, so the model proposes it first; the log gives it
     // to refer_llu, and the second candidate takes the review's one place.
-    const claw = (k: string, text: string, ref: string) => ({
-      turns: [
-        turn(`${k}a`, text, ['lookup_claim'], k),
-        turn(`${k}b`, `start recovery on claim ${ref}`, ['start_recovery'], k),
-      ],
-      calls: [call('start_recovery', { claim_ref: ref }, { turn_id: `${k}b`, conversation_id: k })],
-    });
     const result = await reviewWithOrigins(
       'start_recovery',
       'The start_recovery tool.',
       [
-        calledUnoffered('k1', 'start_recovery', LOSS('CW-100001'), 'CW-100001'),
-        calledUnoffered('k2', 'start_recovery', LOSS('CW-100002'), 'CW-100002'),
-        calledUnoffered('k3', 'refer_llu', LOSS('CW-100003'), 'CW-100003'),
-        calledUnoffered('k4', 'refer_llu', LOSS('CW-100004'), 'CW-100004'),
-        calledUnoffered('k5', 'refer_llu', LOSS('CW-100005'), 'CW-100005'),
-        claw('k6', 'claw back the overpayment please', 'CW-100006'),
-        claw('k7', 'we need to claw back the excess', 'CW-100007'),
+        ...lossLog(TWO_PICKS_THREE_REFERRALS),
+        missThenServed('k6', 'claw back the overpayment please', 'CW-100006'),
+        missThenServed('k7', 'we need to claw back the excess', 'CW-100007'),
       ],
       { ...DEFAULT_SETTINGS, max_new_queries: 1 },
     );
@@ -262,12 +255,11 @@ describe('the log decides who serves a wording', () => {
   });
 
   it('the tool that served the wording in as many conversations or more keeps its example', async () => {
-    const result = await reviewWithOrigins('refer_llu', 'The refer_llu tool.', [
-      calledUnoffered('k1', 'start_recovery', LOSS('CW-100001'), 'CW-100001'),
-      calledUnoffered('k2', 'start_recovery', LOSS('CW-100002'), 'CW-100002'),
-      calledUnoffered('k3', 'refer_llu', LOSS('CW-100003'), 'CW-100003'),
-      calledUnoffered('k4', 'refer_llu', LOSS('CW-100004'), 'CW-100004'),
-    ]);
+    const result = await reviewWithOrigins(
+      'refer_llu',
+      'The refer_llu tool.',
+      lossLog(['start_recovery', 'start_recovery', 'refer_llu', 'refer_llu']),
+    );
     expect(result.queries_added).toEqual(['refer the large loss on to the specialist unit']);
     expect(result.refused).toEqual([]);
   });
