@@ -22,7 +22,7 @@ import { DEFAULT_FEATURES, createHashEmbedder } from '../src/adapters/hash-embed
 import type { Embedder } from '../src/core/ports.ts';
 import { DEFAULT_BM25 } from '../src/core/lexical.ts';
 import { DEFAULT_FUSION, rankTools, type RoutingIndex } from '../src/core/routing.ts';
-import { formatCeiling, formatSweep, runCeiling, sweepCeiling } from './eval-ceiling.ts';
+import { compareScoring, formatCeiling, formatScoring, formatSweep, runCeiling, sweepCeiling } from './eval-ceiling.ts';
 import { buildColdIndex, miniSearchRanker, measureRecall, type Ranker, type Recall, TOP_K } from './eval-common.ts';
 import { type EvalQuery, type EvalTool, firstWordings, loadToolE, splitQueries } from './eval-data.ts';
 import { learnMain } from './eval-learn.ts';
@@ -152,10 +152,12 @@ async function main(): Promise<void> {
     const split = values.validate ? 'validation' : 'held-out';
     const rows = await runCeiling(split);
     process.stdout.write(`${formatCeiling(split, rows)}\n`);
+    const scoring = await compareScoring(split);
+    process.stdout.write(`\n${formatScoring(split, scoring)}\n`);
     if (split === 'validation') process.stdout.write(`\n${formatSweep(await sweepCeiling())}\n`);
     if (split === 'held-out') {
       mkdirSync(new URL('../bench/', import.meta.url), { recursive: true });
-      const out = { generated_at: new Date().toISOString(), split, rows };
+      const out = { generated_at: new Date().toISOString(), split, rows, scoring };
       writeFileSync(new URL('../bench/eval-ceiling.json', import.meta.url), `${JSON.stringify(out, null, 2)}\n`);
       process.stderr.write('wrote bench/eval-ceiling.json\n');
     }
