@@ -91,6 +91,9 @@ export interface Precision {
   planted_tools: number;
   /** Learned examples whose wording is not a ToolE wording (counted as wrong). */
   unlabelled_examples: number;
+  /** Share of routing memory's wordings labelled with the tool that keeps them (1 when none; unlabelled count wrong). */
+  memory: number;
+  memory_wordings: number;
 }
 
 /** One point of the learning curve: held-out R@5 (a sample) and precision after a round. */

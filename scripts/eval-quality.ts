@@ -6,7 +6,8 @@
  *   every request the line rests on (its revision's evidence);
  * - contradictions: a request that is a learned example on T and evidence of one of T's kept
  *   "Not for" lines, plus mirror-image pairs (A: "use B" and B: "use A" on a shared request);
- * - note recall: the share of tools with a planted argument mistake whose notes name that argument.
+ * - note recall: the share of tools with a planted argument mistake whose notes name that argument;
+ * - memory precision: the share of routing memory's wordings labelled with the tool that keeps them.
  * Also the learning curve as an SVG.
  */
 import type { BenchWorker } from './bench/worker.ts';
@@ -31,6 +32,8 @@ interface Row {
   examples: { text: string; source: string }[];
   notes: string[];
   avoid: string[];
+  /** Routing memory's wordings (absent when empty). */
+  memory?: string[];
 }
 
 /** At most this many words of a wording may be missing from its masked form (a value or two). */
@@ -86,9 +89,15 @@ export async function learnedPrecision(
   let lines = 0;
   let rightLines = 0;
   let contradictions = 0;
+  let remembered = 0;
+  let rightMemory = 0;
   const sends = new Map<string, Set<string>>();
   const labelsOf = labeller(gold);
   for (const row of tools) {
+    for (const text of row.memory ?? []) {
+      remembered++;
+      if (labelsOf(text)?.has(row.name)) rightMemory++;
+    }
     const learned = row.examples.filter((e) => e.source === 'learned');
     examples += learned.length;
     for (const e of learned) {
@@ -128,6 +137,8 @@ export async function learnedPrecision(
     not_for_lines: lines,
     planted_tools: planted.length,
     unlabelled_examples: unlabelled,
+    memory: remembered === 0 ? 1 : rightMemory / remembered,
+    memory_wordings: remembered,
   };
 }
 

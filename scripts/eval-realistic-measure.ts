@@ -38,6 +38,8 @@ export interface LearnedRow {
   notes: string[];
   avoid: string[];
   call_example: string | null;
+  /** Routing memory's wordings (absent when empty): read by routing only, and under the privacy rule too. */
+  memory?: string[];
 }
 
 /** A revision as a review answers it (the fields read here). */
@@ -89,6 +91,17 @@ export interface RealisticQuality {
     refused: Record<string, { refused: number; right: number }>;
     /** Learned examples by the kind of miss their wording was found as (`how` of its evidence): how many, how many right. */
     by_how: Record<string, { learned: number; right: number }>;
+  };
+  /**
+   * Routing memory's wordings: right when a run with that wording truly served the tool that
+   * remembers it (as for examples); `unmatched` matched no run (counted wrong).
+   */
+  memory: {
+    wordings: number;
+    right: number;
+    precision: number;
+    unmatched: number;
+    wrong: { tool: string; text: string; served_by: string[] }[];
   };
   not_for: { lines: number; right: number; precision: number; wrong: { tool: string; line: string }[] };
   contradictions: number;
@@ -267,6 +280,22 @@ export function measureRealistic(
     exampleKeys.set(row.name, keys);
   }
 
+  // Routing memory.
+  let remembered = 0;
+  let rightMemory = 0;
+  let unmatchedMemory = 0;
+  const wrongMemory: RealisticQuality['memory']['wrong'] = [];
+  for (const row of learned.rows) {
+    for (const text of row.memory ?? []) {
+      remembered++;
+      const runs = index.runsOf(text);
+      if (runs.length === 0) unmatchedMemory++;
+      if (runs.some((r) => r.served_by.includes(row.name))) rightMemory++;
+      else if (wrongMemory.length < 200)
+        wrongMemory.push({ tool: row.name, text, served_by: [...new Set(runs.flatMap((r) => r.served_by))] });
+    }
+  }
+
   // Not-for lines and contradictions.
   let lines = 0;
   let rightLines = 0;
@@ -355,6 +384,13 @@ export function measureRealistic(
       wrong: wrongExamples,
       refused: refusedExamples,
       by_how: byHow,
+    },
+    memory: {
+      wordings: remembered,
+      right: rightMemory,
+      precision: pct(rightMemory, remembered),
+      unmatched: unmatchedMemory,
+      wrong: wrongMemory,
     },
     not_for: { lines, right: rightLines, precision: pct(rightLines, lines), wrong: wrongLines },
     contradictions,
@@ -499,6 +535,7 @@ export function learnedTexts(learned: Learned): { where: string; text: string }[
     add(`${w}avoid`, row.avoid);
     add(`${w}call_example`, [row.call_example]);
     add(`${w}description`, [row.description]);
+    add(`${w}memory`, row.memory ?? []);
   }
   for (const r of learned.revisions) {
     const w = `revision ${r.revision_id} (${r.tool}): `;

@@ -280,6 +280,12 @@ export function formatRealistic(r: RealisticReport, maxLeaks = Number.POSITIVE_I
         .join(', ') || 'none'
     }`,
     `Not-for precision ${pct(q.not_for.precision)} (${q.not_for.right} of ${q.not_for.lines}); contradictions ${q.contradictions}`,
+    `routing memory precision ${pct(q.memory.precision)} (${q.memory.right} of ${q.memory.wordings} wordings; ${q.memory.unmatched} matched no run); wrong: ${
+      q.memory.wrong
+        .slice(0, 5)
+        .map((m) => `${m.tool}: "${m.text}" (served by ${m.served_by.join(' + ') || 'none'})`)
+        .join(' | ') || 'none'
+    }`,
     `notes: precision ${pct(q.notes.precision)} (${q.notes.right} of ${q.notes.notes}), recall ${pct(q.notes.recall)} (${q.notes.planted_with_note} of ${q.notes.planted_tools} tools with a planted mistake)`,
     `re-ask decision (attribution replayed) on ${q.reask.pairs} labelled pairs: precision ${pct(q.reask.precision)}, recall ${pct(q.reask.recall)} (${q.reask.true_positives} of ${q.reask.labelled_reasks} re-asks, ${q.reask.predicted_reasks} said re-ask); by kind: ${Object.entries(
       q.reask.by_kind,
@@ -376,6 +382,9 @@ export function summaryOf(r: RealisticReport) {
     examples: q.examples.learned,
     not_for_precision: q.not_for.precision,
     not_for_lines: q.not_for.lines,
+    // Seeds measured before memory was measured have no such figure.
+    memory_precision: q.memory?.precision ?? null,
+    memory_wordings: q.memory?.wordings ?? null,
     contradictions: q.contradictions,
     note_precision: q.notes.precision,
     notes: q.notes.notes,
@@ -394,11 +403,11 @@ export function summaryOf(r: RealisticReport) {
 export function formatSeedTable(rows: readonly ReturnType<typeof summaryOf>[]): string {
   const p = (x: number | null) => (x === null ? 'n/a' : `${(100 * x).toFixed(1)}%`);
   return [
-    '| seed | R@5 cold → learned | example precision | Not-for precision | contradictions | note precision | note recall | re-ask P / R | values leaked | run time |',
-    '|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+    '| seed | R@5 cold → learned | example precision | Not-for precision | memory precision | contradictions | note precision | note recall | re-ask P / R | values leaked | run time |',
+    '|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
     ...rows.map(
       (r) =>
-        `| ${r.seed} | ${p(r.cold_at5)} → ${p(r.learned_at5)} | ${p(r.example_precision)} (${r.examples}) | ${p(r.not_for_precision)} (${r.not_for_lines}) | ${r.contradictions} | ${p(r.note_precision)} (${r.notes}) | ${p(r.note_recall)} | ${p(r.reask_precision)} / ${p(r.reask_recall)} | ${r.values_leaked} of ${r.values_used} | ${r.wall_seconds.toFixed(0)} s |`,
+        `| ${r.seed} | ${p(r.cold_at5)} → ${p(r.learned_at5)} | ${p(r.example_precision)} (${r.examples}) | ${p(r.not_for_precision)} (${r.not_for_lines}) | ${p(r.memory_precision)} (${r.memory_wordings ?? 'n/a'}) | ${r.contradictions} | ${p(r.note_precision)} (${r.notes}) | ${p(r.note_recall)} | ${p(r.reask_precision)} / ${p(r.reask_recall)} | ${r.values_leaked} of ${r.values_used} | ${r.wall_seconds.toFixed(0)} s |`,
     ),
   ].join('\n');
 }

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import type { EvalQuery } from '../../scripts/eval-data.ts';
 import { type Labels, RealisticAgent, withSuffix } from '../../scripts/eval-realistic-agent.ts';
 import { type PersonalValue, ValueBook } from '../../scripts/eval-realistic-data.ts';
-import { findLeaks } from '../../scripts/eval-realistic-measure.ts';
+import { findLeaks, learnedTexts } from '../../scripts/eval-realistic-measure.ts';
 
 const value = (id: number, kind: PersonalValue['kind'], text: string, arg: string | number, forms: string[] = []) => ({
   id,
@@ -41,6 +41,18 @@ describe('the leak finder', () => {
     expect(findLeaks(brandt, [{ where: 'x', text: 'order 4471 XK' }]).map((l) => l.value)).toEqual(['4471-XK']);
     expect(findLeaks(brandt, [{ where: 'x', text: 'order 14471XK' }]).map((l) => l.value)).toEqual([]);
     expect(findLeaks(brandt, [{ where: 'x', text: 'ask Mr Brandt' }]).map((l) => l.value)).toEqual(['Brandt']);
+  });
+
+  it('reads routing memory as well as what the model reads: it feeds routing', () => {
+    const row = { name: 'flight_checkin', description: null, examples: [], notes: [], avoid: [], call_example: null };
+    const learned = {
+      rows: [{ ...row, memory: ['check in for my flight', 'now check Ana in'] }],
+      revisions: [],
+      refused: [],
+    };
+    expect(findLeaks(values, learnedTexts(learned))).toEqual([
+      expect.objectContaining({ form: 'Ana', where: 'tool flight_checkin: memory[1]' }),
+    ]);
   });
 });
 
