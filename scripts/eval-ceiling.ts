@@ -183,6 +183,8 @@ export async function runCeiling(split: 'held-out' | 'validation'): Promise<Ceil
 /** One way of scoring memory's wordings, at one budget, and its recall. */
 export interface ScoringRow {
   wordings: number | null;
+  /** The wordings after the privacy rule (as the ceiling's masked columns). */
+  privacy: boolean;
   scoring: string;
   recall: Recall;
 }
@@ -206,65 +208,73 @@ export async function compareScoring(split: 'held-out' | 'validation'): Promise<
   const queryVectors = await embedder.embed(queries.map((q) => q.text));
   const out: ScoringRow[] = [];
   for (const count of SCORING_COUNTS) {
-    const tools = withWordings(plan, count);
-    const whole = await indexOf(tools, embedder);
-    const heads = await indexOf(
-      tools.map((t) => ({ ...t, examples: [] })),
-      embedder,
-    );
-    const owners = tools.flatMap((t, i) => t.examples.map(() => i));
-    const texts = tools.flatMap((t) => t.examples.map((e) => e.text));
-    const wordingVectors = await embedder.embed(texts);
-    const wordings = buildRoutingIndex(
-      texts.map((text, j) => ({
-        name: String(j),
-        text,
-        vector: wordingVectors[j] ?? new Float32Array(embedder.dimensions),
-      })),
-      new Map(),
-    );
-    const hits = new Map<string, { at1: number; at5: number }>();
-    const label = count === null ? 'all' : String(count);
-    queries.forEach((q, qi) => {
-      const vector = queryVectors[qi] ?? new Float32Array(embedder.dimensions);
-      const perWording = fused(wordings, q.text, vector);
-      const best = new Float64Array(tools.length).fill(Number.NEGATIVE_INFINITY);
-      const second = new Float64Array(tools.length).fill(Number.NEGATIVE_INFINITY);
-      perWording.forEach((score, j) => {
-        const t = owners[j] ?? 0;
-        if (score > (best[t] ?? 0)) {
-          second[t] = best[t] ?? 0;
-          best[t] = score;
-        } else if (score > (second[t] ?? 0)) second[t] = score;
+    for (const privacy of [false, true]) {
+      const given = withWordings(plan, count);
+      const tools = privacy ? masked(given).tools : given;
+      const whole = await indexOf(tools, embedder);
+      const heads = await indexOf(
+        tools.map((t) => ({ ...t, examples: [] })),
+        embedder,
+      );
+      const owners = tools.flatMap((t, i) => t.examples.map(() => i));
+      const texts = tools.flatMap((t) => t.examples.map((e) => e.text));
+      const wordingVectors = await embedder.embed(texts);
+      const wordings = buildRoutingIndex(
+        texts.map((text, j) => ({
+          name: String(j),
+          text,
+          vector: wordingVectors[j] ?? new Float32Array(embedder.dimensions),
+        })),
+        new Map(),
+      );
+      const hits = new Map<string, { at1: number; at5: number }>();
+      const label = `${count === null ? 'all' : String(count)}${privacy ? ', privacy rule' : ''}`;
+      queries.forEach((q, qi) => {
+        const vector = queryVectors[qi] ?? new Float32Array(embedder.dimensions);
+        const perWording = fused(wordings, q.text, vector);
+        const best = new Float64Array(tools.length).fill(Number.NEGATIVE_INFINITY);
+        const second = new Float64Array(tools.length).fill(Number.NEGATIVE_INFINITY);
+        perWording.forEach((score, j) => {
+          const t = owners[j] ?? 0;
+          if (score > (best[t] ?? 0)) {
+            second[t] = best[t] ?? 0;
+            best[t] = score;
+          } else if (score > (second[t] ?? 0)) second[t] = score;
+        });
+        const topWording = (t: number): number => (Number.isFinite(best[t]) ? (best[t] ?? 0) : 0);
+        const topTwo = (t: number): number =>
+          (topWording(t) + (Number.isFinite(second[t]) ? (second[t] ?? 0) : topWording(t))) / 2;
+        const documents = { whole: fused(whole, q.text, vector), head: fused(heads, q.text, vector) };
+        const truth = tools.findIndex((t) => t.name === q.tool);
+        const count = (name: string, score: (t: number) => number): void => {
+          let above = 0;
+          const mine = score(truth);
+          for (let t = 0; t < tools.length; t++) if (score(t) > mine) above++;
+          const h = hits.get(name) ?? { at1: 0, at5: 0 };
+          if (above === 0) h.at1++;
+          if (above < 5) h.at5++;
+          hits.set(name, h);
+        };
+        count('one document per tool (today)', (t) => documents.whole[t] ?? 0);
+        for (const w of WORDING_WEIGHTS) {
+          count(`document + ${w} × best wording`, (t) => (documents.whole[t] ?? 0) + w * topWording(t));
+          count(`document + ${w} × mean of best two`, (t) => (documents.whole[t] ?? 0) + w * topTwo(t));
+          count(`head + ${w} × best wording`, (t) => (documents.head[t] ?? 0) + w * topWording(t));
+          count(`head + ${w} × mean of best two`, (t) => (documents.head[t] ?? 0) + w * topTwo(t));
+        }
+        if ((qi + 1) % 2000 === 0 || qi + 1 === queries.length)
+          process.stderr.write(`\rscoring ${label}: ${qi + 1}/${queries.length}   `);
       });
-      const topWording = (t: number): number => (Number.isFinite(best[t]) ? (best[t] ?? 0) : 0);
-      const topTwo = (t: number): number =>
-        (topWording(t) + (Number.isFinite(second[t]) ? (second[t] ?? 0) : topWording(t))) / 2;
-      const documents = { whole: fused(whole, q.text, vector), head: fused(heads, q.text, vector) };
-      const truth = tools.findIndex((t) => t.name === q.tool);
-      const count = (name: string, score: (t: number) => number): void => {
-        let above = 0;
-        const mine = score(truth);
-        for (let t = 0; t < tools.length; t++) if (score(t) > mine) above++;
-        const h = hits.get(name) ?? { at1: 0, at5: 0 };
-        if (above === 0) h.at1++;
-        if (above < 5) h.at5++;
-        hits.set(name, h);
-      };
-      count('one document per tool (today)', (t) => documents.whole[t] ?? 0);
-      for (const w of WORDING_WEIGHTS) {
-        count(`document + ${w} × best wording`, (t) => (documents.whole[t] ?? 0) + w * topWording(t));
-        count(`document + ${w} × mean of best two`, (t) => (documents.whole[t] ?? 0) + w * topTwo(t));
-        count(`head + ${w} × best wording`, (t) => (documents.head[t] ?? 0) + w * topWording(t));
-        count(`head + ${w} × mean of best two`, (t) => (documents.head[t] ?? 0) + w * topTwo(t));
-      }
-      if ((qi + 1) % 2000 === 0 || qi + 1 === queries.length)
-        process.stderr.write(`\rscoring ${label}: ${qi + 1}/${queries.length}   `);
-    });
-    process.stderr.write('\n');
-    const n = Math.max(1, queries.length);
-    for (const [scoring, h] of hits)
-      out.push({ wordings: count, scoring, recall: { queries: queries.length, at1: h.at1 / n, at5: h.at5 / n } });
+      process.stderr.write('\n');
+      const n = Math.max(1, queries.length);
+      for (const [scoring, h] of hits)
+        out.push({
+          wordings: count,
+          privacy,
+          scoring,
+          recall: { queries: queries.length, at1: h.at1 / n, at5: h.at5 / n },
+        });
+    }
   }
   return out;
 }
@@ -286,13 +296,16 @@ export function formatScoring(split: string, rows: readonly ScoringRow[]): strin
     '| wordings per tool | scoring | R@1 | R@5 |',
     '|---|---|---:|---:|',
   ];
-  for (const budget of budgets) {
-    const mine = rows.filter((r) => r.wordings === budget);
-    const today = mine.find((r) => r.scoring.endsWith('(today)'));
-    const best = [...mine].sort((a, b) => b.recall.at5 - a.recall.at5).slice(0, 3);
-    for (const r of today && !best.includes(today) ? [today, ...best] : best)
-      lines.push(`| ${budget ?? 'all'} | ${r.scoring} | ${pct(r.recall.at1)} | ${pct(r.recall.at5)} |`);
-  }
+  for (const budget of budgets)
+    for (const privacy of [false, true]) {
+      const mine = rows.filter((r) => r.wordings === budget && r.privacy === privacy);
+      const today = mine.find((r) => r.scoring.endsWith('(today)'));
+      const best = [...mine].sort((a, b) => b.recall.at5 - a.recall.at5).slice(0, 3);
+      for (const r of today && !best.includes(today) ? [today, ...best] : best)
+        lines.push(
+          `| ${budget ?? 'all'}${privacy ? ', privacy rule' : ''} | ${r.scoring} | ${pct(r.recall.at1)} | ${pct(r.recall.at5)} |`,
+        );
+    }
   return lines.join('\n');
 }
 

@@ -94,6 +94,8 @@ export interface Precision {
   /** Share of routing memory's wordings labelled with the tool that keeps them (1 when none; unlabelled count wrong). */
   memory: number;
   memory_wordings: number;
+  /** Memory's wrong wordings (at most 50): the tool that keeps one, and the tools ToolE labels it with (none: no ToolE wording). */
+  memory_wrong: { tool: string; text: string; labels: string[] }[];
 }
 
 /** One point of the learning curve: held-out R@5 (a sample) and precision after a round. */

@@ -129,6 +129,12 @@ export function formatLearnReport(r: LearnReport): string {
       `examples kept ${total(r, 'examples_kept')}, withdrawn by displacement ${total(r, 'examples_withdrawn')} (${total(r, 'revisions_withdrawn')} revisions); ` +
       `rows hold ${r.final_examples.learned} learned examples on ${r.final_examples.tools_with_learned} tools (${r.final_examples.tools_at_cap} at max_queries)`,
     `precision: examples ${pct(q.examples)} (${q.learned_examples}, ${q.unlabelled_examples} not a ToolE wording), Not-for ${pct(q.not_for)} (${q.not_for_lines} lines), routing memory ${pct(q.memory)} (${q.memory_wordings} wordings), contradictions ${q.contradictions}, note recall ${r.setup.agent === 'perfect' ? 'n/a (the perfect agent makes no mistake)' : `${pct(q.note_recall)} (${q.planted_tools} tools with a planted mistake)`}; ${q.example_calls} example calls, ${q.revisions_applied} revisions applied, ${q.revisions_withdrawn} with examples withdrawn`,
+    `routing memory's wrong wordings (tool: wording [ToolE's labels]): ${
+      (q.memory_wrong ?? [])
+        .slice(0, 8)
+        .map((m) => `${m.tool}: "${m.text}" [${m.labels.join(', ') || 'no ToolE wording'}]`)
+        .join(' | ') || 'none'
+    }`,
     `curve (R@5 on a held-out sample): ${r.curve.map((p) => `${p.round}: ${pct(p.at5)}`).join(', ')}`,
     `log check: ${r.rounds.every((x) => x.log_check.stored >= x.log_check.answered) ? 'every checked turn /route answered is in the log' : 'TURNS WERE LOST (see log_check per round)'}`,
     `target: learned R@5 ≥ ${pct(r.target.learned_at5)}: ${r.target.met ? 'MET' : 'NOT MET'}; cold R@5 ≥ bm25 R@5: ${r.target.cold_vs_bm25 ? 'yes' : 'no'}; learned R@5 ≥ bm25 + wordings R@5: ${r.target.learned_vs_bm25_wordings ? 'yes' : 'no'}; wall time ${r.wall_seconds.toFixed(0)} s`,

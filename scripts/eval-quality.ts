@@ -91,12 +91,15 @@ export async function learnedPrecision(
   let contradictions = 0;
   let remembered = 0;
   let rightMemory = 0;
+  const wrongMemory: Precision['memory_wrong'] = [];
   const sends = new Map<string, Set<string>>();
   const labelsOf = labeller(gold);
   for (const row of tools) {
     for (const text of row.memory ?? []) {
       remembered++;
-      if (labelsOf(text)?.has(row.name)) rightMemory++;
+      const labels = labelsOf(text);
+      if (labels?.has(row.name)) rightMemory++;
+      else if (wrongMemory.length < 50) wrongMemory.push({ tool: row.name, text, labels: [...(labels ?? [])] });
     }
     const learned = row.examples.filter((e) => e.source === 'learned');
     examples += learned.length;
@@ -139,6 +142,7 @@ export async function learnedPrecision(
     unlabelled_examples: unlabelled,
     memory: remembered === 0 ? 1 : rightMemory / remembered,
     memory_wordings: remembered,
+    memory_wrong: wrongMemory,
   };
 }
 
