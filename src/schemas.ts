@@ -143,6 +143,8 @@ export const ToolRow = z
     model_view: ModelTool,
     /** The wordings routing remembers for the tool, newest first; absent when none. Never in `model_view`. */
     memory: z.array(z.string()).optional(),
+    /** Wordings served in fewer than `min_conversations` conversations so far: kept, not yet routed; absent when none. */
+    memory_pending: z.number().int().optional(),
   })
   .openapi('ToolRow');
 export type ToolRow = z.infer<typeof ToolRow>;
@@ -455,6 +457,10 @@ export const MemoryRun = z.object({
   at: z.string(),
   /** The tool served the request together with others (each changed something it asked for). */
   together: z.boolean(),
+  /** The added wording this run's request says (absent on revisions stored before it was recorded). */
+  wording: z.string().optional(),
+  /** The run's conversation: a wording routes once served in `min_conversations` distinct ones. */
+  conversation: z.string().nullable().optional(),
 });
 /** What a revision of kind `memory` changes in a tool's routing memory (docs/learning.md "Routing memory"). */
 export const MemoryChange = z

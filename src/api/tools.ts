@@ -1,6 +1,7 @@
 /** The tool registry routes (docs/api.md): PUT/GET/DELETE tools, versions, examples. */
 import { z } from '@hono/zod-openapi';
 import type { StoredTool } from '../core/records.ts';
+import { routedWordings } from '../core/routing-memory.ts';
 import { TOOL_FORMATS, modelView, stableList } from '../core/render.ts';
 import { notFound } from '../errors.ts';
 import { Example, FormattedTool, PutToolsAnswer, PutToolsBody, ToolRow, ToolVersion } from '../schemas.ts';
@@ -28,7 +29,17 @@ export function toToolRow(t: StoredTool, showLearnedExamples: boolean): ToolRow 
     version: t.version,
     updated_at: t.updated_at,
     model_view: modelView(t, showLearnedExamples),
-    ...(t.memory.length > 0 ? { memory: t.memory.map((w) => w.text) } : {}),
+    ...memoryOf(t),
+  };
+}
+
+/** A row's routing memory as the API lists it: the wordings routing reads, and how many wait. */
+function memoryOf(t: StoredTool): { memory?: string[]; memory_pending?: number } {
+  const routed = routedWordings(t.memory);
+  const pending = t.memory.length - routed.length;
+  return {
+    ...(routed.length > 0 ? { memory: routed.map((w) => w.text) } : {}),
+    ...(pending > 0 ? { memory_pending: pending } : {}),
   };
 }
 

@@ -41,9 +41,11 @@ const ToolLine = z
     notes: z.array(z.string()),
     avoid: z.array(z.string()),
     call_example: Text.nullable(),
-    /** Routing memory; bundles written before it had none. */
+    /** Routing memory; bundles written before it had none. `pending`: the conversations of a wording not yet routed. */
     memory: z
-      .array(z.object({ text: Text, at: z.number().int().min(0) }).strict())
+      .array(
+        z.object({ text: Text, at: z.number().int().min(0), pending: z.array(Text).max(1000).optional() }).strict(),
+      )
       .optional()
       .default([]),
     queries_source: z.literal('augmentation').nullable(),

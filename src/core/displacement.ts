@@ -8,10 +8,7 @@
  *   says the same as an `unknown` example, which never gives way (it is already on the tool).
  */
 import type { Example } from '../schemas.ts';
-import { contentWords, normalize, tokenize } from './text.ts';
-
-/** Jaccard similarity of content-word sets at or above which two examples say the same. */
-export const SAME_MEANING_JACCARD = 0.8;
+import { contentWords, normalize, SAME_MEANING_JACCARD, tokenize } from './text.ts';
 
 export interface MergedExamples {
   examples: Example[];

@@ -3,8 +3,11 @@
  * (hits and misses alike), already masked by the privacy rule before they reach this module. This
  * module only decides what a tool's memory holds: one copy of each wording (compared as retrieval
  * sees it), within a byte budget, and when the budget is full the wordings that cover the most.
+ * A wording routes only once requests saying it were served by the tool in `min_conversations`
+ * distinct conversations: until then it waits, pending, with the conversations seen so far, as no
+ * other learned line rests on one conversation.
  */
-import { normalize, tokenize } from './text.ts';
+import { contentWords, normalize, SAME_MEANING_JACCARD, tokenize } from './text.ts';
 
 /**
  * Default bytes of wording text per tool. docs/capacity.md: a routing snapshot is kept within
@@ -19,6 +22,37 @@ export interface MemoryWording {
   text: string;
   /** Epoch milliseconds of the latest served request with this wording. */
   at: number;
+  /**
+   * Present while the wording waits: the distinct conversations in which the tool served requests
+   * saying it, fewer than `min_conversations`. Routing never reads a pending wording; absent, it
+   * routes (and so does every wording stored before the rule).
+   */
+  pending?: string[];
+}
+
+/** A wording on its way into memory: `conversations` it was served in (absent: it routes at once). */
+export interface IncomingWording {
+  text: string;
+  at: number;
+  conversations?: readonly string[];
+}
+
+/** The wordings routing reads: those no longer pending. */
+export function routedWordings<T extends { pending?: readonly string[] }>(memory: readonly T[]): T[] {
+  return memory.filter((w) => w.pending === undefined);
+}
+
+/**
+ * True when one wording says what the other says: one holds at least SAME_MEANING_JACCARD of the
+ * other's content words (the request around a wording may add a greeting, a "now", a masked name).
+ */
+export function saysSame(a: string, b: string): boolean {
+  const x = contentWords(a);
+  const y = contentWords(b);
+  if (x.size === 0 || y.size === 0) return false;
+  let shared = 0;
+  for (const w of x) if (y.has(w)) shared++;
+  return shared >= Math.ceil(SAME_MEANING_JACCARD * Math.min(x.size, y.size));
 }
 
 const encoder = new TextEncoder();
@@ -35,29 +69,78 @@ export function wordingKey(text: string): string {
 }
 
 /**
- * Merges served wordings into a tool's memory and trims it to `budgetBytes`. Duplicates keep one
- * copy (the later time, the later text). While over budget, the wording whose words the rest of
- * memory covers best goes first: a wording adding no word the others lack is dropped before one
- * that brings a word nothing else has; among equals the oldest goes. A single wording longer than
- * the budget is never kept. The result is ordered newest first.
+ * Merges served wordings into a tool's memory and trims it to `budgetBytes`. A wording with the
+ * same words in the same order as one held is that one (the later text and time are kept); one
+ * that says what a pending wording says (`saysSame`) adds its conversations to it. A pending
+ * wording routes once its conversations reach `minConversations`; a new wording saying what a
+ * routed one says routes at once, as another way of asking what the tool was already found to serve. Routed and pending
+ * wordings each keep within the budget: while the routed are over it, the one whose words the rest
+ * covers best goes first (a wording adding no word the others lack before one that brings a word
+ * nothing else has; among equals the oldest); while the pending are over it, the oldest goes. A
+ * single wording longer than the budget is never kept. The result is ordered newest first, the
+ * routed before the pending.
  */
 export function mergeMemory(
   current: readonly MemoryWording[],
-  incoming: readonly MemoryWording[],
+  incoming: readonly IncomingWording[],
   budgetBytes: number,
+  minConversations = 1,
 ): MemoryWording[] {
   if (!Number.isInteger(budgetBytes) || budgetBytes < 0) {
     throw new RangeError(`memory budget must be a non-negative integer of bytes, got ${budgetBytes}`);
   }
-  const byKey = new Map<string, MemoryWording>();
-  for (const w of [...current, ...incoming]) {
-    const text = w.text.trim();
-    if (text === '' || wordingBytes(text) > budgetBytes) continue;
-    const key = wordingKey(text);
-    const seen = byKey.get(key);
-    if (seen === undefined || w.at >= seen.at) byKey.set(key, { text, at: w.at });
+  interface Held {
+    text: string;
+    at: number;
+    seen: Set<string> | null;
   }
-  const kept = [...byKey.values()];
+  const held: Held[] = [];
+  const place = (w: IncomingWording, seen: Set<string> | null): void => {
+    const text = w.text.trim();
+    if (text === '' || wordingBytes(text) > budgetBytes) return;
+    const key = wordingKey(text);
+    const same =
+      held.find((h) => wordingKey(h.text) === key) ?? held.find((h) => h.seen !== null && saysSame(h.text, text));
+    const vouched =
+      seen === null || seen.size >= minConversations || held.some((h) => h.seen === null && saysSame(h.text, text));
+    if (same === undefined) {
+      held.push({ text, at: w.at, seen: vouched ? null : seen });
+      return;
+    }
+    if (wordingKey(same.text) === key && w.at >= same.at) same.text = text;
+    same.at = Math.max(same.at, w.at);
+    if (same.seen === null) return;
+    if (seen === null) same.seen = null;
+    else for (const c of seen) same.seen.add(c);
+    if (same.seen !== null && same.seen.size >= minConversations) same.seen = null;
+  };
+  for (const w of current) place(w, w.pending ? new Set(w.pending) : null);
+  for (const w of incoming) place(w, w.conversations ? new Set(w.conversations) : null);
+  const routed = withinBudget(
+    held.filter((h) => h.seen === null),
+    budgetBytes,
+    true,
+  ).map((h) => ({ text: h.text, at: h.at }));
+  const pending = withinBudget(
+    held.filter((h) => h.seen !== null),
+    budgetBytes,
+    false,
+  ).map((h) => ({ text: h.text, at: h.at, pending: [...(h.seen ?? [])].sort() }));
+  const newestFirst = (a: MemoryWording, b: MemoryWording): number =>
+    b.at - a.at || (a.text < b.text ? -1 : a.text > b.text ? 1 : 0);
+  return [...routed.sort(newestFirst), ...pending.sort(newestFirst)];
+}
+
+/**
+ * `kept` trimmed to the budget: by coverage (the wording adding the fewest words the others lack
+ * goes first, the oldest among equals), or by age alone.
+ */
+function withinBudget<T extends { text: string; at: number }>(
+  wordings: readonly T[],
+  budgetBytes: number,
+  byCoverage: boolean,
+): T[] {
+  const kept = [...wordings];
   let bytes = kept.reduce((sum, w) => sum + wordingBytes(w.text), 0);
   const words = kept.map((w) => new Set(tokenize(w.text)));
   const counts = new Map<string, number>();
@@ -67,7 +150,7 @@ export function mergeMemory(
     let victimNew = Number.POSITIVE_INFINITY;
     for (let i = 0; i < kept.length; i++) {
       let unique = 0;
-      for (const word of words[i] ?? []) if (counts.get(word) === 1) unique++;
+      if (byCoverage) for (const word of words[i] ?? []) if (counts.get(word) === 1) unique++;
       const older = (kept[i]?.at ?? 0) < (kept[victim]?.at ?? 0);
       if (unique < victimNew || (unique === victimNew && older)) {
         victim = i;
@@ -79,5 +162,5 @@ export function mergeMemory(
     kept.splice(victim, 1);
     words.splice(victim, 1);
   }
-  return kept.sort((a, b) => b.at - a.at || (a.text < b.text ? -1 : a.text > b.text ? 1 : 0));
+  return kept;
 }

@@ -8,6 +8,7 @@ import type { VectorMatch } from './ports.ts';
 import type { RoutedTool } from '../schemas.ts';
 import { companionTable } from './companions.ts';
 import { buildLexicalIndex, compareIds, type LexicalIndex } from './lexical.ts';
+import { routedWordings } from './routing-memory.ts';
 import { asksSeveral, normalize, splitIdentifier } from './text.ts';
 
 /** One tool as routing sees it: its name, its embedding text and that text's vector. */
@@ -467,7 +468,12 @@ export function embeddingText(tool: EmbeddedTool): string {
 
 /** A tool as routing reads it: its embedding text, its vector, and its memory's wordings. */
 export function routingDoc(tool: EmbeddedTool, vector: Float32Array): RoutingDoc {
-  return { name: tool.name, text: embeddingText(tool), vector, memory: (tool.memory ?? []).map((w) => w.text) };
+  return {
+    name: tool.name,
+    text: embeddingText(tool),
+    vector,
+    memory: routedWordings(tool.memory ?? []).map((w) => w.text),
+  };
 }
 
 /** What a row's embedding text is made of (docs/learning.md). */
@@ -477,8 +483,8 @@ export interface EmbeddedTool {
   docstring: string;
   parameters: Record<string, unknown>;
   examples: readonly { text: string }[];
-  /** Routing memory: wordings of requests the tool served (src/core/routing-memory.ts). */
-  memory?: readonly { text: string }[];
+  /** Routing memory: wordings of requests the tool served (src/core/routing-memory.ts); pending ones are not read. */
+  memory?: readonly { text: string; pending?: readonly string[] }[];
 }
 
 /**
@@ -489,7 +495,7 @@ export interface EmbeddedTool {
 export function embeddingParts(tool: EmbeddedTool): { head: string; examples: string | null } {
   const args = argumentNames(tool.parameters).map(splitIdentifier);
   const nonEmpty = (parts: readonly string[]): string[] => parts.filter((p) => p.trim() !== '');
-  const examples = nonEmpty([...tool.examples, ...(tool.memory ?? [])].map((e) => e.text));
+  const examples = nonEmpty([...tool.examples, ...routedWordings(tool.memory ?? [])].map((e) => e.text));
   return {
     head: nonEmpty([splitIdentifier(tool.name), tool.description ?? tool.docstring, args.join(', ')]).join('\n'),
     examples: examples.length > 0 ? examples.join('\n') : null,

@@ -3,7 +3,7 @@
  * can be held against how the log served requests saying the same thing (docs/learning.md "The log
  * decides who serves a wording").
  */
-import { SAME_MEANING_JACCARD } from './displacement.ts';
+import { SAME_MEANING_JACCARD } from './text.ts';
 
 /** One served request: the tools that finally served its run, its conversation, its content words. */
 export interface ServedRequest {

@@ -119,6 +119,9 @@ export function tokenize(text: string): string[] {
   return out;
 }
 
+/** Jaccard similarity of content-word sets at or above which two examples say the same. */
+export const SAME_MEANING_JACCARD = 0.8;
+
 /**
  * The words two texts must share for docs/learning.md ("an example shares a word with each request it
  * cites"): stemmed, stopwords out, stems of three characters or more, so "a"/"of"/"to" and

@@ -13,7 +13,14 @@ import { attributeRuns, servingTools } from '../core/attribution.ts';
 import { learnedState } from '../core/learning.ts';
 import { createLogMasker, definedTool } from '../core/log-masker.ts';
 import { noChanges, type StoredTool } from '../core/records.ts';
-import { mergeMemory, type MemoryWording, wordingBytes, wordingKey } from '../core/routing-memory.ts';
+import {
+  mergeMemory,
+  type MemoryWording,
+  routedWordings,
+  saysSame,
+  wordingBytes,
+  wordingKey,
+} from '../core/routing-memory.ts';
 import { argumentValues, scrubValues, withoutPlaceholders } from '../core/scrub.ts';
 import { groupRuns, timeOf } from '../core/serving.ts';
 import type { Services } from '../env.ts';
@@ -61,6 +68,7 @@ export async function proposeMemory(
     const request = a.run.request;
     if (request === null || a.call === null || a.call.seq <= since.seq) continue;
     const together = a.together.length > 1;
+    const conversation = a.run.conversation_id ?? a.run.key;
     for (const name of servingTools(a)) {
       const tool = byName.get(name);
       if (!tool) continue;
@@ -73,20 +81,27 @@ export async function proposeMemory(
         proposals.set(name, p);
       }
       const key = wordingKey(text);
-      if (p.wordings.has(key)) continue;
-      p.wordings.set(key, text);
-      p.runs.push({ turn_id: a.run.turn_id, call_id: a.call.call_id, at: a.run.at, together });
+      const wording = p.wordings.get(key) ?? [...p.wordings.values()].find((w) => saysSame(w, text)) ?? text;
+      if (wording === text) p.wordings.set(key, text);
+      // A wording needs its conversations counted up to min_conversations, no further.
+      const counted = p.runs.filter((r) => r.wording === wording);
+      if (counted.some((r) => r.conversation === conversation) || counted.length >= settings.min_conversations)
+        continue;
+      p.runs.push({ turn_id: a.run.turn_id, call_id: a.call.call_id, at: a.run.at, together, wording, conversation });
     }
   }
   return [...proposals].map(([name, p]) => memoryRevision(byName.get(name), name, p, now));
 }
 
-/** A wording worth remembering: enough words, within the budget, not already in the tool's memory. */
+/**
+ * A wording worth remembering: enough words, within the budget, not already routed from the tool's
+ * memory (a pending one is proposed again: this run's conversation counts towards it).
+ */
 function isRememberable(text: string, tool: StoredTool, budget: number): boolean {
   if (text.split(/\s+/).filter((w) => /[\p{L}\p{N}]/u.test(w)).length < MIN_WORDS) return false;
   if (wordingBytes(text) > budget) return false;
   const key = wordingKey(text);
-  return !tool.memory.some((w) => wordingKey(w.text) === key);
+  return !routedWordings(tool.memory).some((w) => wordingKey(w.text) === key);
 }
 
 function memoryRevision(
@@ -127,8 +142,9 @@ export function planMemory(
     throw new ApiError('conflict', 'routing memory is off for this agent (memory_bytes is 0); nothing was written');
   const memory = mergeMemory(
     row.memory,
-    added.map((text) => ({ text, at })),
+    added.map((text) => ({ text, at, conversations: conversationsOf(change.runs, text) })),
     settings.memory_bytes,
+    settings.min_conversations,
   );
   const kept = new Set(memory.map((w) => w.text));
   return {
@@ -139,6 +155,15 @@ export function planMemory(
       dropped: row.memory.filter((w) => !kept.has(w.text)).map((w) => w.text),
     },
   };
+}
+
+/**
+ * The distinct conversations a revision's runs served `wording` in; undefined for a revision stored
+ * before runs named their wording (its wordings route at once, as they did when it was proposed).
+ */
+function conversationsOf(runs: MemoryChange['runs'], wording: string): string[] | undefined {
+  if (runs.length > 0 && runs.every((r) => r.wording === undefined)) return undefined;
+  return [...new Set(runs.filter((r) => r.wording === wording).map((r) => r.conversation ?? `turn:${r.turn_id}`))];
 }
 
 /** The row's learned state with `memory` in place of its own. */

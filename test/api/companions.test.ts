@@ -1,6 +1,6 @@
 /**
- * Tools used together, through HTTP on real local D1: two tools that served requests together in
- * two conversations are each remembered with those wordings (routing memory), which makes them
+ * Tools used together, through HTTP on real local D1: two tools that served two requests together,
+ * each in two conversations, are each remembered with those wordings (routing memory), which makes them
  * companions; a later request that asks for several things and ranks one first is offered the other
  * too. A request asking one thing is not, and undoing the memory undoes the companion.
  */
@@ -49,8 +49,10 @@ describe('tools used together', () => {
     expect((await api('PUT', `/v1/agents/${agent}/tools`, { body: { tools: TOOLS } })).status).toBe(200);
     expect(await offered(agent, JOINED)).not.toContain('book_flight');
 
-    await servedTogether(agent, 'c1', 'book a flight to Rome and a hotel near the station');
-    await servedTogether(agent, 'c2', 'get me on a plane to Oslo and find a room for two nights');
+    // Each wording in two conversations: memory routes a wording from two (one is only pending).
+    for (const c of ['c1', 'c3']) await servedTogether(agent, c, 'book a flight to Rome and a hotel near the station');
+    for (const c of ['c2', 'c4'])
+      await servedTogether(agent, c, 'get me on a plane to Oslo and find a room for two nights');
     const review = await api('POST', `/v1/agents/${agent}/reviews`, { body: {} });
     expect(review.status).toBe(200);
     const remembered = (review.body.memory as { tool: string; status: string }[]).map((m) => [m.tool, m.status]);

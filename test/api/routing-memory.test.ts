@@ -30,6 +30,11 @@ async function setup(config: Record<string, unknown> = {}): Promise<string> {
   return agent;
 }
 
+/** One routed turn in each conversation, served by one successful call of `name`: a wording routes from two. */
+async function servedIn(agent: string, conversations: string[], request: string, name: string, args: object) {
+  for (const c of conversations) await served(agent, c, request, name, args);
+}
+
 /** One routed turn in a conversation, served by one successful call of `served`. */
 async function served(agent: string, conversation: string, request: string, name: string, args: object) {
   const res = await api('POST', `/v1/agents/${agent}/route`, {
@@ -58,7 +63,7 @@ describe('routing memory', () => {
     const viewBefore = (await getTool(agent, 'get_weather')).body.model_view;
     const before = await rankOf(agent, WORDING, 'get_weather');
     expect(before).not.toBe(1);
-    await served(agent, 'c1', WORDING, 'get_weather', { city: 'Oslo' });
+    await servedIn(agent, ['c1', 'c2'], WORDING, 'get_weather', { city: 'Oslo' });
 
     const res = await review(agent);
     expect(res.status).toBe(200);
@@ -73,8 +78,14 @@ describe('routing memory', () => {
       notes_added: [],
       memory: { added: [WORDING], withdrawn: [], dropped: [] },
     });
-    expect(rev.memory.runs).toEqual([expect.objectContaining({ together: false })]);
-    expect(res.body.revisions).toEqual([]);
+    expect(rev.memory.runs).toEqual([
+      expect.objectContaining({ together: false, wording: WORDING, conversation: 'c1' }),
+      expect.objectContaining({ together: false, wording: WORDING, conversation: 'c2' }),
+    ]);
+    // The two misses may also propose an example request: a revision of lines, waiting for a person.
+    expect(
+      (res.body.revisions as { kind?: string; status: string }[]).map((r) => [r.kind, r.status]),
+    ).not.toContainEqual(['memory', expect.anything()]);
 
     const row = await getTool(agent, 'get_weather');
     expect(row.body.memory).toEqual([WORDING]);
@@ -84,9 +95,11 @@ describe('routing memory', () => {
 
     // Listed with the agent's revisions like any other.
     const listed = await api('GET', `/v1/agents/${agent}/revisions?tool=get_weather`);
-    expect(listed.body.revisions.map((r: { revision_id: string; kind?: string }) => [r.revision_id, r.kind])).toEqual([
-      [rev.revision_id, 'memory'],
-    ]);
+    expect(
+      listed.body.revisions
+        .filter((r: { kind?: string }) => r.kind === 'memory')
+        .map((r: { revision_id: string }) => r.revision_id),
+    ).toEqual([rev.revision_id]);
 
     // A second review has nothing new to remember.
     const again = await review(agent);
@@ -94,10 +107,41 @@ describe('routing memory', () => {
     expect(again.body.memory).toBeUndefined();
   });
 
+  it('keeps a wording one conversation asked pending, out of routing, until a later review sees it in another', async () => {
+    const agent = await setup();
+    const before = await rankOf(agent, WORDING, 'get_weather');
+    await servedIn(agent, ['c1', 'c1'], WORDING, 'get_weather', { city: 'Oslo' });
+    const first = await review(agent);
+    expect(first.status).toBe(200);
+    expect(first.body.memory[0]).toMatchObject({ status: 'applied', memory: { added: [WORDING] } });
+    const waiting = await getTool(agent, 'get_weather');
+    expect(waiting.body.memory).toBeUndefined();
+    expect(waiting.body.memory_pending).toBe(1);
+    expect(await rankOf(agent, WORDING, 'get_weather')).toBe(before);
+
+    // A pending wording moves with the agent: an export imported elsewhere keeps it waiting.
+    const exported = await api<string>('GET', `/v1/agents/${agent}/export`);
+    const copy = agentId('memory-copy');
+    const imported = await api('POST', `/v1/agents/${copy}/import`, {
+      raw: exported.body,
+      headers: { 'content-type': 'application/x-ndjson' },
+    });
+    expect(imported.status).toBe(200);
+    expect((await getTool(copy, 'get_weather')).body).toMatchObject({ memory_pending: 1 });
+
+    // Another conversation asks it in other words around the same ones: now it routes.
+    await served(agent, 'c2', `hi, ${WORDING} today?`, 'get_weather', { city: 'Oslo' });
+    expect((await review(agent)).status).toBe(200);
+    const routed = await getTool(agent, 'get_weather');
+    expect(routed.body.memory).toEqual([WORDING]);
+    expect(routed.body.memory_pending).toBeUndefined();
+    expect(await rankOf(agent, WORDING, 'get_weather')).toBe(1);
+  });
+
   it('is undone like any revision: the wording leaves memory and routing forgets it', async () => {
     const agent = await setup();
     const before = await rankOf(agent, WORDING, 'get_weather');
-    await served(agent, 'c1', WORDING, 'get_weather', { city: 'Oslo' });
+    await servedIn(agent, ['c1', 'c2'], WORDING, 'get_weather', { city: 'Oslo' });
     const rev = (await review(agent)).body.memory[0];
 
     const undone = await api('POST', `/v1/agents/${agent}/tools/get_weather/undo`, { body: { approved_by: 'op' } });
@@ -114,7 +158,7 @@ describe('routing memory', () => {
 
   it('waits for a person when memory_auto_apply is false, and applies on approval', async () => {
     const agent = await setup({ memory_auto_apply: false });
-    await served(agent, 'c1', WORDING, 'get_weather', { city: 'Oslo' });
+    await servedIn(agent, ['c1', 'c2'], WORDING, 'get_weather', { city: 'Oslo' });
 
     const res = await review(agent);
     expect(res.status).toBe(200);
@@ -147,8 +191,8 @@ describe('routing memory', () => {
     expect((await api('PUT', `/v1/agents/${agent}/config`, { body: { memory_bytes: 1024 } })).status).toBe(200);
     const greedy = 'reserve a room for the long weekend and tell me the weather';
     const kept = 'will it be windy on the coast tomorrow';
-    await served(agent, 'c2', greedy, 'get_weather', { city: 'Oslo' });
-    await served(agent, 'c3', kept, 'get_weather', { city: 'Oslo' });
+    await servedIn(agent, ['c2', 'c4'], greedy, 'get_weather', { city: 'Oslo' });
+    await servedIn(agent, ['c3', 'c5'], kept, 'get_weather', { city: 'Oslo' });
     const res = await review(agent);
     expect(res.status).toBe(200);
     const rev = (res.body.memory as { tool: string }[]).find((r) => r.tool === 'get_weather');

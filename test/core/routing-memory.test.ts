@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_MEMORY_BYTES, mergeMemory, wordingBytes } from '../../src/core/routing-memory.ts';
+import { DEFAULT_MEMORY_BYTES, mergeMemory, routedWordings, wordingBytes } from '../../src/core/routing-memory.ts';
 
 describe('routing memory', () => {
   it('keeps one copy of a wording retrieval reads the same, with its latest time', () => {
@@ -45,5 +45,45 @@ describe('routing memory', () => {
   it('never keeps a wording longer than the budget and refuses a bad budget', () => {
     expect(mergeMemory([], [{ text: 'a very long wording indeed', at: 1 }], 5)).toEqual([]);
     expect(() => mergeMemory([], [], -1)).toThrow(RangeError);
+  });
+
+  describe('a wording routes once served in two conversations', () => {
+    const served = (text: string, at: number, ...conversations: string[]) => ({ text, at, conversations });
+
+    it('waits, pending, after one conversation, and routes after a second in a later merge', () => {
+      const once = mergeMemory([], [served('book a flight to Lisbon', 1, 'c1')], DEFAULT_MEMORY_BYTES, 2);
+      expect(once).toEqual([{ text: 'book a flight to Lisbon', at: 1, pending: ['c1'] }]);
+      expect(routedWordings(once)).toEqual([]);
+      const again = mergeMemory(once, [served('book a flight to Lisbon', 5, 'c1')], DEFAULT_MEMORY_BYTES, 2);
+      expect(routedWordings(again)).toEqual([]);
+      const twice = mergeMemory(once, [served('please book a flight to Lisbon now', 9, 'c2')], DEFAULT_MEMORY_BYTES, 2);
+      expect(twice).toEqual([{ text: 'book a flight to Lisbon', at: 9 }]);
+    });
+
+    it('routes a wording at once when it says what a routed wording of the tool says', () => {
+      const memory = mergeMemory(
+        [{ text: 'check the weather forecast', at: 1 }],
+        [served('check the weather forecast for the weekend', 2, 'c9'), served('send an invoice', 3, 'c9')],
+        DEFAULT_MEMORY_BYTES,
+        2,
+      );
+      expect(routedWordings(memory).map((w) => w.text)).toEqual([
+        'check the weather forecast for the weekend',
+        'check the weather forecast',
+      ]);
+      expect(memory.find((w) => w.text === 'send an invoice')?.pending).toEqual(['c9']);
+    });
+
+    it('keeps pending wordings within their own budget, the oldest going first, without touching routed ones', () => {
+      const routed = { text: 'convert currency rates', at: 1 };
+      const budget = wordingBytes(routed.text);
+      const memory = mergeMemory(
+        [routed],
+        [served('translate text to french', 2, 'a'), served('summarise a pdf file', 3, 'b')],
+        budget,
+        2,
+      );
+      expect(memory).toEqual([routed, { text: 'summarise a pdf file', at: 3, pending: ['b'] }]);
+    });
   });
 });
