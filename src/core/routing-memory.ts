@@ -42,6 +42,39 @@ export function routedWordings<T extends { pending?: readonly string[] }>(memory
   return memory.filter((w) => w.pending === undefined);
 }
 
+/** Wordings claimed for tools (their example requests), searchable by what a wording says. */
+export interface Claims {
+  /** The tools with a claimed wording that says what `text` says (`saysSame`). */
+  claimants(text: string): Set<string>;
+}
+
+/** Indexes claimed wordings by content word, so a look-up reads only the claims sharing a word. */
+export function indexClaims(claims: readonly { tool: string; text: string }[]): Claims {
+  const words = claims.map((c) => contentWords(c.text));
+  const postings = new Map<string, number[]>();
+  words.forEach((set, at) => {
+    for (const w of set) {
+      const list = postings.get(w);
+      if (list) list.push(at);
+      else postings.set(w, [at]);
+    }
+  });
+  return {
+    claimants(text) {
+      const mine = contentWords(text);
+      const shared = new Map<number, number>();
+      for (const w of mine) for (const at of postings.get(w) ?? []) shared.set(at, (shared.get(at) ?? 0) + 1);
+      const out = new Set<string>();
+      for (const [at, n] of shared) {
+        const size = Math.min(mine.size, words[at]?.size ?? 0);
+        const claim = claims[at];
+        if (claim && size > 0 && n >= Math.ceil(SAME_MEANING_JACCARD * size)) out.add(claim.tool);
+      }
+      return out;
+    },
+  };
+}
+
 /**
  * True when one wording says what the other says: one holds at least SAME_MEANING_JACCARD of the
  * other's content words (the request around a wording may add a greeting, a "now", a masked name).

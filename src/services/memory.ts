@@ -14,6 +14,7 @@ import { learnedState } from '../core/learning.ts';
 import { createLogMasker, definedTool } from '../core/log-masker.ts';
 import { noChanges, type StoredTool } from '../core/records.ts';
 import {
+  indexClaims,
   mergeMemory,
   type MemoryWording,
   routedWordings,
@@ -43,7 +44,11 @@ const MIN_WORDS = 2;
 /**
  * The memory revisions of one review: for each registered tool, the masked wordings of the runs
  * it served whose serving call is newer than the previous review (`since`: its time and its call
- * mark), minus those its memory already holds. Empty when `memory_bytes` is 0.
+ * mark), minus those its memory already routes, and minus those another tool's example requests
+ * say: an example is a checked claim that its wording belongs to its tool (the same review's
+ * proposed examples, `proposed`, count), where memory takes the log's credit as it comes, and an
+ * agent's wrong pick whose user re-asked in other words is credited to the wrong tool. Empty when
+ * `memory_bytes` is 0.
  */
 export async function proposeMemory(
   svc: Services,
@@ -51,10 +56,19 @@ export async function proposeMemory(
   settings: Settings,
   since: { at: string | null; seq: number },
   now: string,
+  proposed: readonly { tool: string; queries_added: readonly string[] }[] = [],
 ): Promise<NewRevision[]> {
   if (settings.memory_bytes === 0) return [];
   const tools = await svc.store.listTools(agent, { vectors: false });
   if (tools.length === 0) return [];
+  const claims = indexClaims([
+    ...tools.flatMap((t) =>
+      t.examples.filter((e) => e.source !== 'synthetic').map((e) => ({ tool: t.name, text: e.text })),
+    ),
+    ...proposed.flatMap((r) => r.queries_added.map((text) => ({ tool: r.tool, text }))),
+  ]);
+  const claimedElsewhere = (tool: string, text: string): boolean =>
+    [...claims.claimants(text)].some((claimant) => claimant !== tool);
   const log = await svc.log.windowLog(agent, since.at ?? '', MEMORY_LOG_ROWS);
   const byName = new Map(tools.map((t) => [t.name, t]));
   const values = argumentValues(log.calls);
@@ -74,7 +88,7 @@ export async function proposeMemory(
       if (!tool) continue;
       const scrubbed = scrubValues(request, values);
       const text = withoutPlaceholders(masker ? masker.mask(scrubbed, name, values) : scrubbed);
-      if (!isRememberable(text, tool, settings.memory_bytes)) continue;
+      if (!isRememberable(text, tool, settings.memory_bytes) || claimedElsewhere(name, text)) continue;
       let p = proposals.get(name);
       if (!p) {
         p = { wordings: new Map(), runs: [] };

@@ -114,7 +114,14 @@ export async function runReview(
   return holding(reviewLease(stub, agent, reviewId, now, leaseMs), async () => {
     const started = Date.now();
     const done = await reviewTools(svc, agent, settings, reviewId, now);
-    const memory = await proposeMemory(svc, agent, settings, { at: row.last_review_at, seq: row.last_review_seq }, now);
+    const memory = await proposeMemory(
+      svc,
+      agent,
+      settings,
+      { at: row.last_review_at, seq: row.last_review_seq },
+      now,
+      done.review.revisions,
+    );
     if (memory.length > 0) done.review.memory = memory.map(asProposed);
     await storeReview(svc, agent, done, row.last_review_seq, now, trigger);
     logInfo('review', {

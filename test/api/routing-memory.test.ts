@@ -138,6 +138,23 @@ describe('routing memory', () => {
     expect(await rankOf(agent, WORDING, 'get_weather')).toBe(1);
   });
 
+  it('does not remember for one tool a wording another tool’s example request says', async () => {
+    const claimed = 'find me somewhere to sleep near the station';
+    const agent = agentId('memory');
+    const tools = TOOLS.map((t) => (t.name === 'book_hotel' ? { ...t, examples: [claimed] } : t));
+    expect((await api('PUT', `/v1/agents/${agent}/tools`, { body: { tools } })).status).toBe(200);
+    // The agent picks get_weather for it in two conversations, and nobody corrects it.
+    await servedIn(agent, ['c1', 'c2'], `${claimed} tonight`, 'get_weather', { city: 'Oslo' });
+    await servedIn(agent, ['c3', 'c4'], WORDING, 'get_weather', { city: 'Oslo' });
+    const res = await review(agent);
+    expect(res.status).toBe(200);
+    const added = (res.body.memory as { tool: string; memory: { added: string[] } }[]).flatMap((r) =>
+      r.memory.added.map((text) => [r.tool, text]),
+    );
+    expect(added).toEqual([['get_weather', WORDING]]);
+    expect((await getTool(agent, 'get_weather')).body.memory).toEqual([WORDING]);
+  });
+
   it('is undone like any revision: the wording leaves memory and routing forgets it', async () => {
     const agent = await setup();
     const before = await rankOf(agent, WORDING, 'get_weather');

@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_MEMORY_BYTES, mergeMemory, routedWordings, wordingBytes } from '../../src/core/routing-memory.ts';
+import {
+  DEFAULT_MEMORY_BYTES,
+  indexClaims,
+  mergeMemory,
+  routedWordings,
+  wordingBytes,
+} from '../../src/core/routing-memory.ts';
 
 describe('routing memory', () => {
   it('keeps one copy of a wording retrieval reads the same, with its latest time', () => {
@@ -85,5 +91,16 @@ describe('routing memory', () => {
       );
       expect(memory).toEqual([routed, { text: 'summarise a pdf file', at: 3, pending: ['b'] }]);
     });
+  });
+
+  it('finds the tools whose claimed wordings say what a wording says, in either direction', () => {
+    const claims = indexClaims([
+      { tool: 'book_hotel', text: 'find me somewhere to sleep near the station' },
+      { tool: 'get_weather', text: 'umbrella tomorrow' },
+      { tool: 'send_email', text: 'email the invoice to the accountant' },
+    ]);
+    expect([...claims.claimants('please find me somewhere to sleep near the station tonight')]).toEqual(['book_hotel']);
+    expect([...claims.claimants('do I need an umbrella tomorrow in Oslo')]).toEqual(['get_weather']);
+    expect([...claims.claimants('book a table near the station')]).toEqual([]);
   });
 });
