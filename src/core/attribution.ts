@@ -50,6 +50,12 @@ export interface Attribution {
   failed_verdict: boolean;
   /** Why the log cannot say which tool served the run (then `served_by` is null), or null. */
   doubt: Doubt | null;
+  /**
+   * The tools that served the conversation's next request: those that finally served it, or, when
+   * the log cannot say which (doubtful), every tool that did something in it; empty when there is
+   * no next request or nothing served it. Read by the `ranked_low` rule (evidence.ts).
+   */
+  next_served: string[];
 }
 
 /** The tools that finally served a run: each of the tools that served it together, else its `served_by`, else none. */
@@ -73,8 +79,10 @@ export function attributeRuns(
   for (const o of outcomes) latest.set(o.turn_id, o);
   const roles: ToolRoles = findToolRoles(runs, opts.minConversations ?? 2);
   const out = new Map<string, Attribution>();
+  const doers = new Map<string, string[]>();
   for (const run of runs) {
     const service = runService(run, roles);
+    doers.set(run.key, service.doers);
     const verdict = run.turn_id === null ? undefined : latest.get(run.turn_id);
     const failed = verdict !== undefined && !verdict.ok && (verdict.served_by ?? null) === null;
     const own = service.call?.tool ?? null;
@@ -92,6 +100,7 @@ export function attributeRuns(
       together: unserved ? [] : service.together,
       failed_verdict: failed,
       doubt,
+      next_served: [],
     });
   }
   for (const list of conversations(runs)) linkConversation(list, out);
@@ -106,7 +115,24 @@ export function attributeRuns(
     entry.together = [];
     entry.doubt = null;
   }
+  for (const list of conversations(runs)) noteNextServed(list, out, doers);
   return out;
+}
+
+/** Sets each run's `next_served` from the next run of its conversation, once every attribution is final. */
+function noteNextServed(
+  list: readonly Run[],
+  out: Map<string, Attribution>,
+  doers: ReadonlyMap<string, string[]>,
+): void {
+  for (let i = 0; i + 1 < list.length; i++) {
+    const entry = out.get(list[i]?.key ?? '');
+    const next = list[i + 1];
+    const after = next ? out.get(next.key) : undefined;
+    if (!entry || !next || !after) continue;
+    const served = servingTools(after);
+    entry.next_served = served.length > 0 || after.doubt === null ? served : (doers.get(next.key) ?? []);
+  }
 }
 
 /**

@@ -273,7 +273,8 @@ export const REACHED_RANK = 1;
  *   (the first wording is the one that was missed);
  * - `verified`: an outcome names X and the run did not call X;
  * - `ranked_low`: X served the run and routing offered it, but below rank `REACHED_RANK`: the
- *   wording only just reached X.
+ *   wording only just reached X; unless the conversation's next request went to a tool routing
+ *   ranked above X for this one (`nextWentAbove`).
  * A run that called X and failed reached X: it is no miss for X, whatever served it later. A run
  * several tools served together (attribution.ts) is no miss for any of them.
  */
@@ -289,7 +290,7 @@ export function findMissedRequests(
     const rank = run.turn?.routed ? (run.turn.offered.find((o) => o.name === x)?.rank ?? null) : undefined;
     if (a.via === 'own' && rank === null) {
       return [requestEvidence(run, 'missed_request', 'not_offered', x, null, a.call, [run], masking)];
-    } else if (a.via === 'own' && typeof rank === 'number' && rank > REACHED_RANK) {
+    } else if (a.via === 'own' && typeof rank === 'number' && rank > REACHED_RANK && !nextWentAbove(a, rank)) {
       return [requestEvidence(run, 'missed_request', 'ranked_low', x, null, a.call, [run], masking)];
     } else if (a.via === 'next_request' && a.next && !calledTool(run, x)) {
       return [requestEvidence(run, 'missed_request', 'next_request', x, null, a.call, [run, a.next], masking)];
@@ -298,6 +299,17 @@ export function findMissedRequests(
     }
     return [];
   });
+}
+
+/**
+ * The conversation's next request went to a tool routing ranked above `rank` for this run's
+ * request: the agent passed that tool over here, and the user's next request was served by it.
+ * Whether the next request re-asks or starts another task, the pick that put the wording on the
+ * lower-ranked tool is in doubt, so it is no `ranked_low` miss (docs/learning.md "Evidence").
+ */
+function nextWentAbove(a: Attribution, rank: number): boolean {
+  const offered = a.run.turn?.offered ?? [];
+  return a.next_served.some((t) => offered.some((o) => o.name === t && o.rank < rank));
 }
 
 /** The evidence `find` reads from each run a registered tool (`x`) finally served, in order; nulls dropped. */

@@ -52,6 +52,8 @@ export interface RunService {
   together: string[];
   /** Why the log cannot say which tool served the run, or null when it can. */
   doubt: Doubt | null;
+  /** The tools that did something in the run: the serving call's, and every other success that neither prepares nor follows by habit. */
+  doers: string[];
 }
 
 /** True when the run's request joins several asks ("… and …"). */
@@ -158,11 +160,12 @@ export function runService(run: Run, roles: ToolRoles): RunService {
     order.pop();
   }
   const call = order[order.length - 1] ?? null;
-  if (call === null) return { call: null, together: [], doubt: null };
+  if (call === null) return { call: null, together: [], doubt: null, doers: [] };
   const doers = order.filter((c) => c === call || (!roles.preparation.has(c.tool) && !roles.followUps.has(c.tool)));
   const joint = doers.length > 1 && joinsAsks(run);
   return {
     call,
+    doers: doers.map((c) => c.tool),
     together: joint ? doers.map((c) => c.tool) : [],
     doubt:
       doers.length > 1 && !joint ? 'several_changed' : failedBefore(run, call, roles) ? 'failed_before_other' : null,

@@ -314,6 +314,30 @@ describe('learning under real traffic', () => {
     ).toEqual(wordings.map((w) => ['re_asked', 'start_recovery', w]));
   });
 
+  it('a pick below the tool routing ranked first, whose next request that tool served, teaches the pick nothing, even when the next reads as a new step', async () => {
+    const agent = await setup();
+    const wordings = [
+      'recover our money on this claim from the other party',
+      'recover the money the other party owes us on the claim',
+    ];
+    for (const [i, wording] of wordings.entries()) {
+      const ref = `CW-44444${i}`;
+      // Routing ranks start_recovery above lookup_claim; the agent picks lookup_claim, which answers.
+      const { offered } = await routedTurn(agent, `n${i}`, wording, 5, [
+        { tool: 'lookup_claim', arguments: { claim_ref: ref } },
+      ]);
+      expect(offered.indexOf('start_recovery')).toBeGreaterThanOrEqual(0);
+      expect(offered.indexOf('start_recovery')).toBeLessThan(offered.indexOf('lookup_claim'));
+      // "Now …" reads as the next step, so no re-ask moves the wording; start_recovery serves it.
+      await turn(agent, `n${i}`, `now start subrogation on ${ref}`, 3, [
+        { tool: 'start_recovery', arguments: { claim_ref: ref } },
+      ]);
+    }
+    const revisions = await review(agent);
+    expect(learned(revisions, 'lookup_claim')).toEqual([]);
+    expect(of(revisions, 'lookup_claim')?.evidence.filter((e) => e.how === 'ranked_low') ?? []).toEqual([]);
+  });
+
   it('the log decides who serves a wording: a tool the agent picked for it in fewer conversations than another learns nothing from it', async () => {
     const agent = await setup();
     const loss = (ref: string) => `refer the large loss on claim ${ref} to the specialist unit`;

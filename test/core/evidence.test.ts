@@ -99,6 +99,35 @@ describe('ranked_low', () => {
       ['missed:ranked_low:turn:t1', 'refer_llu', 'ranked_low'],
     ]);
   });
+
+  // The agent passed over start_recovery (ranked first) for refer_llu, and the user's next request
+  // went to start_recovery: "open the case now" reads as a new step, but the pick is in doubt.
+  const passedOver = (second: CallRecord[]) =>
+    find(
+      [
+        turn('t1', 'claw back the overpayment', ['start_recovery', 'refer_llu'], { conversation_id: 'k1' }),
+        turn('t2', 'open the case now please', ['start_recovery'], { conversation_id: 'k1' }),
+      ],
+      [call('c1', 'refer_llu', { turn_id: 't1', conversation_id: 'k1' }), ...second],
+    ).filter((e) => e.how === 'ranked_low');
+
+  it('is no missed request when the next request went to a tool routing ranked above it', () => {
+    expect(passedOver([call('c2', 'start_recovery', { turn_id: 't2', conversation_id: 'k1' })])).toEqual([]);
+  });
+
+  it('nor when the next run is doubtful and the passed-over tool did something in it', () => {
+    // upload_file failed and start_recovery succeeded after it: the log cannot say which served.
+    const second = [
+      call('c2', 'upload_file', { turn_id: 't2', conversation_id: 'k1', success: false }),
+      call('c3', 'start_recovery', { turn_id: 't2', conversation_id: 'k1' }),
+    ];
+    expect(passedOver(second)).toEqual([]);
+  });
+
+  it('stays a missed request when the next request went to another tool', () => {
+    const found = passedOver([call('c2', 'lookup_claim', { turn_id: 't2', conversation_id: 'k1' })]);
+    expect(found.map((e) => [e.evidence_id, e.tool])).toEqual([['missed:ranked_low:turn:t1', 'refer_llu']]);
+  });
 });
 
 describe('failed calls', () => {
