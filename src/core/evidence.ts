@@ -25,6 +25,7 @@ import { groupRuns, runKeys, type Run, timeOf } from './serving.ts';
 import { readFailures } from './failures.ts';
 import { contentWords } from './text.ts';
 import { indexServedRequests, type ServedRequest, type ServedRequests } from './served-requests.ts';
+import { findToolRoles } from './tool-roles.ts';
 
 export { transientFailures } from './failures.ts';
 
@@ -77,12 +78,18 @@ export function findEvidenceWithOrigins(input: EvidenceInput): FoundEvidence {
   const attributions = [
     ...attributeRuns(runs, input.outcomes, { minConversations: input.minConversations ?? 2 }).values(),
   ];
+  const roles = findToolRoles(runs, input.minConversations ?? 2);
   const masking = maskingOf(input, runs);
   const served = servedRequestsOf(attributions);
   const found = [
     ...findFailedCalls(input.calls, input.registered, masking, requestOfRun(runs)),
     ...findMissedRequests(attributions, input.registered, masking),
-    ...findConfusedRequests(attributions, input.registered, masking),
+    ...findConfusedRequests(
+      attributions,
+      input.registered,
+      masking,
+      new Set([...roles.followUps, ...roles.preparation]),
+    ),
   ];
   const keyOfCall = runKeys(input.calls, input.turns);
   const callById = new Map(input.calls.map((c) => [c.call_id, c]));
@@ -334,14 +341,21 @@ function fromServedRuns(
  * - `ranked_first`: routing ranked Y first and left X out, and the run did not call Y;
  * - `verified`: an outcome names X; Y is the tool that served the run, else the one routing
  *   ranked first while leaving X out.
- * Both tools must be registered: a "Not for" line can only name a registered tool.
+ * Both tools must be registered: a "Not for" line can only name a registered tool. None for an X
+ * the log shows around whatever was asked (`aroundAnything`: tool-roles.ts's habit follow-ups and
+ * preparation steps) unless an outcome names it.
  */
 export function findConfusedRequests(
   attributions: Iterable<Attribution>,
   registered: ReadonlySet<string>,
   masking: Masking = plainMasking,
+  aroundAnything: ReadonlySet<string> = new Set(),
 ): Evidence[] {
   return fromServedRuns(attributions, registered, (a, x) => {
+    // A tool the log shows around whatever was asked (a notification sent by habit after changes,
+    // a lookup before them) serves a request only by the log's reading of it; only the
+    // application's own verdict says a request was for it.
+    if (aroundAnything.has(x) && a.via !== 'verified') return [];
     const run = a.run;
     const found = new Map<string, Evidence | null>();
     const add = (y: string | null, how: 're_asked' | 'ranked_first' | 'verified', valueRuns: Run[]) => {

@@ -277,6 +277,32 @@ describe('confused requests', () => {
     ]);
   });
 
+  it('sends nothing to a tool the log shows around whatever was asked: a notification sent by habit', () => {
+    const registered = new Set([...REGISTERED, 'send_email']);
+    // send_email follows every change, whatever was asked, in two conversations: a habit.
+    const habit = ['h1', 'h2'].flatMap((k) => [
+      turn(`${k}t`, 'refer this claim to the specialists', ['refer_llu'], { conversation_id: k }),
+    ]);
+    const habitCalls = ['h1', 'h2'].flatMap((k) => [
+      call(`${k}a`, 'refer_llu', { turn_id: `${k}t` }),
+      call(`${k}b`, 'send_email', { turn_id: `${k}t` }),
+    ]);
+    const turns = [
+      ...habit,
+      turn('t1', 'email the claim summary to the adjuster', ['start_recovery'], { conversation_id: 'k1' }),
+      turn('t2', 'no, email the adjuster the claim summary', ['send_email'], { conversation_id: 'k1' }),
+    ];
+    const calls = [
+      ...habitCalls,
+      call('c1', 'start_recovery', { turn_id: 't1' }),
+      call('c2', 'send_email', { turn_id: 't2' }),
+    ];
+    const confused = findEvidence({ turns, calls, outcomes: [], registered }).filter(
+      (e) => e.kind === 'confused_request',
+    );
+    expect(confused).toEqual([]);
+  });
+
   it('ranked_first: Y ranked first, X left out and X served the turn', () => {
     const found = find(
       [turn('t1', 'large loss referral', ['start_recovery', 'lookup_claim'])],
