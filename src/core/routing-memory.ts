@@ -30,6 +30,22 @@ export interface MemoryWording {
   pending?: string[];
 }
 
+/**
+ * What a pending wording keeps of a conversation: a mark (two FNV-1a passes, 16 hex digits), not
+ * its id. A tool row outlives the log's retention, and counting distinct conversations needs no
+ * more; two conversations sharing a mark count as one, which only delays a wording.
+ */
+export function conversationMark(id: string): string {
+  let a = 0x811c9dc5;
+  let b = 0x01000193;
+  for (let i = 0; i < id.length; i++) {
+    const c = id.charCodeAt(i);
+    a = Math.imul(a ^ c, 0x01000193) >>> 0;
+    b = Math.imul(b ^ c, 0x811c9dc5) >>> 0;
+  }
+  return a.toString(16).padStart(8, '0') + b.toString(16).padStart(8, '0');
+}
+
 /** A wording on its way into memory: `conversations` it was served in (absent: it routes at once). */
 export interface IncomingWording {
   text: string;

@@ -14,6 +14,7 @@ import { learnedState } from '../core/learning.ts';
 import { createLogMasker, definedTool } from '../core/log-masker.ts';
 import { noChanges, type StoredTool } from '../core/records.ts';
 import {
+  conversationMark,
   indexClaims,
   mergeMemory,
   type MemoryWording,
@@ -172,12 +173,16 @@ export function planMemory(
 }
 
 /**
- * The distinct conversations a revision's runs served `wording` in; undefined for a revision stored
+ * The distinct conversations (their marks) a revision's runs served `wording` in; undefined for a revision stored
  * before runs named their wording (its wordings route at once, as they did when it was proposed).
  */
 function conversationsOf(runs: MemoryChange['runs'], wording: string): string[] | undefined {
   if (runs.length > 0 && runs.every((r) => r.wording === undefined)) return undefined;
-  return [...new Set(runs.filter((r) => r.wording === wording).map((r) => r.conversation ?? `turn:${r.turn_id}`))];
+  return [
+    ...new Set(
+      runs.filter((r) => r.wording === wording).map((r) => conversationMark(r.conversation ?? `turn:${r.turn_id}`)),
+    ),
+  ];
 }
 
 /** The row's learned state with `memory` in place of its own. */

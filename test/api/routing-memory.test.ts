@@ -121,6 +121,14 @@ describe('routing memory', () => {
 
     // A pending wording moves with the agent: an export imported elsewhere keeps it waiting.
     const exported = await api<string>('GET', `/v1/agents/${agent}/export`);
+    // The row keeps a mark of each conversation, not its id: a tool row outlives the log.
+    const row = String(exported.body)
+      .split('\n')
+      .map((l) =>
+        l === '' ? null : (JSON.parse(l) as { type: string; name?: string; memory?: { pending?: string[] }[] }),
+      )
+      .find((l) => l?.type === 'tool' && l.name === 'get_weather');
+    expect(row?.memory?.[0]?.pending).toEqual([expect.stringMatching(/^[0-9a-f]{16}$/)]);
     const copy = agentId('memory-copy');
     const imported = await api('POST', `/v1/agents/${copy}/import`, {
       raw: exported.body,

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
+  conversationMark,
   DEFAULT_MEMORY_BYTES,
   indexClaims,
   mergeMemory,
@@ -102,5 +103,13 @@ describe('routing memory', () => {
     expect([...claims.claimants('please find me somewhere to sleep near the station tonight')]).toEqual(['book_hotel']);
     expect([...claims.claimants('do I need an umbrella tomorrow in Oslo')]).toEqual(['get_weather']);
     expect([...claims.claimants('book a table near the station')]).toEqual([]);
+  });
+
+  it('keeps a mark of a conversation, not its id: the same id the same mark, another id another', () => {
+    const mark = conversationMark('conv-ana.pereira@example.com');
+    expect(mark).toMatch(/^[0-9a-f]{16}$/);
+    expect(mark).not.toContain('ana');
+    expect(conversationMark('conv-ana.pereira@example.com')).toBe(mark);
+    expect(conversationMark('conv-2')).not.toBe(conversationMark('conv-3'));
   });
 });
