@@ -40,10 +40,12 @@ class Example(TypedDict):
 
 class _ToolRowOptional(TypedDict, total=False):
     memory: List[str]
+    memory_pending: int
 
 
 class ToolRow(_ToolRowOptional):
-    """A registered tool with what learning added and its model view; `memory` (routing only) when it holds any."""
+    """A registered tool with what learning added and its model view; `memory` (routing only) when it holds any,
+    `memory_pending` when wordings wait for a second conversation."""
 
     name: str
     docstring: str
@@ -261,7 +263,14 @@ class LineEdit(TypedDict, total=False):
     call_example: Optional[str]
 
 
-class MemoryRun(TypedDict):
+class _MemoryRunOptional(TypedDict, total=False):
+    wording: str
+    conversation: Optional[str]
+
+
+class MemoryRun(_MemoryRunOptional):
+    """A run a memory wording rests on; `wording` and `conversation` on revisions stored since they were recorded."""
+
     turn_id: Optional[str]
     call_id: Optional[str]
     at: str
