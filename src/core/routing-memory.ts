@@ -60,7 +60,7 @@ export function routedWordings<T extends { pending?: readonly string[] }>(memory
 
 /** Wordings claimed for tools (their example requests), searchable by what a wording says. */
 export interface Claims {
-  /** The tools with a claimed wording that says what `text` says (`saysSame`). */
+  /** The tools with a claimed wording that says what `text` says (`sameWords`). */
   claimants(text: string): Set<string>;
 }
 
@@ -92,12 +92,11 @@ export function indexClaims(claims: readonly { tool: string; text: string }[]): 
 }
 
 /**
- * True when one wording says what the other says: one holds at least SAME_MEANING_JACCARD of the
- * other's content words (the request around a wording may add a greeting, a "now", a masked name).
+ * True when two wordings, as their content words (`contentWords`), say the same: one holds at least
+ * SAME_MEANING_JACCARD of the other's (the request around a wording may add a greeting, a "now", a
+ * masked name). Callers comparing many wordings find each one's words once.
  */
-export function saysSame(a: string, b: string): boolean {
-  const x = contentWords(a);
-  const y = contentWords(b);
+export function sameWords(x: ReadonlySet<string>, y: ReadonlySet<string>): boolean {
   if (x.size === 0 || y.size === 0) return false;
   let shared = 0;
   for (const w of x) if (y.has(w)) shared++;
@@ -120,7 +119,7 @@ export function wordingKey(text: string): string {
 /**
  * Merges served wordings into a tool's memory and trims it to `budgetBytes`. A wording with the
  * same words in the same order as one held is that one (the later text and time are kept); one
- * that says what a pending wording says (`saysSame`) adds its conversations to it. A pending
+ * that says what a pending wording says (`sameWords`) adds its conversations to it. A pending
  * wording routes once its conversations reach `minConversations`; a new wording saying what a
  * routed one says routes at once, as another way of asking what the tool was already found to serve. Routed and pending
  * wordings each keep within the budget: while the routed are over it, the one whose words the rest
@@ -142,21 +141,27 @@ export function mergeMemory(
     text: string;
     at: number;
     seen: Set<string> | null;
+    /** `wordingKey(text)` and `contentWords(text)`, found once: each wording is compared with every other. */
+    key: string;
+    words: ReadonlySet<string>;
   }
   const held: Held[] = [];
+  const byKey = new Map<string, Held>();
   const place = (w: IncomingWording, seen: Set<string> | null): void => {
     const text = w.text.trim();
     if (text === '' || wordingBytes(text) > budgetBytes) return;
     const key = wordingKey(text);
-    const same =
-      held.find((h) => wordingKey(h.text) === key) ?? held.find((h) => h.seen !== null && saysSame(h.text, text));
+    const words = contentWords(text);
+    const same = byKey.get(key) ?? held.find((h) => h.seen !== null && sameWords(h.words, words));
     const vouched =
-      seen === null || seen.size >= minConversations || held.some((h) => h.seen === null && saysSame(h.text, text));
+      seen === null || seen.size >= minConversations || held.some((h) => h.seen === null && sameWords(h.words, words));
     if (same === undefined) {
-      held.push({ text, at: w.at, seen: vouched ? null : seen });
+      const h = { text, at: w.at, seen: vouched ? null : seen, key, words };
+      held.push(h);
+      byKey.set(key, h);
       return;
     }
-    if (wordingKey(same.text) === key && w.at >= same.at) same.text = text;
+    if (same.key === key && w.at >= same.at) same.text = text;
     same.at = Math.max(same.at, w.at);
     if (same.seen === null) return;
     if (seen === null) same.seen = null;

@@ -19,12 +19,13 @@ import {
   mergeMemory,
   type MemoryWording,
   routedWordings,
-  saysSame,
+  sameWords,
   wordingBytes,
   wordingKey,
 } from '../core/routing-memory.ts';
 import { argumentValues, scrubValues, withoutPlaceholders } from '../core/scrub.ts';
 import { groupRuns, timeOf } from '../core/serving.ts';
+import { contentWords } from '../core/text.ts';
 import type { Services } from '../env.ts';
 import { ApiError } from '../errors.ts';
 import type { MemoryChange, Revision, Settings } from '../schemas.ts';
@@ -78,6 +79,16 @@ export async function proposeMemory(
     minConversations: settings.min_conversations,
   });
   const proposals = new Map<string, { wordings: Map<string, string>; runs: MemoryChange['runs'] }>();
+  // Each proposed wording's content words, found once: a busy tool compares every run with them.
+  const wordsOf = new Map<string, ReadonlySet<string>>();
+  const words = (text: string): ReadonlySet<string> => {
+    let w = wordsOf.get(text);
+    if (!w) {
+      w = contentWords(text);
+      wordsOf.set(text, w);
+    }
+    return w;
+  };
   const ordered = [...attributed.values()].sort((a, b) => timeOf(a.run.at) - timeOf(b.run.at));
   for (const a of ordered) {
     const request = a.run.request;
@@ -96,7 +107,8 @@ export async function proposeMemory(
         proposals.set(name, p);
       }
       const key = wordingKey(text);
-      const wording = p.wordings.get(key) ?? [...p.wordings.values()].find((w) => saysSame(w, text)) ?? text;
+      const wording =
+        p.wordings.get(key) ?? [...p.wordings.values()].find((w) => sameWords(words(w), words(text))) ?? text;
       if (wording === text) p.wordings.set(key, text);
       // A wording needs its conversations counted up to min_conversations, no further.
       const counted = p.runs.filter((r) => r.wording === wording);
