@@ -1,4 +1,5 @@
 import type { VectorIndex } from '../core/ports.ts';
+import { fnv64Hex } from '../core/text.ts';
 
 /** Vectorize caps one upsert or delete call at 1,000 vectors. */
 const VECTORIZE_BATCH = 1000;
@@ -47,12 +48,5 @@ export function createVectorizeIndex(index: VectorizeIndex): VectorIndex {
 export function vectorIdFor(agent: string, tool: string): string {
   const id = `${agent}/${tool}`;
   if (new TextEncoder().encode(id).length <= VECTORIZE_ID_BYTES) return id;
-  let a = 0x811c9dc5;
-  let b = 0x01000193;
-  for (let i = 0; i < id.length; i++) {
-    const c = id.charCodeAt(i);
-    a = Math.imul(a ^ c, 0x01000193) >>> 0;
-    b = Math.imul(b ^ c, 0x811c9dc5) >>> 0;
-  }
-  return `h:${a.toString(16).padStart(8, '0')}${b.toString(16).padStart(8, '0')}`;
+  return `h:${fnv64Hex(id)}`;
 }

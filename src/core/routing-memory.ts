@@ -7,7 +7,7 @@
  * distinct conversations: until then it waits, pending, with the conversations seen so far, as no
  * other learned line rests on one conversation.
  */
-import { contentWords, normalize, SAME_MEANING_JACCARD, tokenize } from './text.ts';
+import { contentWords, fnv64Hex, normalize, SAME_MEANING_JACCARD, tokenize } from './text.ts';
 
 /**
  * Default bytes of wording text per tool. docs/capacity.md: a routing snapshot is kept within
@@ -31,19 +31,12 @@ export interface MemoryWording {
 }
 
 /**
- * What a pending wording keeps of a conversation: a mark (two FNV-1a passes, 16 hex digits), not
+ * What a pending wording keeps of a conversation: a mark (`fnv64Hex`, 16 hex digits), not
  * its id. A tool row outlives the log's retention, and counting distinct conversations needs no
  * more; two conversations sharing a mark count as one, which only delays a wording.
  */
 export function conversationMark(id: string): string {
-  let a = 0x811c9dc5;
-  let b = 0x01000193;
-  for (let i = 0; i < id.length; i++) {
-    const c = id.charCodeAt(i);
-    a = Math.imul(a ^ c, 0x01000193) >>> 0;
-    b = Math.imul(b ^ c, 0x811c9dc5) >>> 0;
-  }
-  return a.toString(16).padStart(8, '0') + b.toString(16).padStart(8, '0');
+  return fnv64Hex(id);
 }
 
 /** A wording on its way into memory: `conversations` it was served in (absent: it routes at once). */

@@ -140,3 +140,19 @@ const JOINS = /\b(and|then|also|plus|as well as)\b|[&;]/i;
 export function asksSeveral(text: string): boolean {
   return JOINS.test(text);
 }
+
+/**
+ * A 64-bit hash of a string as 16 hex digits: two FNV-1a passes with their offset and prime
+ * swapped. Stable across isolates and releases (stored ids and marks are made of it); not for
+ * secrets.
+ */
+export function fnv64Hex(text: string): string {
+  let a = 0x811c9dc5;
+  let b = 0x01000193;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    a = Math.imul(a ^ c, 0x01000193) >>> 0;
+    b = Math.imul(b ^ c, 0x811c9dc5) >>> 0;
+  }
+  return a.toString(16).padStart(8, '0') + b.toString(16).padStart(8, '0');
+}
