@@ -280,23 +280,11 @@ describe('learning under real traffic', () => {
     for (const [i, wording] of wordings.entries()) {
       const ref = `CW-33333${i}`;
       // Routing offers start_recovery above lookup_claim; the agent picks lookup_claim, which answers.
-      const routed = await api('POST', `/v1/agents/${agent}/route`, {
-        body: { request: wording, k: 5, conversation_id: `p${i}` },
-      });
-      expect(routed.status).toBe(200);
-      const offered: string[] = routed.body.tools.map((t: { name: string }) => t.name);
+      const { offered } = await routedTurn(agent, `p${i}`, wording, 5, [
+        { tool: 'lookup_claim', arguments: { claim_ref: ref } },
+      ]);
       expect(offered.indexOf('start_recovery')).toBeGreaterThanOrEqual(0);
       expect(offered.indexOf('start_recovery')).toBeLessThan(offered.indexOf('lookup_claim'));
-      const calls = [
-        { tool: 'lookup_claim', arguments: { claim_ref: ref }, success: true, turn_id: routed.body.turn_id },
-      ];
-      expect(
-        (
-          await api('POST', `/v1/agents/${agent}/calls`, {
-            body: { calls: calls.map((c) => ({ ...c, conversation_id: `p${i}` })) },
-          })
-        ).status,
-      ).toBe(200);
       // The user asks again in words the first request does not share; start_recovery serves it.
       await turn(agent, `p${i}`, `start subrogation on ${ref}`, 3, [
         { tool: 'start_recovery', arguments: { claim_ref: ref } },
