@@ -16,6 +16,7 @@ import {
   EXAMPLE_WEIGHT,
   embeddingParts,
   embeddingText,
+  lexicalShare,
   rankTools,
   toolVector,
   type RoutingIndex,
@@ -282,10 +283,7 @@ export async function compareScoring(split: 'held-out' | 'validation'): Promise<
 /** `/route`'s fused score of every row of an index (no cut to k): cosine + weight × BM25 ÷ the best BM25. */
 function fused(index: RoutingIndex, text: string, vector: Float32Array): Float64Array {
   const scores = vectorScores(index, vector);
-  const lexical = index.lexical.scorePositions(text);
-  let best = 0;
-  for (const s of lexical.values()) best = Math.max(best, s);
-  if (best > 0) for (const [p, s] of lexical) scores[p] = (scores[p] ?? 0) + (DEFAULT_FUSION.lexicalWeight * s) / best;
+  for (const [p, s] of lexicalShare(index, text)) scores[p] = (scores[p] ?? 0) + s;
   return scores;
 }
 

@@ -305,6 +305,25 @@ function selectTop(
 }
 
 /**
+ * BM25's part of the fused score, by position, for the tools sharing a word with the request:
+ * `lexicalWeight · bm25 / max(bm25)` (FusionConfig). Added to the vector scores, it gives the
+ * score `rankTools` ranks by.
+ */
+export function lexicalShare(
+  index: RoutingIndex,
+  text: string,
+  fusion: FusionConfig = DEFAULT_FUSION,
+): Map<number, number> {
+  const lexical = index.lexical.scorePositions(text);
+  let maxLexical = 0;
+  for (const s of lexical.values()) maxLexical = Math.max(maxLexical, s);
+  const scale = maxLexical > 0 ? fusion.lexicalWeight / maxLexical : 0;
+  // scorePositions answers a map of its own each call: scaled where it stands, no second map per /route.
+  for (const [p, s] of lexical) lexical.set(p, s * scale);
+  return lexical;
+}
+
+/**
  * Ranks the toolbox for one request: the `k` best tools, rank 1 first, ties broken by name so the
  * same request always gets the same answer. With `vectorMatches` (from Vectorize) the candidates are
  * those matches plus every tool BM25 found (every tool when that is fewer than k); without, every
@@ -324,14 +343,10 @@ export function rankTools(
 ): RoutedTool[] {
   const n = index.names.length;
   if (n === 0 || k < 1) return [];
-  const lexical = index.lexical.scorePositions(query.text);
-  let maxLexical = 0;
-  for (const s of lexical.values()) maxLexical = Math.max(maxLexical, s);
-  const lexicalScale = maxLexical > 0 ? fusion.lexicalWeight / maxLexical : 0;
-
+  const lexical = lexicalShare(index, query.text, fusion);
   const fromMatches = vectorMatches === undefined ? null : scoresFromMatches(index, vectorMatches);
   const scores = fromMatches?.scores ?? query.dense?.slice() ?? vectorScores(index, query.vector);
-  for (const [p, s] of lexical) scores[p] = (scores[p] ?? 0) + s * lexicalScale;
+  for (const [p, s] of lexical) scores[p] = (scores[p] ?? 0) + s;
   if (fromMatches === null)
     return withNamedAndCompanion(index, scores, query.text, selectTop(index.names, scores, 'all', Math.floor(k)));
   // With a vector index answer the candidates are its matches and the lexical hits. When they are
