@@ -7,7 +7,7 @@
  * distinct conversations: until then it waits, pending, with the conversations seen so far, as no
  * other learned line rests on one conversation.
  */
-import { contentWords, fnv64Hex, normalize, SAME_MEANING_JACCARD, tokenize } from './text.ts';
+import { contentWords, fnv64Hex, indexWordSets, normalize, SAME_MEANING_JACCARD, tokenize } from './text.ts';
 
 /**
  * Default bytes of wording text per tool. docs/capacity.md: a routing snapshot is kept within
@@ -60,21 +60,12 @@ export interface Claims {
 /** Indexes claimed wordings by content word, so a look-up reads only the claims sharing a word. */
 export function indexClaims(claims: readonly { tool: string; text: string }[]): Claims {
   const words = claims.map((c) => contentWords(c.text));
-  const postings = new Map<string, number[]>();
-  words.forEach((set, at) => {
-    for (const w of set) {
-      const list = postings.get(w);
-      if (list) list.push(at);
-      else postings.set(w, [at]);
-    }
-  });
+  const postings = indexWordSets(words);
   return {
     claimants(text) {
       const mine = contentWords(text);
-      const shared = new Map<number, number>();
-      for (const w of mine) for (const at of postings.get(w) ?? []) shared.set(at, (shared.get(at) ?? 0) + 1);
       const out = new Set<string>();
-      for (const [at, n] of shared) {
+      for (const [at, n] of postings.shared(mine)) {
         const size = Math.min(mine.size, words[at]?.size ?? 0);
         const claim = claims[at];
         if (claim && size > 0 && n >= Math.ceil(SAME_MEANING_JACCARD * size)) out.add(claim.tool);

@@ -3,7 +3,7 @@
  * can be held against how the log served requests saying the same thing (docs/learning.md "The log
  * decides who serves a wording").
  */
-import { SAME_MEANING_JACCARD } from './text.ts';
+import { indexWordSets, SAME_MEANING_JACCARD } from './text.ts';
 
 /** One served request: the tools that finally served its run, its conversation, its content words. */
 export interface ServedRequest {
@@ -23,22 +23,13 @@ export interface ServedRequests {
 }
 
 export function indexServedRequests(requests: readonly ServedRequest[]): ServedRequests {
-  const postings = new Map<string, number[]>();
-  requests.forEach((r, at) => {
-    for (const w of r.words) {
-      const list = postings.get(w);
-      if (list) list.push(at);
-      else postings.set(w, [at]);
-    }
-  });
+  const postings = indexWordSets(requests.map((r) => r.words));
   return {
     saying(words) {
       const out = new Map<string, Set<string>>();
       if (words.size === 0) return out;
       const needed = Math.ceil(SAME_MEANING_JACCARD * words.size);
-      const hits = new Map<number, number>();
-      for (const w of words) for (const at of postings.get(w) ?? []) hits.set(at, (hits.get(at) ?? 0) + 1);
-      for (const [at, n] of hits) {
+      for (const [at, n] of postings.shared(words)) {
         const r = requests[at];
         if (n < needed || !r) continue;
         for (const tool of r.tools) out.set(tool, (out.get(tool) ?? new Set()).add(r.conversation));

@@ -133,6 +133,30 @@ export function contentWords(text: string): Set<string> {
   return words;
 }
 
+/** Word sets indexed by word: for a query's words, how many each set shares, touching only sets that share one. */
+export interface WordPostings {
+  /** Set position → words it shares with `words` (sets sharing none are absent). */
+  shared(words: ReadonlySet<string>): Map<number, number>;
+}
+
+export function indexWordSets(sets: readonly ReadonlySet<string>[]): WordPostings {
+  const postings = new Map<string, number[]>();
+  sets.forEach((set, at) => {
+    for (const w of set) {
+      const list = postings.get(w);
+      if (list) list.push(at);
+      else postings.set(w, [at]);
+    }
+  });
+  return {
+    shared(words) {
+      const hits = new Map<number, number>();
+      for (const w of words) for (const at of postings.get(w) ?? []) hits.set(at, (hits.get(at) ?? 0) + 1);
+      return hits;
+    },
+  };
+}
+
 /** Words by which one request asks for several things. */
 const JOINS = /\b(and|then|also|plus|as well as)\b|[&;]/i;
 
