@@ -67,6 +67,8 @@ export function servingTools(a: Attribution): string[] {
 export interface AttributionOptions {
   /** docs/configuration.md `min_conversations`: how many conversations show a habit before it is one. */
   minConversations?: number;
+  /** `findToolRoles(runs, minConversations)` when the caller has it already (it reads them too). */
+  roles?: ToolRoles;
 }
 
 /** One attribution per run, keyed by run key. Outcomes: the last one reported for a turn stands. */
@@ -77,7 +79,7 @@ export function attributeRuns(
 ): Map<string, Attribution> {
   const latest = new Map<string, OutcomeRecord>();
   for (const o of outcomes) latest.set(o.turn_id, o);
-  const roles: ToolRoles = findToolRoles(runs, opts.minConversations ?? 2);
+  const roles: ToolRoles = opts.roles ?? findToolRoles(runs, opts.minConversations ?? 2);
   const out = new Map<string, Attribution>();
   const doers = new Map<string, string[]>();
   for (const run of runs) {

@@ -75,10 +75,9 @@ export function findEvidence(input: EvidenceInput): Evidence[] {
 /** `findEvidence`, with the run and conversation of each piece of evidence. */
 export function findEvidenceWithOrigins(input: EvidenceInput): FoundEvidence {
   const runs = groupRuns(input.turns, input.calls);
-  const attributions = [
-    ...attributeRuns(runs, input.outcomes, { minConversations: input.minConversations ?? 2 }).values(),
-  ];
-  const roles = findToolRoles(runs, input.minConversations ?? 2);
+  const minConversations = input.minConversations ?? 2;
+  const roles = findToolRoles(runs, minConversations);
+  const attributions = [...attributeRuns(runs, input.outcomes, { minConversations, roles }).values()];
   const masking = maskingOf(input, runs);
   const served = servedRequestsOf(attributions);
   const found = [
