@@ -137,9 +137,11 @@ export function mergeMemory(
     const key = wordingKey(text);
     const words = contentWords(text);
     const same = byKey.get(key) ?? held.find((h) => h.seen !== null && sameWords(h.words, words));
-    const vouched =
-      seen === null || seen.size >= minConversations || held.some((h) => h.seen === null && sameWords(h.words, words));
     if (same === undefined) {
+      const vouched =
+        seen === null ||
+        seen.size >= minConversations ||
+        held.some((h) => h.seen === null && sameWords(h.words, words));
       const h = { text, at: w.at, seen: vouched ? null : seen, key, words };
       held.push(h);
       byKey.set(key, h);

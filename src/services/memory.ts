@@ -79,6 +79,16 @@ export async function proposeMemory(
     minConversations: settings.min_conversations,
   });
   const proposals = new Map<string, { wordings: Map<string, string>; runs: MemoryChange['runs'] }>();
+  // Each tool's routed wordings as keys, found once: every run the tool served is held against them.
+  const routedKeys = new Map<string, ReadonlySet<string>>();
+  const routedKeysOf = (tool: StoredTool): ReadonlySet<string> => {
+    let keys = routedKeys.get(tool.name);
+    if (!keys) {
+      keys = new Set(routedWordings(tool.memory).map((w) => wordingKey(w.text)));
+      routedKeys.set(tool.name, keys);
+    }
+    return keys;
+  };
   // Each proposed wording's content words, found once: a busy tool compares every run with them.
   const wordsOf = new Map<string, ReadonlySet<string>>();
   const words = (text: string): ReadonlySet<string> => {
@@ -100,7 +110,7 @@ export async function proposeMemory(
       if (!tool) continue;
       const scrubbed = scrubValues(request, values);
       const text = withoutPlaceholders(masker ? masker.mask(scrubbed, name, values) : scrubbed);
-      if (!isRememberable(text, tool, settings.memory_bytes) || claimedElsewhere(name, text)) continue;
+      if (!isRememberable(text, routedKeysOf(tool), settings.memory_bytes) || claimedElsewhere(name, text)) continue;
       let p = proposals.get(name);
       if (!p) {
         p = { wordings: new Map(), runs: [] };
@@ -121,14 +131,13 @@ export async function proposeMemory(
 }
 
 /**
- * A wording worth remembering: enough words, within the budget, not already routed from the tool's
- * memory (a pending one is proposed again: this run's conversation counts towards it).
+ * A wording worth remembering: enough words, within the budget, not among the keys of what the tool's
+ * memory routes (a pending one is proposed again: this run's conversation counts towards it).
  */
-function isRememberable(text: string, tool: StoredTool, budget: number): boolean {
+function isRememberable(text: string, routedKeys: ReadonlySet<string>, budget: number): boolean {
   if (text.split(/\s+/).filter((w) => /[\p{L}\p{N}]/u.test(w)).length < MIN_WORDS) return false;
   if (wordingBytes(text) > budget) return false;
-  const key = wordingKey(text);
-  return !routedWordings(tool.memory).some((w) => wordingKey(w.text) === key);
+  return !routedKeys.has(wordingKey(text));
 }
 
 function memoryRevision(
