@@ -79,6 +79,8 @@ export interface LearnOptions {
    * own settings (`max_queries` at apply), not by the review's.
    */
   config: Record<string, number | boolean>;
+  /** Where to write the learning agent's rows at the end (`--rows FILE`), to read what it learned; none by default. */
+  rowsFile?: string;
 }
 
 /**
@@ -411,6 +413,10 @@ export async function runLearn(opts: LearnOptions): Promise<LearnReport> {
     const stopped: LearnReport['stopped'] =
       opts.wordings !== null ? 'passes' : rounds.at(-1)?.examples_new === 0 ? 'no_new_proposals' : 'max_rounds';
     const quality = await learnedPrecision(w, 'eval-learn', revisions, gold);
+    if (opts.rowsFile !== undefined) {
+      const { tools } = await api<{ tools: unknown[] }>(w, 'GET', '/v1/agents/eval-learn/tools');
+      writeFileSync(opts.rowsFile, JSON.stringify(tools));
+    }
     return {
       generated_at: new Date().toISOString(),
       split: opts.split,
@@ -516,7 +522,7 @@ function writeReport(report: LearnReport): void {
   process.stderr.write(`wrote bench/eval-learn${name}.json and bench/learning${name}.svg\n`);
 }
 
-/** `npm run eval [-- --validate] [--agent perfect|fallible] [--wordings N|all] [--passes N] [--per-round N] [--config '{…}']`. */
+/** `npm run eval [-- --validate] [--agent perfect|fallible] [--wordings N|all] [--passes N] [--per-round N] [--config '{…}'] [--rows FILE]`. */
 export async function learnMain(args: {
   validate?: boolean;
   'per-round'?: string;
@@ -524,6 +530,7 @@ export async function learnMain(args: {
   agent?: string;
   wordings?: string;
   passes?: string;
+  rows?: string;
 }): Promise<void> {
   const config = args.config === undefined ? {} : (JSON.parse(args.config) as Record<string, number | boolean>);
   const agent = (args.agent ?? 'fallible') as AgentKind;
@@ -539,6 +546,7 @@ export async function learnMain(args: {
     passes: Number(args.passes ?? DEFAULT_PASSES),
     perRound: Number(args['per-round'] ?? DEFAULT_PER_ROUND),
     config,
+    rowsFile: args.rows,
   });
   process.stdout.write(`${formatLearnReport(report)}\n`);
   writeReport(report);

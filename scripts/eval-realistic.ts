@@ -6,7 +6,7 @@
  * round; then the measures of scripts/eval-realistic-measure.ts and held-out R@5 (ToolE wordings
  * only) cold → learned. Writes bench/eval-learn-realistic-10-seed<N>.json per seed and, for
  * bench/eval-learn-realistic-10.json (the figures of every seed measured so far). `--labels DIR` also
- * writes each seed's labels and generated values there (large; not kept in the repository).
+ * writes each seed's labels, generated values and the rows it ended with there (large; not kept in the repository).
  */
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { type BenchWorker, startWorker } from './bench/worker.ts';
@@ -220,7 +220,8 @@ export async function runRealistic(
       );
     }
     const learned = await measure(w, AGENT, plan.measured, 'learned: held-out');
-    const quality = measureRealistic(agent.labels, await learnedState(w, revisions, refused), book.used);
+    const final = await learnedState(w, revisions, refused);
+    const quality = measureRealistic(agent.labels, final, book.used);
     const report: RealisticReport = {
       generated_at: new Date().toISOString(),
       seed,
@@ -244,7 +245,7 @@ export async function runRealistic(
       quality,
       wall_seconds: (performance.now() - started) / 1000,
     };
-    return { report, labels: { seed, ...agent.labels, values: book.used } };
+    return { report, labels: { seed, ...agent.labels, values: book.used, learned: final.rows } };
   } finally {
     w.stop();
   }

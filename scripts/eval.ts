@@ -144,6 +144,7 @@ async function main(): Promise<void> {
       seed: { type: 'string' },
       seeds: { type: 'string' },
       labels: { type: 'string' },
+      rows: { type: 'string' },
       curve: { type: 'boolean' },
       privacy: { type: 'string' },
     },
