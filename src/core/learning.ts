@@ -12,7 +12,7 @@ import type { CallRecord, OutcomeRecord, TurnRecord } from './records.ts';
 import { argumentValues, scrubValues } from './scrub.ts';
 import { groupRuns, timeOf } from './serving.ts';
 import { rankTools, vectorScoreAt, type RoutingIndex } from './routing.ts';
-import type { MemoryWording } from './routing-memory.ts';
+import { type MemoryWording, withoutSaid } from './routing-memory.ts';
 
 /**
  * What learning writes on a row: the fields an apply changes and an undo restores byte for byte.
@@ -109,9 +109,18 @@ export function planApply(
     });
   }
   const refusedTexts = new Set(merged.refused.map((r) => r.text));
+  const added = rev.queries_added.filter((q) => !refusedTexts.has(q));
+  // An example now says what a remembered wording says: the memory lets its copy go.
+  const memory = row.memory ? withoutSaid(row.memory, added) : undefined;
   return {
-    state: { examples: merged.examples, notes, avoid, call_example: rev.call_example ?? row.call_example },
-    queries_added: rev.queries_added.filter((q) => !refusedTexts.has(q)),
+    state: {
+      examples: merged.examples,
+      notes,
+      avoid,
+      call_example: rev.call_example ?? row.call_example,
+      ...(memory && memory !== row.memory ? { memory: [...memory] } : {}),
+    },
+    queries_added: added,
     queries_displaced: merged.displaced,
     refused,
   };
@@ -139,7 +148,13 @@ function capRefusal(tool: string, kind: 'note' | 'avoid', text: string, cap: num
 
 /** The plan with its new examples withdrawn: notes, "Not for" lines and the example call stay. */
 export function withdrawExamples(row: LearnedState, plan: ApplyPlan): ApplyPlan {
-  return { ...plan, state: { ...plan.state, examples: row.examples }, queries_added: [], queries_displaced: [] };
+  const { memory: _memory, ...state } = plan.state;
+  return {
+    ...plan,
+    state: { ...state, examples: row.examples, ...(row.memory ? { memory: row.memory } : {}) },
+    queries_added: [],
+    queries_displaced: [],
+  };
 }
 
 /** A request another tool served, with its vector, for the displacement re-check. */

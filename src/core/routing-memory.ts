@@ -87,6 +87,23 @@ export function sameWords(x: ReadonlySet<string>, y: ReadonlySet<string>): boole
   return shared >= Math.ceil(SAME_MEANING_JACCARD * Math.min(x.size, y.size));
 }
 
+/**
+ * `memory` (or wordings on their way in) without those that one of `said`, a tool's example
+ * requests, says (`sameWords`):
+ * routing reads the examples already, so a second copy would spend the byte budget on nothing new
+ * and weigh that wording twice in the tool's vector and its lexical document. The same array when
+ * nothing goes.
+ */
+export function withoutSaid<T extends { text: string }>(memory: readonly T[], said: readonly string[]): readonly T[] {
+  if (said.length === 0 || memory.length === 0) return memory;
+  const saidWords = said.map((text) => contentWords(text));
+  const kept = memory.filter((w) => {
+    const words = contentWords(w.text);
+    return !saidWords.some((s) => sameWords(s, words));
+  });
+  return kept.length === memory.length ? memory : kept;
+}
+
 const encoder = new TextEncoder();
 
 /** UTF-8 bytes a wording takes in the budget. */

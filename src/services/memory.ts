@@ -22,6 +22,7 @@ import {
   sameWords,
   wordingBytes,
   wordingKey,
+  withoutSaid,
 } from '../core/routing-memory.ts';
 import { argumentValues, scrubValues, withoutPlaceholders } from '../core/scrub.ts';
 import { groupRuns, timeOf } from '../core/serving.ts';
@@ -49,8 +50,10 @@ const MIN_WORDS = 2;
  * mark), minus those its memory already routes, and minus those another tool's example requests
  * say: an example is a checked claim that its wording belongs to its tool (the same review's
  * proposed examples, `proposed`, count), where memory takes the log's credit as it comes, and an
- * agent's wrong pick whose user re-asked in other words is credited to the wrong tool. Empty when
- * `memory_bytes` is 0.
+ * agent's wrong pick whose user re-asked in other words is credited to the wrong tool. Minus, too,
+ * those the tool's own example requests say (any source, or proposed for it in the same review):
+ * routing reads them already, and a second copy spends the byte budget on nothing new while it
+ * weighs that wording twice in the tool's vector. Empty when `memory_bytes` is 0.
  */
 export async function proposeMemory(
   svc: Services,
@@ -99,6 +102,16 @@ export async function proposeMemory(
     }
     return w;
   };
+  // Each tool's own example requests on its row (every source) as content words, found once.
+  const ownSaid = new Map<string, readonly ReadonlySet<string>[]>();
+  const saidByOwnExamples = (tool: StoredTool, mine: ReadonlySet<string>): boolean => {
+    let said = ownSaid.get(tool.name);
+    if (!said) {
+      said = tool.examples.map((e) => contentWords(e.text));
+      ownSaid.set(tool.name, said);
+    }
+    return said.some((w) => sameWords(w, mine));
+  };
   const ordered = [...attributed.values()].sort((a, b) => timeOf(a.run.at) - timeOf(b.run.at));
   for (const a of ordered) {
     const request = a.run.request;
@@ -111,6 +124,7 @@ export async function proposeMemory(
       const scrubbed = scrubValues(request, values);
       const text = withoutPlaceholders(masker ? masker.mask(scrubbed, name, values) : scrubbed);
       if (!isRememberable(text, routedKeysOf(tool), settings.memory_bytes) || claimedElsewhere(name, text)) continue;
+      if (saidByOwnExamples(tool, words(text))) continue;
       let p = proposals.get(name);
       if (!p) {
         p = { wordings: new Map(), runs: [] };
@@ -165,7 +179,8 @@ export interface MemoryPlan {
 
 /**
  * The tool's memory with `added` merged in under the byte budget: `added` keeps the wordings that
- * made it in, `dropped` the ones already held that the budget let go.
+ * made it in, `dropped` the ones already held that the budget let go or that the row's examples
+ * now say (`withoutSaid`).
  */
 export function planMemory(
   row: StoredTool,
@@ -176,9 +191,14 @@ export function planMemory(
 ): MemoryPlan {
   if (settings.memory_bytes === 0)
     throw new ApiError('conflict', 'routing memory is off for this agent (memory_bytes is 0); nothing was written');
+  // What the row's examples say is not held again (they may have grown since the proposal).
+  const said = row.examples.map((e) => e.text);
   const memory = mergeMemory(
-    row.memory,
-    added.map((text) => ({ text, at, conversations: conversationsOf(change.runs, text) })),
+    withoutSaid(row.memory, said),
+    withoutSaid(
+      added.map((text) => ({ text, at, conversations: conversationsOf(change.runs, text) })),
+      said,
+    ),
     settings.memory_bytes,
     settings.min_conversations,
   );

@@ -163,6 +163,40 @@ describe('routing memory', () => {
     expect((await getTool(agent, 'get_weather')).body.memory).toEqual([WORDING]);
   });
 
+  it('holds no second copy of what the tool’s own example requests say: memory lets it go when an example comes to say it', async () => {
+    // A registered example of get_weather is never remembered for it again.
+    const own = 'is it going to snow in the mountains this weekend';
+    const agent = agentId('memory');
+    const tools = TOOLS.map((t) => (t.name === 'get_weather' ? { ...t, examples: [own] } : t));
+    expect((await api('PUT', `/v1/agents/${agent}/tools`, { body: { tools } })).status).toBe(200);
+    await servedIn(agent, ['c1', 'c2'], `hello, ${own}?`, 'get_weather', { city: 'Oslo' });
+    await servedIn(agent, ['c3', 'c4'], WORDING, 'get_weather', { city: 'Oslo' });
+    const res = await review(agent);
+    expect(res.status).toBe(200);
+    expect(res.body.memory).toHaveLength(1);
+    expect(res.body.memory[0].memory.added).toEqual([WORDING]);
+    expect((await getTool(agent, 'get_weather')).body.memory).toEqual([WORDING]);
+
+    // The misses on WORDING proposed it as an example too: applied, the example says it, memory lets its copy go.
+    const lines = (res.body.revisions as { revision_id: string; tool: string; queries_added: string[] }[]).find(
+      (r) => r.tool === 'get_weather' && r.queries_added.includes(WORDING),
+    );
+    expect(lines).toBeDefined();
+    const applied = await api('POST', `/v1/agents/${agent}/revisions/${lines?.revision_id}/apply`, {
+      body: { approved_by: 'op' },
+    });
+    expect(applied.status).toBe(200);
+    const row = await getTool(agent, 'get_weather');
+    expect(row.body.examples.map((e: { text: string }) => e.text)).toContain(WORDING);
+    expect(row.body.memory).toBeUndefined();
+    expect(await rankOf(agent, WORDING, 'get_weather')).toBe(1);
+
+    // Undoing the example brings memory's copy back.
+    const undone = await api('POST', `/v1/agents/${agent}/tools/get_weather/undo`, { body: { approved_by: 'op' } });
+    expect(undone.status).toBe(200);
+    expect((await getTool(agent, 'get_weather')).body.memory).toEqual([WORDING]);
+  });
+
   it('is undone like any revision: the wording leaves memory and routing forgets it', async () => {
     const agent = await setup();
     const before = await rankOf(agent, WORDING, 'get_weather');

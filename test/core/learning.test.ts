@@ -61,6 +61,23 @@ describe('planApply', () => {
     expect(plan.queries_displaced).toEqual([]);
   });
 
+  it('lets memory’s copy of a wording go when an example comes to say it, and withdrawing brings it back', () => {
+    const remembering: LearnedState = {
+      ...row,
+      memory: [
+        { text: 'where is my FNOL please', at: 1 },
+        { text: 'has my claim been paid yet', at: 2 },
+      ],
+    };
+    const caps = { max_notes: 4, max_avoid: 2, max_queries: 12 };
+    const plan = planApply(remembering, rev, caps, TOOLS);
+    expect(plan.state.memory).toEqual([{ text: 'has my claim been paid yet', at: 2 }]);
+    expect(withdrawExamples(remembering, plan).state.memory).toBe(remembering.memory);
+    // An example refused for want of room takes nothing from memory.
+    const full = { ...remembering, examples: [{ text: 'by hand', source: 'unknown' as const, revision_id: null }] };
+    expect(planApply(full, rev, { ...caps, max_queries: 1 }, TOOLS).state.memory).toBeUndefined();
+  });
+
   it('refuses a "Not for" line whose named tool is no longer registered', () => {
     const plan = planApply(row, rev, { max_notes: 4, max_avoid: 2, max_queries: 12 }, new Set(['lookup_claim']));
     expect(plan.state.avoid).toEqual([]);

@@ -5,6 +5,7 @@ import {
   indexClaims,
   mergeMemory,
   routedWordings,
+  withoutSaid,
   wordingBytes,
 } from '../../src/core/routing-memory.ts';
 
@@ -69,14 +70,17 @@ describe('routing memory', () => {
 
     it('routes a wording at once when it says what a routed wording of the tool says', () => {
       const memory = mergeMemory(
-        [{ text: 'check the weather forecast', at: 1 }],
-        [served('check the weather forecast for the weekend', 2, 'c9'), served('send an invoice', 3, 'c9')],
+        [{ text: 'check the weather forecast for the coast this weekend', at: 1 }],
+        [
+          served('please check the weather forecast for the coast this weekend, Ana', 2, 'c9'),
+          served('send an invoice', 3, 'c9'),
+        ],
         DEFAULT_MEMORY_BYTES,
         2,
       );
       expect(routedWordings(memory).map((w) => w.text)).toEqual([
-        'check the weather forecast for the weekend',
-        'check the weather forecast',
+        'please check the weather forecast for the coast this weekend, Ana',
+        'check the weather forecast for the coast this weekend',
       ]);
       expect(memory.find((w) => w.text === 'send an invoice')?.pending).toEqual(['c9']);
     });
@@ -103,6 +107,15 @@ describe('routing memory', () => {
     expect([...claims.claimants('please find me somewhere to sleep near the station tonight')]).toEqual(['book_hotel']);
     expect([...claims.claimants('do I need an umbrella tomorrow in Oslo')]).toEqual(['get_weather']);
     expect([...claims.claimants('book a table near the station')]).toEqual([]);
+  });
+
+  it('lets go of the wordings an example request says, in either direction, and keeps the rest', () => {
+    const memory = [
+      { text: 'find me somewhere to sleep near the station', at: 1 },
+      { text: 'is it going to rain tomorrow', at: 2 },
+    ];
+    expect(withoutSaid(memory, ['please find me somewhere to sleep near the station tonight'])).toEqual([memory[1]]);
+    expect(withoutSaid(memory, ['book a table near the station'])).toBe(memory);
   });
 
   it('keeps a mark of a conversation, not its id: the same id the same mark, another id another', () => {
