@@ -44,6 +44,11 @@ export interface IncomingWording {
   text: string;
   at: number;
   conversations?: readonly string[];
+  /**
+   * Every run it rests on was served together with other tools: it asks for more than this tool
+   * did, so no routed wording of the tool vouches for it; it routes from its own conversations.
+   */
+  together?: boolean;
 }
 
 /** The wordings routing reads: those no longer pending. */
@@ -122,7 +127,10 @@ export function wordingKey(text: string): string {
  * same words in the same order as one held is that one (the later text and time are kept); one
  * that says what a pending wording says (`sameWords`) adds its conversations to it. A pending
  * wording routes once its conversations reach `minConversations`; a new wording saying what a
- * routed one says routes at once, as another way of asking what the tool was already found to serve. Routed and pending
+ * routed one says routes at once, as another way of asking what the tool was already found to
+ * serve, unless it was served `together` with other tools: a request for two things holds the one
+ * it shares with a routed wording beside words this tool did not serve, from one conversation, so
+ * it waits for its own conversations like any new wording. Routed and pending
  * wordings each keep within the budget: while the routed are over it, the one whose words the rest
  * covers best goes first (a wording adding no word the others lack before one that brings a word
  * nothing else has; among equals the oldest); while the pending are over it, the oldest goes. A
@@ -148,7 +156,7 @@ export function mergeMemory(
   }
   const held: Held[] = [];
   const byKey = new Map<string, Held>();
-  const place = (w: IncomingWording, seen: Set<string> | null): void => {
+  const place = (w: IncomingWording, seen: Set<string> | null, together = false): void => {
     const text = w.text.trim();
     if (text === '' || wordingBytes(text) > budgetBytes) return;
     const key = wordingKey(text);
@@ -158,7 +166,7 @@ export function mergeMemory(
       const vouched =
         seen === null ||
         seen.size >= minConversations ||
-        held.some((h) => h.seen === null && sameWords(h.words, words));
+        (!together && held.some((h) => h.seen === null && sameWords(h.words, words)));
       const h = { text, at: w.at, seen: vouched ? null : seen, key, words };
       held.push(h);
       byKey.set(key, h);
@@ -172,7 +180,7 @@ export function mergeMemory(
     if (same.seen !== null && same.seen.size >= minConversations) same.seen = null;
   };
   for (const w of current) place(w, w.pending ? new Set(w.pending) : null);
-  for (const w of incoming) place(w, w.conversations ? new Set(w.conversations) : null);
+  for (const w of incoming) place(w, w.conversations ? new Set(w.conversations) : null, w.together === true);
   const routed = withinBudget(
     held.filter((h) => h.seen === null),
     budgetBytes,

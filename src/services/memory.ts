@@ -196,7 +196,12 @@ export function planMemory(
   const memory = mergeMemory(
     withoutSaid(row.memory, said),
     withoutSaid(
-      added.map((text) => ({ text, at, conversations: conversationsOf(change.runs, text) })),
+      added.map((text) => ({
+        text,
+        at,
+        conversations: conversationsOf(change.runs, text),
+        together: servedTogether(change.runs, text),
+      })),
       said,
     ),
     settings.memory_bytes,
@@ -224,6 +229,12 @@ function conversationsOf(runs: MemoryChange['runs'], wording: string): string[] 
       runs.filter((r) => r.wording === wording).map((r) => conversationMark(r.conversation ?? `turn:${r.turn_id}`)),
     ),
   ];
+}
+
+/** True when every run a revision's `wording` rests on was served together with other tools. */
+function servedTogether(runs: MemoryChange['runs'], wording: string): boolean {
+  const of = runs.filter((r) => r.wording === wording);
+  return of.length > 0 && of.every((r) => r.together);
 }
 
 /** The row's learned state with `memory` in place of its own. */

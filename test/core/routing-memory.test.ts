@@ -85,6 +85,20 @@ describe('routing memory', () => {
       expect(memory.find((w) => w.text === 'send an invoice')?.pending).toEqual(['c9']);
     });
 
+    it('lets no routed wording vouch for a request served together with other tools: it waits for its own conversations', () => {
+      const routed = { text: 'book a flight to Rome for the weekend', at: 1 };
+      const joined = 'book a flight to Rome for the weekend and count the words of this paragraph';
+      const once = mergeMemory([routed], [{ ...served(joined, 2, 'c9'), together: true }], DEFAULT_MEMORY_BYTES, 2);
+      expect(routedWordings(once)).toEqual([routed]);
+      expect(once.find((w) => w.text === joined)?.pending).toEqual(['c9']);
+      // Served alone, the same request is another way of asking what the tool serves.
+      const alone = mergeMemory([routed], [served(joined, 2, 'c9')], DEFAULT_MEMORY_BYTES, 2);
+      expect(routedWordings(alone).map((w) => w.text)).toEqual([joined, routed.text]);
+      // Together again in a second conversation: now it routes.
+      const twice = mergeMemory(once, [{ ...served(joined, 3, 'c10'), together: true }], DEFAULT_MEMORY_BYTES, 2);
+      expect(routedWordings(twice).map((w) => w.text)).toEqual([joined, routed.text]);
+    });
+
     it('keeps pending wordings within their own budget, the oldest going first, without touching routed ones', () => {
       const routed = { text: 'convert currency rates', at: 1 };
       const budget = wordingBytes(routed.text);
