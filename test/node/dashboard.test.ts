@@ -464,6 +464,15 @@ describe('the dashboard in Chromium', () => {
     expect(await outcome('refund_order').getAttribute('class')).toBe('failed');
     expect((await callOk('GET', `/v1/agents/${agent}/revisions/${ids.get_order}`)).status).toBe('applied');
     expect((await callOk('GET', `/v1/agents/${agent}/revisions/${ids.refund_order}`)).status).toBe('dismissed');
+
+    // The refund served in one conversation is remembered, pending: the tool list counts it apart from what routes.
+    const refund = await callOk('GET', `/v1/agents/${agent}/tools/refund_order`);
+    expect(refund.memory).toBeUndefined();
+    expect(refund.memory_pending).toBe(1);
+    await page.getByRole('button', { name: 'Tools', exact: true }).click();
+    const summary = await page.locator('details.tool[data-tool="refund_order"] > summary').innerText();
+    expect(summary).toContain('1 wording waiting for more conversations');
+    expect(summary).not.toContain('for routing');
     expect(problems).toEqual([]);
   });
 });

@@ -48,7 +48,14 @@ export async function renderTools(ctx: ViewContext, panel: HTMLElement): Promise
 }
 
 function toolCard(ctx: ViewContext, t: ToolRow): HTMLElement {
-  const learned = `${count(t.notes.length, 'note', 'notes')}, ${count(t.avoid.length, '"Not for" line', '"Not for" lines')}, ${count(t.examples.length, 'example', 'examples')}${t.memory?.length ? `; learned ${count(t.memory.length, 'wording', 'wordings')} for routing (e.g. "${t.memory[0]}")` : ''}`;
+  const routed = t.memory?.length
+    ? `; learned ${count(t.memory.length, 'wording', 'wordings')} for routing (e.g. "${t.memory[0]}")`
+    : '';
+  // Pending wordings are kept, not routed: they wait for requests from more conversations.
+  const waiting = t.memory_pending
+    ? `; ${count(t.memory_pending, 'wording', 'wordings')} waiting for more conversations`
+    : '';
+  const learned = `${count(t.notes.length, 'note', 'notes')}, ${count(t.avoid.length, '"Not for" line', '"Not for" lines')}, ${count(t.examples.length, 'example', 'examples')}${routed}${waiting}`;
   const lazy = el('div', {}, el('p', { class: 'empty', text: 'Loading activity, versions and history…' }));
   const card = el(
     'details',
@@ -159,7 +166,7 @@ function historyTable(revisions: RevisionRow[], quality: Map<string, RevisionQua
       r.avoid_added.length && count(r.avoid_added.length, '"Not for" line', '"Not for" lines'),
       r.call_example && 'example call',
       r.queries_added.length && count(r.queries_added.length, 'example request', 'example requests'),
-      r.memory?.added.length && `learned ${count(r.memory.added.length, 'wording', 'wordings')}`,
+      r.memory?.added.length && `remembered ${count(r.memory.added.length, 'wording', 'wordings')}`,
     ]
       .filter(Boolean)
       .join(', ') || '—';
