@@ -27,7 +27,7 @@
  */
 import { spawnSync } from 'node:child_process';
 import { createHashEmbedder } from '../src/adapters/hash-embedder.ts';
-import { DEFAULT_MEMORY_BYTES, type MemoryWording } from '../src/core/routing-memory.ts';
+import { DEFAULT_MEMORY_BYTES, memoryBudget, type MemoryWording } from '../src/core/routing-memory.ts';
 import { embedTools } from '../src/services/tool-vectors.ts';
 import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
@@ -499,7 +499,9 @@ async function fillMemory(
 ): Promise<{ fill: MemoryFill; memories: MemoryWording[][] }> {
   const tools = toolbox(MEMORY_TOOLS);
   progress(`composing full memories for ${tools.length.toLocaleString('en-US')} tools`);
-  const memories = fullMemory(tools, DEFAULT_MEMORY_BYTES, now);
+  // Each tool full to the budget the service gives it in this toolbox by default: its share of the agent's.
+  const budget = memoryBudget(DEFAULT_MEMORY_BYTES, tools.length);
+  const memories = fullMemory(tools, budget, now);
   const embedder = createHashEmbedder();
   const rows = tools.map((t, i) => ({
     name: t.name,
@@ -533,8 +535,8 @@ async function fillMemory(
     wordings,
     wordings_per_tool: round(wordings / tools.length, 1),
     bytes_per_tool: round(bytes.reduce((n, b) => n + b, 0) / tools.length, 0),
-    budget_bytes: DEFAULT_MEMORY_BYTES,
-    tools_below_90_percent: bytes.filter((b) => b < 0.9 * DEFAULT_MEMORY_BYTES).length,
+    budget_bytes: budget,
+    tools_below_90_percent: bytes.filter((b) => b < 0.9 * budget).length,
   };
   progress(`  ${JSON.stringify(fill)}`);
   return { fill, memories };

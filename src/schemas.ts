@@ -311,7 +311,7 @@ export const Settings = z
     max_registered_tools: z.number().int().min(1).max(100_000),
     /** Model calls an hour, reviews (dry runs too) and augmentation together; 0 = none. */
     model_calls_per_hour: z.number().int().min(0).max(1_000_000),
-    /** Bytes of routing memory per tool (docs/learning.md "Routing memory"); 0 = off. */
+    /** Bytes of routing memory per tool, at most its share of AGENT_MEMORY_BYTES (docs/learning.md "Routing memory"); 0 = off. */
     memory_bytes: z.number().int().min(0).max(16_384),
     /** Apply memory revisions at once as "whetstone:routing_memory"; false leaves them for approval. */
     memory_auto_apply: z.boolean(),

@@ -10,12 +10,29 @@
 import { contentWords, fnv64Hex, indexWordSets, normalize, SAME_MEANING_JACCARD, tokenize } from './text.ts';
 
 /**
- * Default bytes of wording text per tool. docs/capacity.md: a routing snapshot is kept within
- * 48 MiB of an isolate; at 1 KiB a tool (about 9 wordings of ToolE-length requests) a 10,000-tool
- * agent with every memory full measured 43.0 MiB (31.8 MiB with none), counted as 46.5 MiB: it
- * still fits that cache alone.
+ * Wording text an agent's memory holds at most, all its tools together. docs/capacity.md: a routing
+ * snapshot is kept within 48 MiB of an isolate; a 10,000-tool agent with 1 KiB a tool (about 9
+ * wordings of ToolE-length requests) and every memory full measured 43.0 MiB (31.8 MiB with none),
+ * counted as 46.5 MiB: it still fits that cache alone. A smaller toolbox gets the same text in
+ * fewer, larger memories: its vectors and views take far less of the snapshot.
  */
-export const DEFAULT_MEMORY_BYTES = 1024;
+export const AGENT_MEMORY_BYTES = 10_000 * 1024;
+
+/**
+ * Default bytes of wording text per tool: the most `memory_bytes` allows. A toolbox of more than
+ * AGENT_MEMORY_BYTES / 16 KiB (625) tools gets its share of AGENT_MEMORY_BYTES instead
+ * (`memoryBudget`): 1 KiB a tool at 10,000.
+ */
+export const DEFAULT_MEMORY_BYTES = 16_384;
+
+/**
+ * The bytes one tool's memory may hold in a toolbox of `tools`: `memoryBytes` (the setting), and no
+ * more than the tool's share of AGENT_MEMORY_BYTES, so a large toolbox's snapshot keeps within an
+ * isolate whatever the setting says. 0 when memory is off.
+ */
+export function memoryBudget(memoryBytes: number, tools: number): number {
+  return Math.min(memoryBytes, Math.floor(AGENT_MEMORY_BYTES / Math.max(1, tools)));
+}
 
 /** One remembered wording: its masked text and when it was last served. */
 export interface MemoryWording {

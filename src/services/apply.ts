@@ -113,7 +113,7 @@ export async function applyRevision(
   if (!row) throw new ApiError('conflict', `tool ${proposed.tool} is no longer registered`);
   if (isMemoryRevision(proposed)) {
     if (edit) throw new ApiError('invalid_request', 'a memory revision has no lines to edit; apply or dismiss it');
-    return applyMemory(svc, agent, proposed, row, settings, who, now, ctx);
+    return applyMemory(svc, agent, proposed, row, settings, tools.size, who, now, ctx);
   }
   const registered = new Set(tools.keys());
   const edited = edit ? await editedLines(edit, proposed, row, tools, settings) : null;
@@ -206,7 +206,7 @@ async function markApplied(
 }
 
 /**
- * Applies a memory revision: its wordings merged into the tool's memory under `memory_bytes`, then
+ * Applies a memory revision: its wordings merged into the tool's memory under its budget among `toolCount` tools, then
  * the displacement re-check; when a wording pushes a served tool out of `top_k`, each is tried in
  * turn on top of those kept so far and kept only when the re-check finds nothing (as for examples).
  */
@@ -216,22 +216,23 @@ async function applyMemory(
   rev: Revision & { memory: MemoryChange },
   row: StoredTool,
   settings: Settings,
+  toolCount: number,
   who: Approval,
   now: string,
   ctx: ApplyContext,
 ): Promise<Revision> {
   const at = Date.parse(rev.created_at);
-  let plan = planMemory(row, rev.memory, rev.memory.added, settings, at);
+  let plan = planMemory(row, rev.memory, rev.memory.added, settings, at, toolCount);
   let next = await withState(svc, row, withMemory(row, plan.memory), now);
   const recheck = plan.change.added.length > 0 ? await recheckOf(svc, agent, ctx, row.name) : null;
   const displaced = recheck ? recheck.displacedBy(next, settings.top_k) : [];
   let withdrawn: string[] = [];
   if (recheck && displaced.length > 0) {
     const kept = await keptUndisplacing(plan.change.added, recheck, settings, (texts) =>
-      withState(svc, row, withMemory(row, planMemory(row, rev.memory, texts, settings, at).memory), now),
+      withState(svc, row, withMemory(row, planMemory(row, rev.memory, texts, settings, at, toolCount).memory), now),
     );
     withdrawn = plan.change.added.filter((t) => !kept.includes(t));
-    plan = planMemory(row, rev.memory, kept, settings, at);
+    plan = planMemory(row, rev.memory, kept, settings, at, toolCount);
     next = await withState(svc, row, withMemory(row, plan.memory), now);
   }
   return markApplied(svc, agent, rev.revision_id, row, next, who, now, ctx, {

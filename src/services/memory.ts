@@ -16,6 +16,7 @@ import { noChanges, type StoredTool } from '../core/records.ts';
 import {
   conversationMark,
   indexClaims,
+  memoryBudget,
   mergeMemory,
   type MemoryWording,
   routedWordings,
@@ -66,6 +67,7 @@ export async function proposeMemory(
   if (settings.memory_bytes === 0) return [];
   const tools = await svc.store.listTools(agent, { vectors: false });
   if (tools.length === 0) return [];
+  const budget = memoryBudget(settings.memory_bytes, tools.length);
   const claims = indexClaims([
     ...tools.flatMap((t) =>
       t.examples.filter((e) => e.source !== 'synthetic').map((e) => ({ tool: t.name, text: e.text })),
@@ -123,7 +125,7 @@ export async function proposeMemory(
       if (!tool) continue;
       const scrubbed = scrubValues(request, values);
       const text = withoutPlaceholders(masker ? masker.mask(scrubbed, name, values) : scrubbed);
-      if (!isRememberable(text, routedKeysOf(tool), settings.memory_bytes) || claimedElsewhere(name, text)) continue;
+      if (!isRememberable(text, routedKeysOf(tool), budget) || claimedElsewhere(name, text)) continue;
       if (saidByOwnExamples(tool, words(text))) continue;
       let p = proposals.get(name);
       if (!p) {
@@ -178,7 +180,8 @@ export interface MemoryPlan {
 }
 
 /**
- * The tool's memory with `added` merged in under the byte budget: `added` keeps the wordings that
+ * The tool's memory with `added` merged in under its byte budget in a toolbox of `tools`
+ * (`memoryBudget`): `added` keeps the wordings that
  * made it in, `dropped` the ones already held that the budget let go or that the row's examples
  * now say (`withoutSaid`).
  */
@@ -188,6 +191,7 @@ export function planMemory(
   added: readonly string[],
   settings: Settings,
   at: number,
+  tools: number,
 ): MemoryPlan {
   if (settings.memory_bytes === 0)
     throw new ApiError('conflict', 'routing memory is off for this agent (memory_bytes is 0); nothing was written');
@@ -204,7 +208,7 @@ export function planMemory(
       })),
       said,
     ),
-    settings.memory_bytes,
+    memoryBudget(settings.memory_bytes, tools),
     settings.min_conversations,
   );
   const kept = new Set(memory.map((w) => w.text));

@@ -227,7 +227,7 @@ async function afterRow(
   now: string,
 ): Promise<StoredTool> {
   const state = isMemoryRevision(rev)
-    ? withMemory(row, planMemory(row, rev.memory, rev.memory.added, settings, Date.parse(now)).memory)
+    ? withMemory(row, planMemory(row, rev.memory, rev.memory.added, settings, Date.parse(now), registered.size).memory)
     : planApply(learnedState(row), { ...rev, ...lines }, settings, registered).state;
   const next: StoredTool = { ...row, ...state };
   if (embeddingText(next) !== embeddingText(row) || !row.vector) {

@@ -278,9 +278,26 @@ describe('routing memory', () => {
     const res = await api('PUT', `/v1/agents/${agent}/config`, { body: { memory_bytes: 16_385 } });
     expect(res.status).toBe(400);
     expect((await api('GET', `/v1/agents/${agent}/config`)).body).toMatchObject({
-      memory_bytes: 1024,
+      memory_bytes: 16_384,
       memory_auto_apply: true,
     });
+  });
+
+  it('keeps a tool’s memory within memory_bytes: the wordings that bring the most words stay', async () => {
+    const short = 'will it be windy on the coast tomorrow';
+    const agent = await setup({ memory_bytes: new TextEncoder().encode(`${WORDING}${short}`).length });
+    await servedIn(agent, ['c1', 'c2'], WORDING, 'get_weather', { city: 'Oslo' });
+    await servedIn(agent, ['c3', 'c4'], short, 'get_weather', { city: 'Oslo' });
+    await servedIn(agent, ['c5', 'c6'], 'an umbrella on the windy coast', 'get_weather', { city: 'Oslo' });
+    const res = await review(agent);
+    expect(res.status).toBe(200);
+    // Three wordings were served, from two conversations each, and do not fit: the one whose words the others cover goes.
+    const rev = res.body.memory[0];
+    expect(new Set(rev.memory.runs.map((r: { wording: string }) => r.wording))).toEqual(
+      new Set([WORDING, short, 'an umbrella on the windy coast']),
+    );
+    expect(rev.memory.added).toEqual([WORDING, short]);
+    expect((await getTool(agent, 'get_weather')).body.memory?.sort()).toEqual([WORDING, short].sort());
   });
 
   it('never remembers a value from one conversation: a name, an argument value or a reference', async () => {

@@ -2,7 +2,9 @@ import { describe, expect, it } from 'vitest';
 import {
   conversationMark,
   DEFAULT_MEMORY_BYTES,
+  AGENT_MEMORY_BYTES,
   indexClaims,
+  memoryBudget,
   mergeMemory,
   routedWordings,
   withoutSaid,
@@ -48,6 +50,14 @@ describe('routing memory', () => {
       10,
     );
     expect(memory.map((w) => w.text)).toEqual(['delta', 'bravo']);
+  });
+
+  it('gives each tool the setting, or its share of what an agent may remember when the toolbox is large', () => {
+    expect(memoryBudget(DEFAULT_MEMORY_BYTES, 199)).toBe(16_384);
+    expect(memoryBudget(DEFAULT_MEMORY_BYTES, 10_000)).toBe(1024);
+    expect(memoryBudget(512, 10_000)).toBe(512);
+    expect(memoryBudget(0, 3)).toBe(0);
+    expect(memoryBudget(DEFAULT_MEMORY_BYTES, 2_000) * 2_000).toBeLessThanOrEqual(AGENT_MEMORY_BYTES);
   });
 
   it('never keeps a wording longer than the budget and refuses a bad budget', () => {

@@ -394,7 +394,7 @@ const SETTING_HINTS: Partial<Record<keyof Settings, string>> = {
   auto_apply: 'apply revisions without approval',
   max_registered_tools: 'tools this agent may hold',
   model_calls_per_hour: 'model calls an hour: reviews, dry runs and augmentation together',
-  memory_bytes: 'bytes of served wordings routing remembers per tool (0 = off)',
+  memory_bytes: 'bytes of served wordings routing remembers per tool, at most its share of 10,000 KiB (0 = off)',
   memory_auto_apply: 'apply routing memory without approval',
   hit_rate_drop_share:
     'a day whose hit rate fell by more than this share of the day before notifies quality.dropped webhooks (1 = never)',
