@@ -111,10 +111,9 @@ export function sameWords(x: ReadonlySet<string>, y: ReadonlySet<string>): boole
 
 /**
  * `memory` (or wordings on their way in) without those that one of `said`, a tool's example
- * requests, says (`sameWords`):
- * routing reads the examples already, so a second copy would spend the byte budget on nothing new
- * and weigh that wording twice in the tool's vector and its lexical document. The same array when
- * nothing goes.
+ * requests, says (`sameWords`): routing reads the examples already, so a second copy would spend
+ * the byte budget on nothing new and weigh that wording twice in the tool's vector and its lexical
+ * document. The same array when nothing goes.
  */
 export function withoutSaid<T extends { text: string }>(memory: readonly T[], said: readonly string[]): readonly T[] {
   if (said.length === 0 || memory.length === 0) return memory;

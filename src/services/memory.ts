@@ -52,9 +52,10 @@ const MIN_WORDS = 2;
  * say: an example is a checked claim that its wording belongs to its tool (the same review's
  * proposed examples, `proposed`, count), where memory takes the log's credit as it comes, and an
  * agent's wrong pick whose user re-asked in other words is credited to the wrong tool. Minus, too,
- * those the tool's own example requests say (any source, or proposed for it in the same review):
- * routing reads them already, and a second copy spends the byte budget on nothing new while it
- * weighs that wording twice in the tool's vector. Empty when `memory_bytes` is 0.
+ * those the tool's own example requests on its row say (any source; not one only proposed in the
+ * same review, which may yet be refused and leave its wording nowhere): routing reads them
+ * already, and a second copy spends the byte budget on nothing new while it weighs that wording
+ * twice in the tool's vector. Empty when `memory_bytes` is 0.
  */
 export async function proposeMemory(
   svc: Services,
@@ -181,9 +182,8 @@ export interface MemoryPlan {
 
 /**
  * The tool's memory with `added` merged in under its byte budget in a toolbox of `tools`
- * (`memoryBudget`): `added` keeps the wordings that
- * made it in, `dropped` the ones already held that the budget let go or that the row's examples
- * now say (`withoutSaid`).
+ * (`memoryBudget`): `added` keeps the wordings that made it in, `dropped` the ones already held
+ * that the budget let go or that the row's examples now say (`withoutSaid`).
  */
 export function planMemory(
   row: StoredTool,
