@@ -57,6 +57,29 @@ async function review(agent: string): Promise<Revision[]> {
 }
 
 const of = (revisions: Revision[], name: string) => revisions.find((r) => r.tool === name);
+
+/** Two ways of asking start_recovery's job that routing ranks it first for. */
+const RECOVER = [
+  'recover our money on this claim from the other party',
+  'recover the money the other party owes us on the claim',
+];
+
+/**
+ * Each RECOVER wording in its own conversation (`prefix` + index): routing ranks start_recovery
+ * above lookup_claim, the agent picks lookup_claim, which answers; then the request `next` makes
+ * of the claim reference (`refBase` + index) is served by start_recovery.
+ */
+async function passedOver(agent: string, prefix: string, refBase: string, next: (ref: string) => string) {
+  for (const [i, wording] of RECOVER.entries()) {
+    const ref = `${refBase}${i}`;
+    const { offered } = await routedTurn(agent, `${prefix}${i}`, wording, 5, [
+      { tool: 'lookup_claim', arguments: { claim_ref: ref } },
+    ]);
+    expect(offered.indexOf('start_recovery')).toBeGreaterThanOrEqual(0);
+    expect(offered.indexOf('start_recovery')).toBeLessThan(offered.indexOf('lookup_claim'));
+    await turn(agent, `${prefix}${i}`, next(ref), 3, [{ tool: 'start_recovery', arguments: { claim_ref: ref } }]);
+  }
+}
 const learned = (revisions: Revision[], name: string) => {
   const r = of(revisions, name);
   return r ? [...r.queries_added, ...r.avoid_added, ...r.notes_added] : [];
@@ -273,54 +296,24 @@ describe('learning under real traffic', () => {
 
   it('a passed-over tool that then served: a wrong pick below the right one, a re-ask in other words, the wording goes to the right tool', async () => {
     const agent = await setup();
-    const wordings = [
-      'recover our money on this claim from the other party',
-      'recover the money the other party owes us on the claim',
-    ];
-    for (const [i, wording] of wordings.entries()) {
-      const ref = `CW-33333${i}`;
-      // Routing offers start_recovery above lookup_claim; the agent picks lookup_claim, which answers.
-      const { offered } = await routedTurn(agent, `p${i}`, wording, 5, [
-        { tool: 'lookup_claim', arguments: { claim_ref: ref } },
-      ]);
-      expect(offered.indexOf('start_recovery')).toBeGreaterThanOrEqual(0);
-      expect(offered.indexOf('start_recovery')).toBeLessThan(offered.indexOf('lookup_claim'));
-      // The user asks again in words the first request does not share; start_recovery serves it.
-      await turn(agent, `p${i}`, `start subrogation on ${ref}`, 3, [
-        { tool: 'start_recovery', arguments: { claim_ref: ref } },
-      ]);
-    }
+    // The user asks again in words the first request does not share.
+    await passedOver(agent, 'p', 'CW-33333', (ref) => `start subrogation on ${ref}`);
     const revisions = await review(agent);
     const recovery = of(revisions, 'start_recovery');
-    expect(recovery?.evidence.filter((e) => e.how === 'next_request').map((e) => e.text)).toEqual(wordings);
-    expect(recovery?.queries_added).toContain(wordings[0]);
+    expect(recovery?.evidence.filter((e) => e.how === 'next_request').map((e) => e.text)).toEqual(RECOVER);
+    expect(recovery?.queries_added).toContain(RECOVER[0]);
     expect(of(revisions, 'lookup_claim')?.queries_added ?? []).toEqual([]);
     expect(
       of(revisions, 'lookup_claim')
         ?.evidence.filter((e) => e.kind === 'confused_request')
         .map((e) => [e.how, e.served_by, e.text]),
-    ).toEqual(wordings.map((w) => ['re_asked', 'start_recovery', w]));
+    ).toEqual(RECOVER.map((w) => ['re_asked', 'start_recovery', w]));
   });
 
   it('a pick below the tool routing ranked first, whose next request that tool served, teaches the pick nothing, even when the next reads as a new step', async () => {
     const agent = await setup();
-    const wordings = [
-      'recover our money on this claim from the other party',
-      'recover the money the other party owes us on the claim',
-    ];
-    for (const [i, wording] of wordings.entries()) {
-      const ref = `CW-44444${i}`;
-      // Routing ranks start_recovery above lookup_claim; the agent picks lookup_claim, which answers.
-      const { offered } = await routedTurn(agent, `n${i}`, wording, 5, [
-        { tool: 'lookup_claim', arguments: { claim_ref: ref } },
-      ]);
-      expect(offered.indexOf('start_recovery')).toBeGreaterThanOrEqual(0);
-      expect(offered.indexOf('start_recovery')).toBeLessThan(offered.indexOf('lookup_claim'));
-      // "Now …" reads as the next step, so no re-ask moves the wording; start_recovery serves it.
-      await turn(agent, `n${i}`, `now start subrogation on ${ref}`, 3, [
-        { tool: 'start_recovery', arguments: { claim_ref: ref } },
-      ]);
-    }
+    // "Now …" reads as the next step, so no re-ask moves the wording.
+    await passedOver(agent, 'n', 'CW-44444', (ref) => `now start subrogation on ${ref}`);
     const revisions = await review(agent);
     expect(learned(revisions, 'lookup_claim')).toEqual([]);
     expect(of(revisions, 'lookup_claim')?.evidence.filter((e) => e.how === 'ranked_low') ?? []).toEqual([]);
