@@ -48,10 +48,13 @@ const MIN_WORDS = 2;
 /**
  * The memory revisions of one review: for each registered tool, the masked wordings of the runs
  * it served whose serving call is newer than the previous review (`since`: its time and its call
- * mark), minus those its memory already routes, and minus those another tool's example requests
- * say: an example is a checked claim that its wording belongs to its tool (the same review's
- * proposed examples, `proposed`, count), where memory takes the log's credit as it comes, and an
- * agent's wrong pick whose user re-asked in other words is credited to the wrong tool. Minus, too,
+ * mark), minus those its memory already routes, and minus those another tool claims: its example
+ * requests say them (an example is a checked claim that its wording belongs to its tool; the same
+ * review's proposed examples, `proposed`, count), its memory holds them (routed or waiting), or it
+ * served them alone in a run of this window. Memory takes the log's credit as it comes, and an
+ * agent's uncorrected wrong pick is credited to the wrong tool, in as many conversations as the pick
+ * recurs: a wording the log credits to two tools is contested, and neither remembers it from this
+ * review (tools that served one run together contest nothing between them). Minus, too,
  * those the tool's own example requests on its row say (any source; not one only proposed in the
  * same review, which may yet be refused and leave its wording nowhere): routing reads them
  * already, and a second copy spends the byte budget on nothing new while it weighs that wording
@@ -69,14 +72,6 @@ export async function proposeMemory(
   const tools = await svc.store.listTools(agent, { vectors: false });
   if (tools.length === 0) return [];
   const budget = memoryBudget(settings.memory_bytes, tools.length);
-  const claims = indexClaims([
-    ...tools.flatMap((t) =>
-      t.examples.filter((e) => e.source !== 'synthetic').map((e) => ({ tool: t.name, text: e.text })),
-    ),
-    ...proposed.flatMap((r) => r.queries_added.map((text) => ({ tool: r.tool, text }))),
-  ]);
-  const claimedElsewhere = (tool: string, text: string): boolean =>
-    [...claims.claimants(text)].some((claimant) => claimant !== tool);
   const log = await svc.log.windowLog(agent, since.at ?? '', MEMORY_LOG_ROWS);
   const byName = new Map(tools.map((t) => [t.name, t]));
   const values = argumentValues(log.calls);
@@ -84,6 +79,31 @@ export async function proposeMemory(
   const attributed = attributeRuns(groupRuns(log.turns, log.calls), log.outcomes, {
     minConversations: settings.min_conversations,
   });
+  const ordered = [...attributed.values()].sort((a, b) => timeOf(a.run.at) - timeOf(b.run.at));
+  // Each run's request as each tool that served it may remember it (masked for that tool).
+  const served = ordered.flatMap((a) => {
+    const request = a.run.request;
+    if (request === null || a.call === null) return [];
+    const scrubbed = scrubValues(request, values);
+    return servingTools(a).map((name) => ({
+      a,
+      name,
+      text: withoutPlaceholders(masker ? masker.mask(scrubbed, name, values) : scrubbed),
+    }));
+  });
+  // Who else claims a wording: another tool's example requests (this review's proposed ones too),
+  // another tool's memory (routed or waiting), or a run of this window that another tool served
+  // alone. Tools that served one run together do not contest it with each other (`allies`).
+  const claims = indexClaims([
+    ...tools.flatMap((t) => [
+      ...t.examples.filter((e) => e.source !== 'synthetic').map((e) => ({ tool: t.name, text: e.text })),
+      ...t.memory.map((w) => ({ tool: t.name, text: w.text })),
+    ]),
+    ...proposed.flatMap((r) => r.queries_added.map((text) => ({ tool: r.tool, text }))),
+    ...served.filter((s) => s.a.together.length <= 1).map((s) => ({ tool: s.name, text: s.text })),
+  ]);
+  const claimedElsewhere = (tool: string, text: string, allies: readonly string[]): boolean =>
+    [...claims.claimants(text)].some((claimant) => claimant !== tool && !allies.includes(claimant));
   const proposals = new Map<string, { wordings: Map<string, string>; runs: MemoryChange['runs'] }>();
   // Each tool's routed wordings as keys, found once: every run the tool served is held against them.
   const routedKeys = new Map<string, ReadonlySet<string>>();
@@ -115,34 +135,27 @@ export async function proposeMemory(
     }
     return said.some((w) => sameWords(w, mine));
   };
-  const ordered = [...attributed.values()].sort((a, b) => timeOf(a.run.at) - timeOf(b.run.at));
-  for (const a of ordered) {
-    const request = a.run.request;
-    if (request === null || a.call === null || a.call.seq <= since.seq) continue;
+  for (const { a, name, text } of served) {
+    if (a.call === null || a.call.seq <= since.seq) continue;
+    const tool = byName.get(name);
+    if (!tool) continue;
+    if (!isRememberable(text, routedKeysOf(tool), budget) || claimedElsewhere(name, text, a.together)) continue;
+    if (saidByOwnExamples(tool, words(text))) continue;
     const together = a.together.length > 1;
     const conversation = a.run.conversation_id ?? a.run.key;
-    for (const name of servingTools(a)) {
-      const tool = byName.get(name);
-      if (!tool) continue;
-      const scrubbed = scrubValues(request, values);
-      const text = withoutPlaceholders(masker ? masker.mask(scrubbed, name, values) : scrubbed);
-      if (!isRememberable(text, routedKeysOf(tool), budget) || claimedElsewhere(name, text)) continue;
-      if (saidByOwnExamples(tool, words(text))) continue;
-      let p = proposals.get(name);
-      if (!p) {
-        p = { wordings: new Map(), runs: [] };
-        proposals.set(name, p);
-      }
-      const key = wordingKey(text);
-      const wording =
-        p.wordings.get(key) ?? [...p.wordings.values()].find((w) => sameWords(words(w), words(text))) ?? text;
-      if (wording === text) p.wordings.set(key, text);
-      // A wording needs its conversations counted up to min_conversations, no further.
-      const counted = p.runs.filter((r) => r.wording === wording);
-      if (counted.some((r) => r.conversation === conversation) || counted.length >= settings.min_conversations)
-        continue;
-      p.runs.push({ turn_id: a.run.turn_id, call_id: a.call.call_id, at: a.run.at, together, wording, conversation });
+    let p = proposals.get(name);
+    if (!p) {
+      p = { wordings: new Map(), runs: [] };
+      proposals.set(name, p);
     }
+    const key = wordingKey(text);
+    const wording =
+      p.wordings.get(key) ?? [...p.wordings.values()].find((w) => sameWords(words(w), words(text))) ?? text;
+    if (wording === text) p.wordings.set(key, text);
+    // A wording needs its conversations counted up to min_conversations, no further.
+    const counted = p.runs.filter((r) => r.wording === wording);
+    if (counted.some((r) => r.conversation === conversation) || counted.length >= settings.min_conversations) continue;
+    p.runs.push({ turn_id: a.run.turn_id, call_id: a.call.call_id, at: a.run.at, together, wording, conversation });
   }
   return [...proposals].map(([name, p]) => memoryRevision(byName.get(name), name, p, now));
 }

@@ -49,17 +49,26 @@ describe('tools used together', () => {
     expect((await api('PUT', `/v1/agents/${agent}/tools`, { body: { tools: TOOLS } })).status).toBe(200);
     expect(await offered(agent, JOINED)).not.toContain('book_flight');
 
-    // Each wording in two conversations: memory routes a wording from two (one is only pending).
-    for (const c of ['c1', 'c3']) await servedTogether(agent, c, 'book a flight to Rome and a hotel near the station');
-    for (const c of ['c2', 'c4'])
-      await servedTogether(agent, c, 'get me on a plane to Oslo and find a room for two nights');
-    const review = await api('POST', `/v1/agents/${agent}/reviews`, { body: {} });
-    expect(review.status).toBe(200);
-    const remembered = (review.body.memory as { tool: string; status: string }[]).map((m) => [m.tool, m.status]);
-    expect(remembered.sort()).toEqual([
-      ['book_flight', 'applied'],
-      ['book_hotel', 'applied'],
-    ]);
+    // Each wording in two conversations, reviewed after each (a wording routes from two; one is only
+    // pending): the other tool's pending copy of a request they served together contests nothing.
+    const FLIGHT_HOTEL = 'book a flight to Rome and a hotel near the station';
+    const PLANE_ROOM = 'get me on a plane to Oslo and find a room for two nights';
+    for (const [first, second] of [
+      ['c1', 'c2'],
+      ['c3', 'c4'],
+    ] as const) {
+      await servedTogether(agent, first, FLIGHT_HOTEL);
+      await servedTogether(agent, second, PLANE_ROOM);
+      const review = await api('POST', `/v1/agents/${agent}/reviews`, { body: {} });
+      expect(review.status).toBe(200);
+      const remembered = (review.body.memory as { tool: string; status: string; memory: { added: string[] } }[]).map(
+        (m) => [m.tool, m.status, m.memory.added.length],
+      );
+      expect(remembered.sort()).toEqual([
+        ['book_flight', 'applied', 2],
+        ['book_hotel', 'applied', 2],
+      ]);
+    }
 
     const joined = await offered(agent, JOINED);
     expect(joined[0]).toBe('book_hotel');

@@ -163,6 +163,34 @@ describe('routing memory', () => {
     expect((await getTool(agent, 'get_weather')).body.memory).toEqual([WORDING]);
   });
 
+  it('does not remember a wording the log credits to two tools, nor one another tool’s memory holds', async () => {
+    const disputed = 'find me a place to stay by the old harbour';
+    const hotel = 'a quiet room to sleep in near the central station';
+    const agent = await setup();
+    // The agent picks get_weather for it in two conversations; a third is served by book_hotel.
+    await servedIn(agent, ['c1', 'c2'], disputed, 'get_weather', { city: 'Oslo' });
+    await served(agent, 'c3', disputed, 'book_hotel', { city: 'Oslo' });
+    await servedIn(agent, ['c4', 'c5'], WORDING, 'get_weather', { city: 'Oslo' });
+    await servedIn(agent, ['c6', 'c7'], hotel, 'book_hotel', { city: 'Oslo' });
+    const res = await review(agent);
+    expect(res.status).toBe(200);
+    const added = (body: { memory?: { tool: string; memory: { added: string[] } }[] }) =>
+      (body.memory ?? []).flatMap((r) => r.memory.added.map((text) => [r.tool, text])).sort();
+    expect(added(res.body)).toEqual([
+      ['book_hotel', hotel],
+      ['get_weather', WORDING],
+    ]);
+    expect((await getTool(agent, 'get_weather')).body).toMatchObject({ memory: [WORDING] });
+    expect((await getTool(agent, 'book_hotel')).body).toMatchObject({ memory: [hotel] });
+
+    // Later the agent picks get_weather for what book_hotel's memory routes: it is not get_weather's.
+    await servedIn(agent, ['c8', 'c9'], `${hotel} tonight`, 'get_weather', { city: 'Oslo' });
+    const later = await review(agent);
+    expect(later.status).toBe(200);
+    expect(added(later.body)).toEqual([]);
+    expect((await getTool(agent, 'get_weather')).body).toMatchObject({ memory: [WORDING] });
+  });
+
   it('holds no second copy of what the tool’s own example requests say: memory lets it go when an example comes to say it', async () => {
     // A registered example of get_weather is never remembered for it again.
     const own = 'is it going to snow in the mountains this weekend';
