@@ -20,7 +20,7 @@ tryApi.openapi(
       'Replay the requests a proposed revision rests on and a sample of the tool’s served requests, before and after its lines (or an edit of them): routing ranks, and the model’s pick when the model can call tools. Writes nothing (400 a refused edit; 409 when it is not proposed)',
     security: bearer,
     request: { params: IdParams, ...jsonBody(TryBody) },
-    responses: responses(TryAnswer, 'each request before and after', [400, 401, 403, 404, 409, 502]),
+    responses: responses(TryAnswer, 'each request before and after', [400, 401, 403, 404, 409, 413, 502]),
   }),
   async (c) => {
     const { agent, id } = authorized(c, 'decide');
@@ -39,7 +39,7 @@ tryApi.openapi(
       'Set the address only a try run sends the model’s picks to (`POST {tool, arguments}` → `{result}`); https to a public host unless UPSTREAMS_ALLOW_LOCAL; an optional bearer token is stored sealed',
     security: bearer,
     request: { params: ToolParams, ...jsonBody(TestEndpointBody) },
-    responses: responses(TestEndpoint, 'the test endpoint (its token never answered)'),
+    responses: responses(TestEndpoint, 'the test endpoint (its token never answered)', [400, 401, 403, 404, 413]),
   }),
   async (c) => {
     const { agent, tool } = authorized(c, 'operator');

@@ -20,6 +20,21 @@ describe('/openapi.json', () => {
     expect((doc as { servers?: unknown }).servers).toEqual([{ url }]);
   });
 
+  it('lists 413 on every operation that reads a body and 429 on every operation: the answers each can give', async () => {
+    type Operation = { requestBody?: unknown; responses: Record<string, unknown> };
+    const doc = (await (await fetch(`${url}/openapi.json`)).json()) as {
+      paths: Record<string, Record<string, Operation>>;
+    };
+    const missing: string[] = [];
+    for (const [path, item] of Object.entries(doc.paths))
+      for (const [method, op] of Object.entries(item)) {
+        const statuses = Object.keys(op.responses ?? {});
+        if (!statuses.includes('429')) missing.push(`${method} ${path}: 429`);
+        if (op.requestBody !== undefined && !statuses.includes('413')) missing.push(`${method} ${path}: 413`);
+      }
+    expect(missing).toEqual([]);
+  });
+
   it('is what docs/api-reference.md says (UPDATE_DOCS=1 rewrites it)', async () => {
     const doc = (await (await fetch(`${url}/openapi.json`)).json()) as OpenApiDoc;
     const generated = apiReference(doc);
