@@ -7,7 +7,7 @@
  * distinct conversations: until then it waits, pending, with the conversations seen so far, as no
  * other learned line rests on one conversation.
  */
-import { contentWords, fnv64Hex, indexWordSets, normalize, SAME_MEANING_JACCARD, tokenize } from './text.ts';
+import { contentWords, fnv64Hex, normalize, SAME_MEANING_JACCARD, tokenize } from './text.ts';
 
 /**
  * Wording text an agent's memory holds at most, all its tools together. docs/capacity.md: a routing
@@ -73,25 +73,61 @@ export function routedWordings<T extends { pending?: readonly string[] }>(memory
   return memory.filter((w) => w.pending === undefined);
 }
 
-/** Wordings claimed for tools (their example requests), searchable by what a wording says. */
+/** Wordings claimed for tools (example requests, memories, served runs), searchable by what a wording says. */
 export interface Claims {
   /** The tools with a claimed wording that says what `text` says (`sameWords`). */
   claimants(text: string): Set<string>;
 }
 
-/** Indexes claimed wordings by content word, so a look-up reads only the claims sharing a word. */
+/**
+ * The words of a set that any set saying the same (`sameWords`) while no larger must share one
+ * of: two sets saying the same share at least SAME_MEANING_JACCARD of the smaller one's words, so
+ * the smaller misses at most the rest, and any one word more than that includes a shared one.
+ * The rarest first (`rarity`), so the postings they are looked up in stay short.
+ */
+function prefixWords(set: ReadonlySet<string>, rarity: (word: string) => number): string[] {
+  const size = set.size - Math.ceil(SAME_MEANING_JACCARD * set.size) + 1;
+  return [...set].sort((a, b) => rarity(a) - rarity(b) || (a < b ? -1 : a > b ? 1 : 0)).slice(0, size);
+}
+
+/**
+ * Indexes claimed wordings so that a look-up reads only claims that may say the same: a claim no
+ * larger than the wording shares one of its own prefix words with it, and a claim no smaller
+ * holds one of the wording's (`prefixWords`); each such claim is then compared whole. A review
+ * holds every tool's memory against the wordings of its window, and reading every claim that shares
+ * a common word ("help", "find") grows with the window times the whole memory of a big toolbox.
+ */
 export function indexClaims(claims: readonly { tool: string; text: string }[]): Claims {
   const words = claims.map((c) => contentWords(c.text));
-  const postings = indexWordSets(words);
+  const frequency = new Map<string, number>();
+  for (const set of words) for (const w of set) frequency.set(w, (frequency.get(w) ?? 0) + 1);
+  const rarity = (word: string): number => frequency.get(word) ?? 0;
+  const holding = new Map<string, number[]>();
+  const byPrefix = new Map<string, number[]>();
+  const add = (postings: Map<string, number[]>, word: string, at: number): void => {
+    const list = postings.get(word);
+    if (list) list.push(at);
+    else postings.set(word, [at]);
+  };
+  words.forEach((set, at) => {
+    for (const w of set) add(holding, w, at);
+    for (const w of prefixWords(set, rarity)) add(byPrefix, w, at);
+  });
   return {
     claimants(text) {
       const mine = contentWords(text);
       const out = new Set<string>();
-      for (const [at, n] of postings.shared(mine)) {
-        const size = Math.min(mine.size, words[at]?.size ?? 0);
+      if (mine.size === 0) return out;
+      const compared = new Set<number>();
+      const compare = (at: number): void => {
+        if (compared.has(at)) return;
+        compared.add(at);
         const claim = claims[at];
-        if (claim && size > 0 && n >= Math.ceil(SAME_MEANING_JACCARD * size)) out.add(claim.tool);
-      }
+        const theirs = words[at];
+        if (claim && theirs && !out.has(claim.tool) && sameWords(theirs, mine)) out.add(claim.tool);
+      };
+      for (const w of mine) for (const at of byPrefix.get(w) ?? []) compare(at);
+      for (const w of prefixWords(mine, rarity)) for (const at of holding.get(w) ?? []) compare(at);
       return out;
     },
   };

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { contentWords } from '../../src/core/text.ts';
 import {
   conversationMark,
   DEFAULT_MEMORY_BYTES,
@@ -7,6 +8,7 @@ import {
   memoryBudget,
   mergeMemory,
   routedWordings,
+  sameWords,
   withoutSaid,
   wordingBytes,
 } from '../../src/core/routing-memory.ts';
@@ -131,6 +133,30 @@ describe('routing memory', () => {
     expect([...claims.claimants('please find me somewhere to sleep near the station tonight')]).toEqual(['book_hotel']);
     expect([...claims.claimants('do I need an umbrella tomorrow in Oslo')]).toEqual(['get_weather']);
     expect([...claims.claimants('book a table near the station')]).toEqual([]);
+  });
+
+  it('finds every claimant that holding the wording against each claim finds, reading only claims that may say it', () => {
+    // Wordings of 1 to 12 words from a small vocabulary, so that many overlap in part or in whole.
+    const vocabulary =
+      'flight hotel weather umbrella invoice station refund order parcel tonight city room email price'.split(' ');
+    let seed = 7;
+    const next = (n: number): number => {
+      seed = (seed * 1103515245 + 12345) % 2 ** 31;
+      return seed % n;
+    };
+    const wording = (): string =>
+      Array.from({ length: 1 + next(12) }, () => vocabulary[next(vocabulary.length)]).join(' ');
+    const claimed = Array.from({ length: 400 }, (_, i) => ({ tool: `tool_${i % 37}`, text: wording() }));
+    const claims = indexClaims(claimed);
+    let found = 0;
+    for (let q = 0; q < 300; q++) {
+      const text = wording();
+      const mine = contentWords(text);
+      const expected = new Set(claimed.filter((c) => sameWords(contentWords(c.text), mine)).map((c) => c.tool));
+      expect(claims.claimants(text)).toEqual(expected);
+      found += expected.size;
+    }
+    expect(found).toBeGreaterThan(300);
   });
 
   it('lets go of the wordings an example request says, in either direction, and keeps the rest', () => {
