@@ -609,14 +609,18 @@ async function timedReview(w: BenchWorker, agent: string): Promise<MemoryReview 
 }
 
 /**
- * Served traffic for a review: MEMORY_REVIEW_TOOLS variant tools spread over the toolbox, two
- * ToolE requests of each tool's original, each asked in two conversations (so the privacy rule
- * sees it twice) and served by a successful call. A variant's memory holds its requests with its
- * tail only, so these wordings are new to it: each tool gets a memory revision, and each re-check
- * reads the other tools' requests.
+ * Served traffic for a review: MEMORY_REVIEW_TOOLS variant tools spread over the toolbox, each
+ * asked for twice by its original's name ("open the timeport desk", and after a "please"), each
+ * ask in two conversations (so the privacy rule sees it twice) and served by a successful call.
+ * Not ToolE requests, nor descriptions: the full memories hold every ToolE
+ * request of an original in one variant or another, most descriptions contain some short request
+ * of another tool, and a request saying what another tool's memory holds is contested
+ * (docs/learning.md): descriptions left 12 memory revisions of 100 to apply. By name, a few
+ * still say what another tool holds (a ToolE request naming the tool, "search" inside "web
+ * search"); the rest each get a memory revision, and each re-check reads the other tools' requests.
  */
 function reviewTraffic(agent: string): Record<string, unknown>[] {
-  const { tools: base, queries } = loadToolE();
+  const { tools: base } = loadToolE();
   const tools = toolbox(MEMORY_TOOLS);
   const variants = tools.length - base.length;
   const calls: Record<string, unknown>[] = [];
@@ -624,10 +628,8 @@ function reviewTraffic(agent: string): Record<string, unknown>[] {
   for (let j = 0; j < MEMORY_REVIEW_TOOLS && variants > 0; j++) {
     const i = base.length + Math.floor((j * variants) / MEMORY_REVIEW_TOOLS);
     const tool = tools[i];
-    const original = base[i % base.length];
-    if (!tool || !original) continue;
-    const asked = queries.filter((q) => q.tool === original.name).slice(0, 2);
-    asked.forEach((q, r) => {
+    if (!tool) continue;
+    for (let r = 0; r < 2; r++) {
       for (let c = 0; c < 2; c++) {
         const id = `${agent}-${j}-${r}-${c}`;
         calls.push({
@@ -635,13 +637,13 @@ function reviewTraffic(agent: string): Record<string, unknown>[] {
           tool: tool.name,
           arguments: {},
           success: true,
-          request: q.text,
+          request: `${r === 0 ? '' : 'Please, '}open the ${tool.name.replace(/_v\d+$/, '').replace(/_/g, ' ')} desk`,
           turn_id: `turn-${id}`,
           conversation_id: `conv-${j}-${c}`,
           at: new Date(at + calls.length).toISOString(),
         });
       }
-    });
+    }
   }
   return calls;
 }
