@@ -612,12 +612,12 @@ async function timedReview(w: BenchWorker, agent: string): Promise<MemoryReview 
  * Served traffic for a review: MEMORY_REVIEW_TOOLS variant tools spread over the toolbox, each
  * asked for twice by its original's name ("open the timeport desk", and after a "please"), each
  * ask in two conversations (so the privacy rule sees it twice) and served by a successful call.
- * Not ToolE requests, nor descriptions: the full memories hold every ToolE
- * request of an original in one variant or another, most descriptions contain some short request
- * of another tool, and a request saying what another tool's memory holds is contested
- * (docs/learning.md): descriptions left 12 memory revisions of 100 to apply. By name, a few
- * still say what another tool holds (a ToolE request naming the tool, "search" inside "web
- * search"); the rest each get a memory revision, and each re-check reads the other tools' requests.
+ * Not ToolE requests, nor descriptions: the full memories hold every ToolE request of an original
+ * in one variant or another, most descriptions contain some short request of another tool, and a
+ * request saying what another tool's memory holds is contested (docs/learning.md): descriptions
+ * left 12 memory revisions of 100 to apply. By name, a few still say what another tool holds (a
+ * ToolE request naming the tool, "search" inside "web search"); the rest each get a memory
+ * revision, and each re-check reads the other tools' requests.
  */
 function reviewTraffic(agent: string): Record<string, unknown>[] {
   const { tools: base } = loadToolE();

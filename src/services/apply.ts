@@ -207,8 +207,9 @@ async function markApplied(
 
 /**
  * Applies a memory revision: its wordings merged into the tool's memory under its budget among
- * `toolCount` tools (`memoryBudget`), then the displacement re-check; when a wording pushes a served tool out of `top_k`, each is tried in
- * turn on top of those kept so far and kept only when the re-check finds nothing (as for examples).
+ * `toolCount` tools (`memoryBudget`), then the displacement re-check; when a wording pushes a
+ * served tool out of `top_k`, each is tried in turn on top of those kept so far and kept only when
+ * the re-check finds nothing (as for examples).
  */
 async function applyMemory(
   svc: Services,
