@@ -55,6 +55,11 @@ async function rankOf(agent: string, request: string, name: string): Promise<num
 }
 
 const review = (agent: string) => api('POST', `/v1/agents/${agent}/reviews`, { body: {} });
+
+/** A review answer's remembered wordings as [tool, wording] pairs, sorted. */
+function memoryAdded(body: { memory?: { tool: string; memory: { added: string[] } }[] }): string[][] {
+  return (body.memory ?? []).flatMap((r) => r.memory.added.map((text) => [r.tool, text])).sort();
+}
 const getTool = (agent: string, name: string) => api('GET', `/v1/agents/${agent}/tools/${name}`);
 
 describe('routing memory', () => {
@@ -156,10 +161,7 @@ describe('routing memory', () => {
     await servedIn(agent, ['c3', 'c4'], WORDING, 'get_weather', { city: 'Oslo' });
     const res = await review(agent);
     expect(res.status).toBe(200);
-    const added = (res.body.memory as { tool: string; memory: { added: string[] } }[]).flatMap((r) =>
-      r.memory.added.map((text) => [r.tool, text]),
-    );
-    expect(added).toEqual([['get_weather', WORDING]]);
+    expect(memoryAdded(res.body)).toEqual([['get_weather', WORDING]]);
     expect((await getTool(agent, 'get_weather')).body.memory).toEqual([WORDING]);
   });
 
@@ -174,9 +176,7 @@ describe('routing memory', () => {
     await servedIn(agent, ['c6', 'c7'], hotel, 'book_hotel', { city: 'Oslo' });
     const res = await review(agent);
     expect(res.status).toBe(200);
-    const added = (body: { memory?: { tool: string; memory: { added: string[] } }[] }) =>
-      (body.memory ?? []).flatMap((r) => r.memory.added.map((text) => [r.tool, text])).sort();
-    expect(added(res.body)).toEqual([
+    expect(memoryAdded(res.body)).toEqual([
       ['book_hotel', hotel],
       ['get_weather', WORDING],
     ]);
@@ -187,7 +187,7 @@ describe('routing memory', () => {
     await servedIn(agent, ['c8', 'c9'], `${hotel} tonight`, 'get_weather', { city: 'Oslo' });
     const later = await review(agent);
     expect(later.status).toBe(200);
-    expect(added(later.body)).toEqual([]);
+    expect(memoryAdded(later.body)).toEqual([]);
     expect((await getTool(agent, 'get_weather')).body).toMatchObject({ memory: [WORDING] });
   });
 
