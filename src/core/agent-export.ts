@@ -41,10 +41,20 @@ const ToolLine = z
     notes: z.array(z.string()),
     avoid: z.array(z.string()),
     call_example: Text.nullable(),
-    /** Routing memory; bundles written before it had none. `pending`: the conversations of a wording not yet routed. */
+    /**
+     * Routing memory; bundles written before it had none. `pending`: the conversations of a wording
+     * not yet routed; `together`: every run it rests on was served together with other tools.
+     */
     memory: z
       .array(
-        z.object({ text: Text, at: z.number().int().min(0), pending: z.array(Text).max(1000).optional() }).strict(),
+        z
+          .object({
+            text: Text,
+            at: z.number().int().min(0),
+            pending: z.array(Text).max(1000).optional(),
+            together: z.literal(true).optional(),
+          })
+          .strict(),
       )
       .optional()
       .default([]),

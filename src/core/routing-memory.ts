@@ -45,6 +45,12 @@ export interface MemoryWording {
    * routes (and so does every wording stored before the rule).
    */
   pending?: string[];
+  /**
+   * Present while every run it rests on was served together with other tools (a request for
+   * several things); a run of this tool alone saying it clears it. The other tools hold the same
+   * wording, and that is no contest between them (`indexClaims`).
+   */
+  together?: true;
 }
 
 /**
@@ -75,8 +81,15 @@ export function routedWordings<T extends { pending?: readonly string[] }>(memory
 
 /** Wordings claimed for tools (example requests, memories, served runs), searchable by what a wording says. */
 export interface Claims {
-  /** The tools with a claimed wording that says what `text` says (`sameWords`). */
-  claimants(text: string): Set<string>;
+  /**
+   * The tools with a claimed wording that says what `text` says (`sameWords`). With `holder`, a
+   * claimed wording that `holder` claims too as a request it served together with other tools
+   * (`together`; the same words in the same order) is left out: tools that served one request
+   * together each hold it ("book a flight to Rome and a hotel near the Colosseum"), and `holder`
+   * then asked alone for the part it served is no contest. Two tools holding one wording that
+   * each served alone are a contest (a wrong pick beside the right tool), and stay one.
+   */
+  claimants(text: string, holder?: string): Set<string>;
 }
 
 /**
@@ -97,7 +110,7 @@ function prefixWords(set: ReadonlySet<string>, rarity: (word: string) => number)
  * holds every tool's memory against the wordings of its window, and reading every claim that shares
  * a common word ("help", "find") grows with the window times the whole memory of a big toolbox.
  */
-export function indexClaims(claims: readonly { tool: string; text: string }[]): Claims {
+export function indexClaims(claims: readonly { tool: string; text: string; together?: boolean }[]): Claims {
   const words = claims.map((c) => contentWords(c.text));
   const frequency = new Map<string, number>();
   for (const set of words) for (const w of set) frequency.set(w, (frequency.get(w) ?? 0) + 1);
@@ -109,12 +122,25 @@ export function indexClaims(claims: readonly { tool: string; text: string }[]): 
     if (list) list.push(at);
     else postings.set(word, [at]);
   };
+  const byTool = new Map<string, number[]>();
   words.forEach((set, at) => {
     for (const w of set) add(holding, w, at);
     for (const w of prefixWords(set, rarity)) add(byPrefix, w, at);
+    const claim = claims[at];
+    if (claim?.together === true) add(byTool, claim.tool, at);
   });
+  // Each tool's wordings served together as keys (`wordingKey`), found when a look-up first names it as holder.
+  const keysByTool = new Map<string, ReadonlySet<string>>();
+  const keysOf = (tool: string): ReadonlySet<string> => {
+    let keys = keysByTool.get(tool);
+    if (!keys) {
+      keys = new Set((byTool.get(tool) ?? []).map((at) => wordingKey(claims[at]?.text ?? '')));
+      keysByTool.set(tool, keys);
+    }
+    return keys;
+  };
   return {
-    claimants(text) {
+    claimants(text, holder) {
       const mine = contentWords(text);
       const out = new Set<string>();
       if (mine.size === 0) return out;
@@ -124,7 +150,9 @@ export function indexClaims(claims: readonly { tool: string; text: string }[]): 
         compared.add(at);
         const claim = claims[at];
         const theirs = words[at];
-        if (claim && theirs && !out.has(claim.tool) && sameWords(theirs, mine)) out.add(claim.tool);
+        if (!claim || !theirs || out.has(claim.tool) || !sameWords(theirs, mine)) return;
+        if (holder !== undefined && claim.tool !== holder && keysOf(holder).has(wordingKey(claim.text))) return;
+        out.add(claim.tool);
       };
       for (const w of mine) for (const at of byPrefix.get(w) ?? []) compare(at);
       for (const w of prefixWords(mine, rarity)) for (const at of holding.get(w) ?? []) compare(at);
@@ -182,12 +210,12 @@ export function wordingKey(text: string): string {
  * routed one says routes at once, as another way of asking what the tool was already found to
  * serve, unless it was served `together` with other tools: a request for two things holds the one
  * it shares with a routed wording beside words this tool did not serve, from one conversation, so
- * it waits for its own conversations like any new wording. Routed and pending
- * wordings each keep within the budget: while the routed are over it, the one whose words the rest
- * covers best goes first (a wording adding no word the others lack before one that brings a word
- * nothing else has; among equals the oldest); while the pending are over it, the oldest goes. A
- * single wording longer than the budget is never kept. The result is ordered newest first, the
- * routed before the pending.
+ * it waits for its own conversations like any new wording, marked `together` until a run of the
+ * tool alone says it. Routed and pending wordings each keep within the budget: while the routed
+ * are over it, the one whose words the rest covers best goes first (a wording adding no word the
+ * others lack before one that brings a word nothing else has; among equals the oldest); while the
+ * pending are over it, the oldest goes. A single wording longer than the budget is never kept.
+ * The result is ordered newest first, the routed before the pending.
  */
 export function mergeMemory(
   current: readonly MemoryWording[],
@@ -205,10 +233,17 @@ export function mergeMemory(
     /** `wordingKey(text)` and `contentWords(text)`, found once: each wording is compared with every other. */
     key: string;
     words: ReadonlySet<string>;
+    /** Every run it rests on was served together with other tools (`MemoryWording.together`). */
+    together: boolean;
   }
   const held: Held[] = [];
   const byKey = new Map<string, Held>();
-  const place = (w: IncomingWording, seen: Set<string> | null, together = false): void => {
+  const place = (
+    w: IncomingWording | MemoryWording,
+    seen: Set<string> | null,
+    together: boolean,
+    vouchable: boolean,
+  ): void => {
     const text = w.text.trim();
     if (text === '' || wordingBytes(text) > budgetBytes) return;
     const key = wordingKey(text);
@@ -218,31 +253,36 @@ export function mergeMemory(
       const vouched =
         seen === null ||
         seen.size >= minConversations ||
-        (!together && held.some((h) => h.seen === null && sameWords(h.words, words)));
-      const h = { text, at: w.at, seen: vouched ? null : seen, key, words };
+        (vouchable && held.some((h) => h.seen === null && sameWords(h.words, words)));
+      const h = { text, at: w.at, seen: vouched ? null : seen, key, words, together };
       held.push(h);
       byKey.set(key, h);
       return;
     }
     if (same.key === key && w.at >= same.at) same.text = text;
     same.at = Math.max(same.at, w.at);
+    if (!together) same.together = false;
     if (same.seen === null) return;
     if (seen === null) same.seen = null;
     else for (const c of seen) same.seen.add(c);
     if (same.seen !== null && same.seen.size >= minConversations) same.seen = null;
   };
-  for (const w of current) place(w, w.pending ? new Set(w.pending) : null);
-  for (const w of incoming) place(w, w.conversations ? new Set(w.conversations) : null, w.together === true);
+  for (const w of current) place(w, w.pending ? new Set(w.pending) : null, w.together === true, true);
+  for (const w of incoming) {
+    const together = w.together === true;
+    place(w, w.conversations ? new Set(w.conversations) : null, together, !together);
+  }
+  const marked = (h: Held) => (h.together ? { together: true as const } : {});
   const routed = withinBudget(
     held.filter((h) => h.seen === null),
     budgetBytes,
     true,
-  ).map((h) => ({ text: h.text, at: h.at }));
+  ).map((h) => ({ text: h.text, at: h.at, ...marked(h) }));
   const pending = withinBudget(
     held.filter((h) => h.seen !== null),
     budgetBytes,
     false,
-  ).map((h) => ({ text: h.text, at: h.at, pending: [...(h.seen ?? [])].sort() }));
+  ).map((h) => ({ text: h.text, at: h.at, pending: [...(h.seen ?? [])].sort(), ...marked(h) }));
   const newestFirst = (a: MemoryWording, b: MemoryWording): number =>
     b.at - a.at || (a.text < b.text ? -1 : a.text > b.text ? 1 : 0);
   return [...routed.sort(newestFirst), ...pending.sort(newestFirst)];

@@ -54,7 +54,8 @@ const MIN_WORDS = 2;
  * served them alone in a run of this window. Memory takes the log's credit as it comes, and an
  * agent's uncorrected wrong pick is credited to the wrong tool, in as many conversations as the pick
  * recurs: a wording the log credits to two tools is contested, and neither remembers it from this
- * review (tools that served one run together contest nothing between them). Minus, too,
+ * review (tools that served one run together contest nothing between them, nor later, when one
+ * of them serves its part of that request alone: `Claims.claimants`). Minus, too,
  * those the tool's own example requests on its row say (any source; not one only proposed in the
  * same review, which may yet be refused and leave its wording nowhere): routing reads them
  * already, and a second copy spends the byte budget on nothing new while it weighs that wording
@@ -93,17 +94,18 @@ export async function proposeMemory(
   });
   // Who else claims a wording: another tool's example requests (this review's proposed ones too),
   // another tool's memory (routed or waiting), or a run of this window that another tool served
-  // alone. Tools that served one run together do not contest it with each other (`allies`).
+  // alone. Tools that served one run together do not contest it with each other (`allies`), and a
+  // request a tool's row holds as served together contests nothing for it (another tool's copy).
   const claims = indexClaims([
     ...tools.flatMap((t) => [
       ...t.examples.filter((e) => e.source !== 'synthetic').map((e) => ({ tool: t.name, text: e.text })),
-      ...t.memory.map((w) => ({ tool: t.name, text: w.text })),
+      ...t.memory.map((w) => ({ tool: t.name, text: w.text, together: w.together === true })),
     ]),
     ...proposed.flatMap((r) => r.queries_added.map((text) => ({ tool: r.tool, text }))),
     ...served.filter((s) => s.a.together.length <= 1).map((s) => ({ tool: s.name, text: s.text })),
   ]);
   const claimedElsewhere = (tool: string, text: string, allies: readonly string[]): boolean =>
-    [...claims.claimants(text)].some((claimant) => claimant !== tool && !allies.includes(claimant));
+    [...claims.claimants(text, tool)].some((claimant) => claimant !== tool && !allies.includes(claimant));
   const proposals = new Map<string, { wordings: Map<string, string>; runs: MemoryChange['runs'] }>();
   // Each tool's routed wordings as keys, found once: every run the tool served is held against them.
   const routedKeys = new Map<string, ReadonlySet<string>>();

@@ -191,6 +191,58 @@ describe('routing memory', () => {
     expect((await getTool(agent, 'get_weather')).body).toMatchObject({ memory: [WORDING] });
   });
 
+  it('remembers what a tool served alone though a request it served together with another tool says it too', async () => {
+    const joined = `${WORDING}, and a quiet room near the central station`;
+    const agent = await setup();
+    // One request served by get_weather and book_hotel together: each holds it, pending.
+    const routed = await api('POST', `/v1/agents/${agent}/route`, {
+      body: { request: joined, k: 2, conversation_id: 'j1' },
+    });
+    expect(routed.status).toBe(200);
+    const call = (name: string) => ({
+      tool: name,
+      arguments: { city: 'Oslo' },
+      success: true,
+      turn_id: routed.body.turn_id,
+      conversation_id: 'j1',
+    });
+    const both = await api('POST', `/v1/agents/${agent}/calls`, {
+      body: { calls: [call('get_weather'), call('book_hotel')] },
+    });
+    expect(both.status).toBe(200);
+    const first = await review(agent);
+    expect(first.status).toBe(200);
+    expect(memoryAdded(first.body)).toEqual([
+      ['book_hotel', joined],
+      ['get_weather', joined],
+    ]);
+    // The row says the wording was served together, and an export imported elsewhere keeps it so.
+    const exported = await api<string>('GET', `/v1/agents/${agent}/export`);
+    const row = String(exported.body)
+      .split('\n')
+      .map((l) => (l === '' ? null : (JSON.parse(l) as { type: string; name?: string; memory?: unknown[] })))
+      .find((l) => l?.type === 'tool' && l.name === 'get_weather');
+    expect(row?.memory).toEqual([
+      { text: joined, at: expect.any(Number), pending: [expect.any(String)], together: true },
+    ]);
+    const imported = await api('POST', `/v1/agents/${agentId('memory-copy')}/import`, {
+      raw: exported.body,
+      headers: { 'content-type': 'application/x-ndjson' },
+    });
+    expect(imported.status).toBe(200);
+
+    // Later get_weather serves its part alone, in two conversations: book_hotel's copy of the joined
+    // request holds those words, but get_weather served that request together with book_hotel: no
+    // contest. Those conversations join the pending copy, which now routes.
+    await servedIn(agent, ['c1', 'c2'], WORDING, 'get_weather', { city: 'Oslo' });
+    const later = await review(agent);
+    expect(later.status).toBe(200);
+    const revisions = later.body.memory as { tool: string; status: string; memory: { runs: unknown[] } }[];
+    expect(revisions.map((r) => [r.tool, r.status, r.memory.runs.length])).toEqual([['get_weather', 'applied', 2]]);
+    expect((await getTool(agent, 'get_weather')).body).toMatchObject({ memory: [joined] });
+    expect(await rankOf(agent, 'pack an umbrella and a warm coat?', 'get_weather')).toBe(1);
+  });
+
   it('holds no second copy of what the tool’s own example requests say: memory lets it go when an example comes to say it', async () => {
     // A registered example of get_weather is never remembered for it again.
     const own = 'is it going to snow in the mountains this weekend';

@@ -111,6 +111,16 @@ describe('routing memory', () => {
       expect(routedWordings(twice).map((w) => w.text)).toEqual([joined, routed.text]);
     });
 
+    it('marks a wording every run of which was served together; a run of the tool alone saying it clears the mark', () => {
+      const joined = 'book a flight to Rome for the weekend and count the words of this paragraph';
+      const once = mergeMemory([], [{ ...served(joined, 1, 'c1'), together: true }], DEFAULT_MEMORY_BYTES, 2);
+      expect(once).toEqual([{ text: joined, at: 1, pending: ['c1'], together: true }]);
+      const again = mergeMemory(once, [{ ...served(joined, 2, 'c2'), together: true }], DEFAULT_MEMORY_BYTES, 2);
+      expect(again).toEqual([{ text: joined, at: 2, together: true }]);
+      const alone = mergeMemory(once, [served(joined, 3, 'c3')], DEFAULT_MEMORY_BYTES, 2);
+      expect(alone).toEqual([{ text: joined, at: 3 }]);
+    });
+
     it('keeps pending wordings within their own budget, the oldest going first, without touching routed ones', () => {
       const routed = { text: 'convert currency rates', at: 1 };
       const budget = wordingBytes(routed.text);
@@ -133,6 +143,26 @@ describe('routing memory', () => {
     expect([...claims.claimants('please find me somewhere to sleep near the station tonight')]).toEqual(['book_hotel']);
     expect([...claims.claimants('do I need an umbrella tomorrow in Oslo')]).toEqual(['get_weather']);
     expect([...claims.claimants('book a table near the station')]).toEqual([]);
+  });
+
+  it('leaves out, for a holder, a claimed request it served together with other tools: no contest', () => {
+    const joined = 'book a flight to Rome and a hotel near the Colosseum';
+    const claims = indexClaims([
+      { tool: 'book_flight', text: joined, together: true },
+      { tool: 'book_hotel', text: joined, together: true },
+      { tool: 'book_taxi', text: 'book a flight to Rome' },
+    ]);
+    const ask = 'book a flight to Rome please';
+    expect([...claims.claimants(ask)].sort()).toEqual(['book_flight', 'book_hotel', 'book_taxi']);
+    // book_flight served the joined request together with book_hotel: book_hotel's copy is no
+    // contest; book_taxi's wording is not one book_flight served together, so it still is.
+    expect([...claims.claimants(ask, 'book_flight')].sort()).toEqual(['book_flight', 'book_taxi']);
+    // A wording two tools each served alone stays contested for both.
+    const apart = indexClaims([
+      { tool: 'book_flight', text: joined },
+      { tool: 'book_hotel', text: joined },
+    ]);
+    expect([...apart.claimants(ask, 'book_flight')].sort()).toEqual(['book_flight', 'book_hotel']);
   });
 
   it('finds every claimant that holding the wording against each claim finds, reading only claims that may say it', () => {
