@@ -5,7 +5,7 @@
  * too. A request asking one thing is not, and undoing the memory undoes the companion.
  */
 import { describe, expect, it } from 'vitest';
-import { agentId, api } from '../helpers/requests.ts';
+import { agentId, api, servedTogether } from '../helpers/requests.ts';
 import { tool } from '../helpers/tools.ts';
 
 const TOOLS = [
@@ -18,21 +18,8 @@ const TOOLS = [
 ];
 
 /** A request served by book_flight and book_hotel together, in its own conversation. */
-async function servedTogether(agent: string, conversation: string, request: string) {
-  const routed = await api('POST', `/v1/agents/${agent}/route`, { body: { request, conversation_id: conversation } });
-  expect(routed.status).toBe(200);
-  const call = (name: string) => ({
-    tool: name,
-    arguments: { city: 'Rome' },
-    success: true,
-    turn_id: routed.body.turn_id,
-    conversation_id: conversation,
-  });
-  const res = await api('POST', `/v1/agents/${agent}/calls`, {
-    body: { calls: [call('book_flight'), call('book_hotel')] },
-  });
-  expect(res.status).toBe(200);
-}
+const servedByBoth = (agent: string, conversation: string, request: string) =>
+  servedTogether(agent, conversation, request, ['book_flight', 'book_hotel'], { city: 'Rome' });
 
 async function offered(agent: string, request: string): Promise<string[]> {
   const res = await api('POST', `/v1/agents/${agent}/route`, { body: { request, k: 3 } });
@@ -57,8 +44,8 @@ describe('tools used together', () => {
       ['c1', 'c2'],
       ['c3', 'c4'],
     ] as const) {
-      await servedTogether(agent, first, FLIGHT_HOTEL);
-      await servedTogether(agent, second, PLANE_ROOM);
+      await servedByBoth(agent, first, FLIGHT_HOTEL);
+      await servedByBoth(agent, second, PLANE_ROOM);
       const review = await api('POST', `/v1/agents/${agent}/reviews`, { body: {} });
       expect(review.status).toBe(200);
       const remembered = (review.body.memory as { tool: string; status: string; memory: { added: string[] } }[]).map(

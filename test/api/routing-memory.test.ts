@@ -5,7 +5,7 @@
  * personal value or reaching the model view.
  */
 import { describe, expect, it } from 'vitest';
-import { agentId, api } from '../helpers/requests.ts';
+import { agentId, api, servedTogether } from '../helpers/requests.ts';
 import { tool } from '../helpers/tools.ts';
 
 const TOOLS = [
@@ -61,6 +61,18 @@ function memoryAdded(body: { memory?: { tool: string; memory: { added: string[] 
   return (body.memory ?? []).flatMap((r) => r.memory.added.map((text) => [r.tool, text])).sort();
 }
 const getTool = (agent: string, name: string) => api('GET', `/v1/agents/${agent}/tools/${name}`);
+
+/** A tool's line of an agent export (NDJSON), its memory as stored. */
+function exportedTool(ndjson: string, name: string) {
+  return ndjson
+    .split('\n')
+    .map((l) =>
+      l === ''
+        ? null
+        : (JSON.parse(l) as { type: string; name?: string; memory?: { pending?: string[]; together?: true }[] }),
+    )
+    .find((l) => l?.type === 'tool' && l.name === name);
+}
 
 describe('routing memory', () => {
   it('remembers a served wording as an applied memory revision; routing then finds the tool by it, the model view does not change', async () => {
@@ -127,12 +139,7 @@ describe('routing memory', () => {
     // A pending wording moves with the agent: an export imported elsewhere keeps it waiting.
     const exported = await api<string>('GET', `/v1/agents/${agent}/export`);
     // The row keeps a mark of each conversation, not its id: a tool row outlives the log.
-    const row = String(exported.body)
-      .split('\n')
-      .map((l) =>
-        l === '' ? null : (JSON.parse(l) as { type: string; name?: string; memory?: { pending?: string[] }[] }),
-      )
-      .find((l) => l?.type === 'tool' && l.name === 'get_weather');
+    const row = exportedTool(exported.body, 'get_weather');
     expect(row?.memory?.[0]?.pending).toEqual([expect.stringMatching(/^[0-9a-f]{16}$/)]);
     const copy = agentId('memory-copy');
     const imported = await api('POST', `/v1/agents/${copy}/import`, {
@@ -195,21 +202,7 @@ describe('routing memory', () => {
     const joined = `${WORDING}, and a quiet room near the central station`;
     const agent = await setup();
     // One request served by get_weather and book_hotel together: each holds it, pending.
-    const routed = await api('POST', `/v1/agents/${agent}/route`, {
-      body: { request: joined, k: 2, conversation_id: 'j1' },
-    });
-    expect(routed.status).toBe(200);
-    const call = (name: string) => ({
-      tool: name,
-      arguments: { city: 'Oslo' },
-      success: true,
-      turn_id: routed.body.turn_id,
-      conversation_id: 'j1',
-    });
-    const both = await api('POST', `/v1/agents/${agent}/calls`, {
-      body: { calls: [call('get_weather'), call('book_hotel')] },
-    });
-    expect(both.status).toBe(200);
+    await servedTogether(agent, 'j1', joined, ['get_weather', 'book_hotel'], { city: 'Oslo' });
     const first = await review(agent);
     expect(first.status).toBe(200);
     expect(memoryAdded(first.body)).toEqual([
@@ -218,10 +211,7 @@ describe('routing memory', () => {
     ]);
     // The row says the wording was served together, and an export imported elsewhere keeps it so.
     const exported = await api<string>('GET', `/v1/agents/${agent}/export`);
-    const row = String(exported.body)
-      .split('\n')
-      .map((l) => (l === '' ? null : (JSON.parse(l) as { type: string; name?: string; memory?: unknown[] })))
-      .find((l) => l?.type === 'tool' && l.name === 'get_weather');
+    const row = exportedTool(exported.body, 'get_weather');
     expect(row?.memory).toEqual([
       { text: joined, at: expect.any(Number), pending: [expect.any(String)], together: true },
     ]);

@@ -52,3 +52,23 @@ export async function agentWithTools(tools: unknown[], prefix?: string): Promise
   expect((await api('PUT', `/v1/agents/${agent}/tools`, { body: { tools } })).status).toBe(200);
   return agent;
 }
+
+/** One routed turn in `conversation` served by a successful call of each of `tools` (a request they served together). */
+export async function servedTogether(
+  agent: string,
+  conversation: string,
+  request: string,
+  tools: readonly string[],
+  args: object,
+): Promise<void> {
+  const routed = await api('POST', `/v1/agents/${agent}/route`, { body: { request, conversation_id: conversation } });
+  expect(routed.status).toBe(200);
+  const calls = tools.map((tool) => ({
+    tool,
+    arguments: args,
+    success: true,
+    turn_id: routed.body.turn_id,
+    conversation_id: conversation,
+  }));
+  expect((await api('POST', `/v1/agents/${agent}/calls`, { body: { calls } })).status).toBe(200);
+}
