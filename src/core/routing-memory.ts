@@ -267,7 +267,12 @@ export function mergeMemory(
     else for (const c of seen) same.seen.add(c);
     if (same.seen !== null && same.seen.size >= minConversations) same.seen = null;
   };
-  for (const w of current) place(w, w.pending ? new Set(w.pending) : null, w.together === true, true);
+  // A held wording is placed again as it was first placed: one served together never becomes
+  // vouchable by a routed wording saying what it says, however many merges later.
+  for (const w of current) {
+    const together = w.together === true;
+    place(w, w.pending ? new Set(w.pending) : null, together, !together);
+  }
   for (const w of incoming) {
     const together = w.together === true;
     place(w, w.conversations ? new Set(w.conversations) : null, together, !together);

@@ -111,6 +111,15 @@ describe('routing memory', () => {
       expect(routedWordings(twice).map((w) => w.text)).toEqual([joined, routed.text]);
     });
 
+    it('keeps a request served together pending through later reviews that bring other wordings', () => {
+      const routed = { text: 'book a flight to Rome for the weekend', at: 1 };
+      const joined = 'book a flight to Rome for the weekend and count the words of this paragraph';
+      const once = mergeMemory([routed], [{ ...served(joined, 2, 'c9'), together: true }], DEFAULT_MEMORY_BYTES, 2);
+      const later = mergeMemory(once, [served('find cheap flights to Lisbon', 3, 'c11')], DEFAULT_MEMORY_BYTES, 2);
+      expect(routedWordings(later)).toEqual([routed]);
+      expect(later.find((w) => w.text === joined)).toEqual({ text: joined, at: 2, pending: ['c9'], together: true });
+    });
+
     it('marks a wording every run of which was served together; a run of the tool alone saying it clears the mark', () => {
       const joined = 'book a flight to Rome for the weekend and count the words of this paragraph';
       const once = mergeMemory([], [{ ...served(joined, 1, 'c1'), together: true }], DEFAULT_MEMORY_BYTES, 2);
