@@ -233,6 +233,23 @@ describe('routing memory', () => {
     expect(await rankOf(agent, 'pack an umbrella and a warm coat?', 'get_weather')).toBe(1);
   });
 
+  it('keeps a request served together waiting in later reviews, though a routed wording of the tool says part of it', async () => {
+    const agent = await setup();
+    await servedIn(agent, ['c1', 'c2'], WORDING, 'get_weather', { city: 'Oslo' });
+    expect((await review(agent)).status).toBe(200);
+    const joined = `${WORDING}, and a quiet room near the central station`;
+    await servedTogether(agent, 'j1', joined, ['get_weather', 'book_hotel'], { city: 'Oslo' });
+    expect((await review(agent)).status).toBe(200);
+    // The next review brings get_weather another wording only: the joined request, from one
+    // conversation, still waits for one of its own, and the hotel's words do not route to the weather.
+    const windy = 'will it be windy on the ferry tomorrow';
+    await servedIn(agent, ['c3', 'c4'], windy, 'get_weather', { city: 'Oslo' });
+    expect((await review(agent)).status).toBe(200);
+    const row = (await getTool(agent, 'get_weather')).body;
+    expect(row.memory).toEqual([windy, WORDING]);
+    expect(row.memory_pending).toBe(1);
+  });
+
   it('holds no second copy of what the tool’s own example requests say: memory lets it go when an example comes to say it', async () => {
     // A registered example of get_weather is never remembered for it again.
     const own = 'is it going to snow in the mountains this weekend';
