@@ -238,12 +238,10 @@ export function mergeMemory(
   }
   const held: Held[] = [];
   const byKey = new Map<string, Held>();
-  const place = (
-    w: IncomingWording | MemoryWording,
-    seen: Set<string> | null,
-    together: boolean,
-    vouchable: boolean,
-  ): void => {
+  // A wording served together is never vouched for by a routed wording saying what it says: not
+  // when it comes in, nor when it is placed again as held, however many merges later.
+  const place = (w: IncomingWording | MemoryWording, seen: Set<string> | null): void => {
+    const together = w.together === true;
     const text = w.text.trim();
     if (text === '' || wordingBytes(text) > budgetBytes) return;
     const key = wordingKey(text);
@@ -253,7 +251,7 @@ export function mergeMemory(
       const vouched =
         seen === null ||
         seen.size >= minConversations ||
-        (vouchable && held.some((h) => h.seen === null && sameWords(h.words, words)));
+        (!together && held.some((h) => h.seen === null && sameWords(h.words, words)));
       const h = { text, at: w.at, seen: vouched ? null : seen, key, words, together };
       held.push(h);
       byKey.set(key, h);
@@ -267,16 +265,8 @@ export function mergeMemory(
     else for (const c of seen) same.seen.add(c);
     if (same.seen !== null && same.seen.size >= minConversations) same.seen = null;
   };
-  // A held wording is placed again as it was first placed: one served together never becomes
-  // vouchable by a routed wording saying what it says, however many merges later.
-  for (const w of current) {
-    const together = w.together === true;
-    place(w, w.pending ? new Set(w.pending) : null, together, !together);
-  }
-  for (const w of incoming) {
-    const together = w.together === true;
-    place(w, w.conversations ? new Set(w.conversations) : null, together, !together);
-  }
+  for (const w of current) place(w, w.pending ? new Set(w.pending) : null);
+  for (const w of incoming) place(w, w.conversations ? new Set(w.conversations) : null);
   const marked = (h: Held) => (h.together ? { together: true as const } : {});
   const routed = withinBudget(
     held.filter((h) => h.seen === null),
