@@ -190,6 +190,25 @@ describe('learning under real traffic', () => {
     expect(of(revisions, 'lookup_claim')?.avoid_added).toEqual([expect.stringMatching(/; use start_recovery\.$/)]);
   });
 
+  it('a re-ask that ends "can you help me with that?" is still a re-ask: the pointer is to its own first sentence', async () => {
+    const agent = await setup();
+    const wordings = ['claw back the overpayment on this one', 'claw back what we overpaid here'];
+    for (const [i, wording] of wordings.entries()) {
+      const ref = `CW-33333${i}`;
+      await turn(agent, `h${i}`, wording, 2, [{ tool: 'lookup_claim', arguments: { claim_ref: ref } }]);
+      await turn(agent, `h${i}`, 'We overpaid on a claim and need to claw it back. Can you help me with that?', 2, [
+        { tool: 'start_recovery', arguments: { claim_ref: ref } },
+      ]);
+    }
+    const revisions = await review(agent);
+    expect(of(revisions, 'start_recovery')?.queries_added).toEqual(expect.arrayContaining(wordings));
+    expect(
+      of(revisions, 'lookup_claim')
+        ?.evidence.filter((e) => e.kind === 'confused_request' && e.how === 're_asked')
+        .map((e) => [e.how, e.served_by, e.text]),
+    ).toEqual(wordings.map((w) => ['re_asked', 'start_recovery', w]));
+  });
+
   it('a request that opens with "now" takes the next step, even when it says "not": no Not-for line, no example moved', async () => {
     const agent = await setup();
     for (const [i, city] of ['Lisbon', 'Madrid', 'Oslo'].entries()) {

@@ -45,3 +45,38 @@ describe('isReAsk: how the next request opens', () => {
     expect(readsAsFollowUp('now book the hotel, not the hostel')).toBe(true);
   });
 });
+
+describe('readsAsFollowUp: a request that stands alone does not point back', () => {
+  it('a later sentence that says "help me with that" or "additionally" points into the request itself', () => {
+    expect(readsAsFollowUp("I'm looking for recent IELTS speaking questions. Can you help me with that?")).toBe(false);
+    expect(readsAsFollowUp('Summarise this paper. Additionally, list its sources.')).toBe(false);
+    expect(
+      isReAsk(
+        'find IELTS practice questions',
+        "I'm looking for recent IELTS speaking questions to practise. Can you help me with that?",
+        [],
+      ),
+    ).toBe(true);
+  });
+
+  it('"as well as" joins two things, "next week" picks a time, "right now" and "too much" are no next step', () => {
+    expect(readsAsFollowUp('find hotels as well as hostels in the old town')).toBe(false);
+    expect(readsAsFollowUp('book a flight for next week')).toBe(false);
+    expect(readsAsFollowUp("what's the weather right now")).toBe(false);
+    expect(readsAsFollowUp('these hotels cost too much, find cheaper ones')).toBe(false);
+    expect(isReAsk('show the weather in Porto', "what's the weather in Porto right now", ['Porto'])).toBe(true);
+  });
+
+  it('a follow-up still reads as one after thanks, and "too" where its clause ends says "as well"', () => {
+    expect(readsAsFollowUp('Great, thanks! Now check Ana in for that flight.')).toBe(true);
+    expect(readsAsFollowUp('ok, also refund it')).toBe(true);
+    expect(readsAsFollowUp('Can you book a hotel there too?')).toBe(true);
+    expect(readsAsFollowUp('book a hotel as well')).toBe(true);
+    expect(isReAsk('book the flight to Rome', 'Perfect. Now book the hotel in Rome', [])).toBe(false);
+  });
+
+  it('a correction after thanks is still a correction', () => {
+    expect(isReAsk('weather in Porto', 'Thanks. No, I meant a hotel booking', [])).toBe(true);
+    expect(isReAsk('weather in Porto', 'ok, not that, I need a hotel', [])).toBe(true);
+  });
+});
