@@ -56,6 +56,13 @@ export interface Attribution {
    * no next request or nothing served it. Read by the `ranked_low` rule (evidence.ts).
    */
   next_served: string[];
+  /**
+   * The run's own tool answered it, and the conversation's next request was served by other tools
+   * in words that neither ask again nor read as a follow-up (reask.ts). The log cannot tell a new
+   * task from a user who gave up on a wrong answer and asked in other words: routing memory does
+   * not count such a run as served (docs/learning.md "Routing memory").
+   */
+  unsettled: boolean;
 }
 
 /** The tools that finally served a run: each of the tools that served it together, else its `served_by`, else none. */
@@ -103,6 +110,7 @@ export function attributeRuns(
       failed_verdict: failed,
       doubt,
       next_served: [],
+      unsettled: false,
     });
   }
   for (const list of conversations(runs)) linkConversation(list, out);
@@ -134,6 +142,13 @@ function noteNextServed(
     if (!entry || !next || !after) continue;
     const served = servingTools(after);
     entry.next_served = served.length > 0 || after.doubt === null ? served : (doers.get(next.key) ?? []);
+    const mine = servingTools(entry);
+    entry.unsettled =
+      entry.via === 'own' &&
+      served.length > 0 &&
+      !served.some((t) => mine.includes(t)) &&
+      next.request !== null &&
+      !readsAsFollowUp(next.request);
   }
 }
 

@@ -59,7 +59,9 @@ const MIN_WORDS = 2;
  * those the tool's own example requests on its row say (any source; not one only proposed in the
  * same review, which may yet be refused and leave its wording nowhere): routing reads them
  * already, and a second copy spends the byte budget on nothing new while it weighs that wording
- * twice in the tool's vector. Empty when `memory_bytes` is 0.
+ * twice in the tool's vector. A run the conversation went on from to other tools, in words that
+ * neither ask again nor follow up (`Attribution.unsettled`), is neither remembered nor a claim: it
+ * may be a wrong answer the user gave up on. Empty when `memory_bytes` is 0.
  */
 export async function proposeMemory(
   svc: Services,
@@ -84,7 +86,7 @@ export async function proposeMemory(
   // Each run's request as each tool that served it may remember it (masked for that tool).
   const served = ordered.flatMap((a) => {
     const request = a.run.request;
-    if (request === null || a.call === null) return [];
+    if (request === null || a.call === null || a.unsettled) return [];
     const scrubbed = scrubValues(request, values);
     return servingTools(a).map((name) => ({
       a,

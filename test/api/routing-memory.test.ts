@@ -158,6 +158,28 @@ describe('routing memory', () => {
     expect(await rankOf(agent, WORDING, 'get_weather')).toBe(1);
   });
 
+  it('counts no conversation that went on to another tool in words that neither ask again nor follow up', async () => {
+    const agent = await setup();
+    // Each time get_weather answered, the user went on in unrelated words and book_hotel served
+    // that: a new task, or a user who gave up on a wrong answer; the log cannot tell which.
+    for (const c of ['c1', 'c2']) {
+      await served(agent, c, WORDING, 'get_weather', { city: 'Oslo' });
+      await served(agent, c, 'reserve me a bed for two nights', 'book_hotel', { city: 'Oslo' });
+    }
+    expect((await review(agent)).status).toBe(200);
+    const unsettled = await getTool(agent, 'get_weather');
+    expect(unsettled.body.memory).toBeUndefined();
+    expect(unsettled.body.memory_pending).toBeUndefined();
+    expect((await getTool(agent, 'book_hotel')).body.memory).toEqual(['reserve me a bed for two nights']);
+
+    // A conversation that ends with the answer, or goes on with a follow-up, says the tool served it.
+    await served(agent, 'c3', WORDING, 'get_weather', { city: 'Oslo' });
+    await served(agent, 'c4', WORDING, 'get_weather', { city: 'Oslo' });
+    await served(agent, 'c4', 'now book a hotel there too', 'book_hotel', { city: 'Oslo' });
+    expect((await review(agent)).status).toBe(200);
+    expect((await getTool(agent, 'get_weather')).body.memory).toEqual([WORDING]);
+  });
+
   it('does not remember for one tool a wording another tool’s example request says', async () => {
     const claimed = 'find me somewhere to sleep near the station';
     const agent = agentId('memory');

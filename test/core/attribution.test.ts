@@ -205,3 +205,22 @@ describe('attribution: a passed-over tool that then served', () => {
     expect(log.attribute().get('turn:p1')).toMatchObject({ served_by: 'lookup_claim', via: 'own', re_asked: false });
   });
 });
+
+describe('a run the conversation went on from, to another tool, in unrelated words', () => {
+  it('is unsettled: served by its own tool, but the log cannot tell a new task from a user who gave up on it', () => {
+    const log = new Log()
+      .turn('u1', 'cu', 'should I pack an umbrella', [['get_weather', true]])
+      .turn('u2', 'cu', 'reserve me a bed for two nights', [['book_hotel', true]])
+      .turn('f1', 'cf', 'should I pack an umbrella', [['get_weather', true]])
+      .turn('f2', 'cf', 'now book a hotel there too', [['book_hotel', true]])
+      .turn('s1', 'cs', 'should I pack an umbrella', [['get_weather', true]])
+      .turn('s2', 'cs', 'and a warm coat, should I pack one', [['get_weather', true]])
+      .turn('e1', 'ce', 'should I pack an umbrella', [['get_weather', true]]);
+    const a = log.attribute();
+    expect(a.get('turn:u1')).toMatchObject({ served_by: 'get_weather', via: 'own', unsettled: true });
+    // A follow-up, the same tool again, or the end of the conversation settle it.
+    for (const key of ['turn:f1', 'turn:s1', 'turn:e1'])
+      expect(a.get(key)).toMatchObject({ served_by: 'get_weather', unsettled: false });
+    expect(a.get('turn:u2')).toMatchObject({ served_by: 'book_hotel', unsettled: false });
+  });
+});
