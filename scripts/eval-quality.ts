@@ -36,8 +36,11 @@ interface Row {
   memory?: string[];
 }
 
-/** At most this many words of a wording may be missing from its masked form (a value or two). */
-const MASKED_WORDS = 4;
+/**
+ * A masked text keeps at least this share of its wording's words: the privacy rule masks values and
+ * rare words, not the request (the realistic agent's measure uses the same share).
+ */
+const MASKED_MIN_SHARE = 0.5;
 
 const words = (text: string): string[] =>
   text
@@ -48,10 +51,14 @@ const words = (text: string): string[] =>
 
 /**
  * The labels of a learned text. Most are a ToolE wording as it was typed; one whose personal values
- * the privacy rule masked (or dropped, in an example) is the wording whose words it keeps, in order
- * with at most MASKED_WORDS words more; every such wording's labels count.
+ * the privacy rule masked (or dropped, in an example) is the wording whose words it keeps in order,
+ * at least MASKED_MIN_SHARE of them: the nearest such (fewest words beyond), every one of those
+ * equally near counting. A fixed allowance of four masked words left a request naming three
+ * domains or two cities unmatched, and counted wrong.
  */
-function labeller(gold: ReadonlyMap<string, ReadonlySet<string>>): (text: string) => ReadonlySet<string> | undefined {
+export function labeller(
+  gold: ReadonlyMap<string, ReadonlySet<string>>,
+): (text: string) => ReadonlySet<string> | undefined {
   const entries = [...gold].map(([wording, labels]) => ({ words: words(wording), labels }));
   const memo = new Map<string, ReadonlySet<string> | undefined>();
   return (text) => {
@@ -60,13 +67,17 @@ function labeller(gold: ReadonlyMap<string, ReadonlySet<string>>): (text: string
     if (memo.has(text)) return memo.get(text);
     const kept = words(text);
     let out: Set<string> | undefined;
+    let nearest = Number.POSITIVE_INFINITY;
     if (kept.length > 0) {
       for (const e of entries) {
-        // A masked value is a few words ("New York", "1,250.00"): a wording with more beyond is another.
-        if (e.words.length < kept.length || e.words.length - kept.length > MASKED_WORDS) continue;
+        const beyond = e.words.length - kept.length;
+        if (beyond < 0 || beyond > nearest || kept.length < e.words.length * MASKED_MIN_SHARE) continue;
         let i = 0;
         for (const w of e.words) if (w === kept[i]) i++;
-        if (i === kept.length) out = new Set([...(out ?? []), ...e.labels]);
+        if (i !== kept.length) continue;
+        if (beyond < nearest) out = undefined;
+        nearest = beyond;
+        out = new Set([...(out ?? []), ...e.labels]);
       }
     }
     memo.set(text, out);
