@@ -157,7 +157,7 @@ function taskWords(text: string, values: readonly unknown[]): Set<string> {
  * or points into the request's own first sentence ("I'm looking for recent IELTS questions. Can you
  * help me with that?"): the request stands alone.
  */
-export function requestOpening(text: string): string {
+function requestOpening(text: string): string {
   const sentences = text.trim().split(/(?<=[.!?])\s+/);
   const asks = sentences.find((s) => surfaceWords(s).some((w) => !COURTESY.has(w))) ?? '';
   const words = asks.split(/(?<=[\s,;:!.-])/);
@@ -168,7 +168,11 @@ export function requestOpening(text: string): string {
 
 /** True when `next` reads as a new task that builds on what the request before it did. */
 export function readsAsFollowUp(next: string): boolean {
-  const opening = requestOpening(next);
+  return followsUp(next, requestOpening(next));
+}
+
+/** `readsAsFollowUp` of `next`, whose `requestOpening` is `opening` (found once by callers that read it too). */
+function followsUp(next: string, opening: string): boolean {
   if (opensAsCorrection(opening)) return false;
   if (opensAsNextStep(opening)) return true;
   if (surfaceWords(next).some((w) => CORRECTION.has(w))) return false;
@@ -186,10 +190,11 @@ export function readsAsFollowUp(next: string): boolean {
  * values of both runs' calls.
  */
 export function isReAsk(first: string, next: string, values: readonly unknown[]): boolean {
-  if (opensAsCorrection(requestOpening(next))) return true;
+  const opening = requestOpening(next);
+  if (opensAsCorrection(opening)) return true;
   // Cheapest first, same answer: masking argument values only removes words, so a pair that shares
   // none before it shares none after, and a follow-up is no re-ask whatever the words.
-  if (!sharesTaskWord(first, next, []) || readsAsFollowUp(next)) return false;
+  if (!sharesTaskWord(first, next, []) || followsUp(next, opening)) return false;
   return values.length === 0 || sharesTaskWord(first, next, values);
 }
 

@@ -80,6 +80,23 @@ async function passedOver(agent: string, prefix: string, refBase: string, next: 
     await turn(agent, `${prefix}${i}`, next(ref), 3, [{ tool: 'start_recovery', arguments: { claim_ref: ref } }]);
   }
 }
+
+/** Two ways of saying "claw back" that the agent answers with lookup_claim. */
+const CLAW_BACK = ['claw back the overpayment on this one', 'claw back what we overpaid here'];
+
+/**
+ * Each CLAW_BACK wording in its own conversation (`prefix` + index), answered by lookup_claim; then
+ * the request `next` of that conversation is served by start_recovery. Returns the wordings.
+ */
+async function clawBackThen(agent: string, prefix: string, next: string): Promise<string[]> {
+  for (const [i, wording] of CLAW_BACK.entries()) {
+    const ref = `CW-22222${i}`;
+    await turn(agent, `${prefix}${i}`, wording, 2, [{ tool: 'lookup_claim', arguments: { claim_ref: ref } }]);
+    await turn(agent, `${prefix}${i}`, next, 2, [{ tool: 'start_recovery', arguments: { claim_ref: ref } }]);
+  }
+  return CLAW_BACK;
+}
+
 const learned = (revisions: Revision[], name: string) => {
   const r = of(revisions, name);
   return r ? [...r.queries_added, ...r.avoid_added, ...r.notes_added] : [];
@@ -172,14 +189,7 @@ describe('learning under real traffic', () => {
 
   it('a correction in other words re-asks: "no, I meant …" moves the wording to the tool that served it', async () => {
     const agent = await setup();
-    const wordings = ['claw back the overpayment on this one', 'claw back what we overpaid here'];
-    for (const [i, wording] of wordings.entries()) {
-      const ref = `CW-22222${i}`;
-      await turn(agent, `k${i}`, wording, 2, [{ tool: 'lookup_claim', arguments: { claim_ref: ref } }]);
-      await turn(agent, `k${i}`, 'No, I meant start recovery against the other insurer', 2, [
-        { tool: 'start_recovery', arguments: { claim_ref: ref } },
-      ]);
-    }
+    const wordings = await clawBackThen(agent, 'k', 'No, I meant start recovery against the other insurer');
     const revisions = await review(agent);
     expect(of(revisions, 'start_recovery')?.queries_added).toEqual(expect.arrayContaining(wordings));
     expect(
@@ -192,14 +202,11 @@ describe('learning under real traffic', () => {
 
   it('a re-ask that ends "can you help me with that?" is still a re-ask: the pointer is to its own first sentence', async () => {
     const agent = await setup();
-    const wordings = ['claw back the overpayment on this one', 'claw back what we overpaid here'];
-    for (const [i, wording] of wordings.entries()) {
-      const ref = `CW-33333${i}`;
-      await turn(agent, `h${i}`, wording, 2, [{ tool: 'lookup_claim', arguments: { claim_ref: ref } }]);
-      await turn(agent, `h${i}`, 'We overpaid on a claim and need to claw it back. Can you help me with that?', 2, [
-        { tool: 'start_recovery', arguments: { claim_ref: ref } },
-      ]);
-    }
+    const wordings = await clawBackThen(
+      agent,
+      'h',
+      'We overpaid on a claim and need to claw it back. Can you help me with that?',
+    );
     const revisions = await review(agent);
     expect(of(revisions, 'start_recovery')?.queries_added).toEqual(expect.arrayContaining(wordings));
     expect(
