@@ -103,6 +103,8 @@ export function formatLearnReport(r: LearnReport): string {
     ['minisearch', r.recall.minisearch, 'out of the box'],
     ['minisearch+tok', r.recall['minisearch+tok'], 'with our tokenizer'],
     ['bm25 + wordings', r.recall['bm25+wordings'], 'in process, descriptions + the training wordings'],
+    ['bm25 + asked', r.recall['bm25+asked'], 'the same, the wordings the traffic asked'],
+    ['bm25 + asked twice', r.recall['bm25+asked-twice'], 'the same, the wordings asked in two conversations'],
   ];
   const q = r.quality;
   const lines = [

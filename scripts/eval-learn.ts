@@ -28,7 +28,7 @@ import {
   type Routed,
 } from './eval-http.ts';
 import { formatLearnReport, type LearnReport, type RoundFigures } from './eval-learn-report.ts';
-import { type Plan, planTraffic, roundOf } from './eval-traffic.ts';
+import { askedCounts, type Plan, planTraffic, roundOf } from './eval-traffic.ts';
 import { type AgentKind, agentStep, draw, hasMistake, PLANTED_ARGUMENT } from './eval-agent.ts';
 import { goldOf, learnedPrecision, learningCurveSvg } from './eval-quality.ts';
 import { loadToolE, mulberry32 } from './eval-data.ts';
@@ -409,6 +409,13 @@ export async function runLearn(opts: LearnOptions): Promise<LearnReport> {
       if (opts.wordings === null && done.figures.examples_new === 0) break;
     }
     const learned = await measure(w, 'eval-learn', plan.measured, `learned: ${opts.split}`);
+    // The peers a learner that saw this traffic could reach: BM25 over the wordings it asked at all,
+    // and over those it asked in two conversations (routing memory's rule), as they were asked.
+    const asked = askedCounts(plan, rounds.length, perRound);
+    const askedFrom = (times: number): EvalQuery[][] =>
+      plan.streams.map((stream) => stream.filter((q) => (asked.get(q) ?? 0) >= times));
+    baselines['bm25+asked'] = await bm25WithWordings(plan.tools, askedFrom(1), plan.measured);
+    baselines['bm25+asked-twice'] = await bm25WithWordings(plan.tools, askedFrom(2), plan.measured);
     const targetAt5 = opts.wordings === null ? LEARNED_TARGET_ALL_WORDINGS : LEARNED_TARGET;
     const stopped: LearnReport['stopped'] =
       opts.wordings !== null ? 'passes' : rounds.at(-1)?.examples_new === 0 ? 'no_new_proposals' : 'max_rounds';

@@ -67,3 +67,16 @@ export function roundOf(plan: Plan, round: number, perRound: number): EvalQuery[
   });
   return shuffled(asked, mulberry32(seedOf(`round:${round}`)));
 }
+
+/**
+ * How many of rounds 0 … `rounds` − 1 asked each training wording (`roundOf`): each round's ask is
+ * a conversation of its own. A tool with more wordings than `rounds` × `perRound` never has some
+ * of them asked, and routing memory, which routes a wording once served in two conversations, can
+ * hold only those asked twice.
+ */
+export function askedCounts(plan: Plan, rounds: number, perRound: number): Map<EvalQuery, number> {
+  const counts = new Map<EvalQuery, number>();
+  for (let round = 0; round < rounds; round++)
+    for (const q of roundOf(plan, round, perRound)) counts.set(q, (counts.get(q) ?? 0) + 1);
+  return counts;
+}
