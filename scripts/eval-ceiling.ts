@@ -14,6 +14,7 @@ import {
   buildRoutingIndex,
   DEFAULT_FUSION,
   EXAMPLE_WEIGHT,
+  type EmbeddedTool,
   embeddingParts,
   embeddingText,
   lexicalShare,
@@ -112,8 +113,8 @@ function masked(tools: ReturnType<typeof withWordings>): { tools: ReturnType<typ
 }
 
 /** Rows embedded as apply embeds them (head, examples), the row vector weighing examples `exampleWeight`. */
-async function indexOf(
-  tools: ReturnType<typeof withWordings>,
+export async function indexOf(
+  tools: readonly EmbeddedTool[],
   embedder: Embedder,
   exampleWeight = EXAMPLE_WEIGHT,
   bm25 = DEFAULT_BM25,

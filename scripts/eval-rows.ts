@@ -7,16 +7,9 @@
  */
 import { readFileSync } from 'node:fs';
 import { createHashEmbedder } from '../src/adapters/hash-embedder.ts';
-import {
-  buildRoutingIndex,
-  type EmbeddedTool,
-  EXAMPLE_WEIGHT,
-  embeddingParts,
-  embeddingText,
-  rankTools,
-  toolVector,
-} from '../src/core/routing.ts';
+import { type EmbeddedTool, rankTools } from '../src/core/routing.ts';
 import { contentWords } from '../src/core/text.ts';
+import { indexOf } from './eval-ceiling.ts';
 import { TOP_K } from './eval-common.ts';
 import { planTraffic } from './eval-traffic.ts';
 
@@ -31,20 +24,7 @@ const queries = await embedder.embed(plan.measured.map((q) => q.text));
 
 /** Held-out R@5 over `tools` embedded as apply embeds a row (head, examples and memory). */
 async function recallAt5(tools: readonly EmbeddedTool[]): Promise<number> {
-  const parts = tools.map(embeddingParts);
-  const heads = await embedder.embed(parts.map((p) => p.head));
-  const examples = await embedder.embed(parts.map((p) => p.examples ?? ''));
-  const index = buildRoutingIndex(
-    tools.map((t, i) => ({
-      name: t.name,
-      text: embeddingText(t),
-      vector: toolVector(
-        heads[i] ?? new Float32Array(embedder.dimensions),
-        parts[i]?.examples == null ? null : (examples[i] ?? null),
-        EXAMPLE_WEIGHT,
-      ),
-    })),
-  );
+  const index = await indexOf(tools, embedder);
   let hits = 0;
   plan.measured.forEach((q, i) => {
     const vector = queries[i] ?? new Float32Array(embedder.dimensions);
