@@ -498,8 +498,8 @@ async function bm25WithWordings(
   streams: readonly EvalQuery[][],
   measured: readonly EvalQuery[],
 ): Promise<Recall> {
-  const wordings = new Map<string, string[]>();
-  for (const stream of streams) for (const q of stream) wordings.set(q.tool, [...(wordings.get(q.tool) ?? []), q.text]);
+  // A stream is one tool's training wordings (eval-traffic.ts); the asked peers may leave one empty.
+  const wordings = new Map(streams.map((stream) => [stream[0]?.tool, stream.map((q) => q.text)]));
   const widened = tools.map((t) => ({
     ...t,
     description: [t.description, ...new Set(wordings.get(t.name) ?? [])].join('\n'),

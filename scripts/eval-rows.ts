@@ -33,9 +33,8 @@ async function recallAt5(tools: readonly EmbeddedTool[]): Promise<number> {
   return hits / plan.measured.length;
 }
 
-const training = new Map<string, string[]>();
-for (const stream of plan.streams)
-  for (const q of stream) training.set(q.tool, [...(training.get(q.tool) ?? []), q.text]);
+// A stream is one tool's training wordings (eval-traffic.ts).
+const training = new Map(plan.streams.map((stream) => [stream[0]?.tool, stream.map((q) => q.text)]));
 const withMemory = (texts: (row: Row) => readonly string[]): EmbeddedTool[] =>
   rows.map((r) => ({ ...r, memory: texts(r).map((text) => ({ text })) }));
 const variants: [string, EmbeddedTool[]][] = [
