@@ -174,6 +174,19 @@ export function sameWords(x: ReadonlySet<string>, y: ReadonlySet<string>): boole
 }
 
 /**
+ * True when two wordings say the same whole (`sameWords` both ways): each holds at least
+ * SAME_MEANING_JACCARD of the other's content words. A part of a request ("a hotel near the
+ * Colosseum") says what the request says for `sameWords`, never the whole of a request for two
+ * things ("book a flight to Rome and a hotel near the Colosseum").
+ */
+export function sameWhole(x: ReadonlySet<string>, y: ReadonlySet<string>): boolean {
+  if (x.size === 0 || y.size === 0) return false;
+  let shared = 0;
+  for (const w of x) if (y.has(w)) shared++;
+  return shared >= Math.ceil(SAME_MEANING_JACCARD * Math.max(x.size, y.size));
+}
+
+/**
  * `memory` (or wordings on their way in) without those that one of `said`, a tool's example
  * requests, says (`sameWords`): routing reads the examples already, so a second copy would spend
  * the byte budget on nothing new and weigh that wording twice in the tool's vector and its lexical

@@ -20,6 +20,7 @@ import {
   mergeMemory,
   type MemoryWording,
   routedWordings,
+  sameWhole,
   sameWords,
   wordingBytes,
   wordingKey,
@@ -61,7 +62,10 @@ const MIN_WORDS = 2;
  * already, and a second copy spends the byte budget on nothing new while it weighs that wording
  * twice in the tool's vector. A run the conversation went on from to other tools, in words that
  * neither ask again nor follow up (`Attribution.unsettled`), is neither remembered nor a claim: it
- * may be a wrong answer the user gave up on. Empty when `memory_bytes` is 0.
+ * may be a wrong answer the user gave up on. And a run served together teaches a tool nothing when
+ * another tool of that run served the same whole request on its own (`sameWhole`; its examples, its
+ * memory not served together, or a run of this window): that request asked the other tool alone.
+ * Empty when `memory_bytes` is 0.
  */
 export async function proposeMemory(
   svc: Services,
@@ -139,11 +143,44 @@ export async function proposeMemory(
     }
     return said.some((w) => sameWords(w, mine));
   };
+  // What each tool served whole on its own, as content words, found when first asked: its example
+  // requests, its memory's wordings not served together, and the runs of this window it served alone.
+  const servedAlone = new Map<string, string[]>();
+  for (const s of served) {
+    if (s.a.together.length > 1) continue;
+    const list = servedAlone.get(s.name);
+    if (list) list.push(s.text);
+    else servedAlone.set(s.name, [s.text]);
+  }
+  const aloneSets = new Map<string, readonly ReadonlySet<string>[]>();
+  const aloneOf = (name: string): readonly ReadonlySet<string>[] => {
+    let sets = aloneSets.get(name);
+    if (!sets) {
+      const t = byName.get(name);
+      sets = [
+        ...(t?.examples ?? []).filter((e) => e.source !== 'synthetic').map((e) => e.text),
+        ...(t?.memory ?? []).filter((w) => w.together !== true).map((w) => w.text),
+        ...(servedAlone.get(name) ?? []),
+      ].map((text) => contentWords(text));
+      aloneSets.set(name, sets);
+    }
+    return sets;
+  };
+  const servedWholeBy = (name: string, mine: ReadonlySet<string>): boolean =>
+    aloneOf(name).some((set) => sameWhole(set, mine));
+  // A request one tool served whole on its own asked that tool alone: another tool that did
+  // something beside it in one run did it on the way (a look-up the log did not show as one),
+  // not because the request asked for it, and does not remember the wording from that run.
+  const askedAloneOfAlly = (tool: string, text: string, allies: readonly string[]): boolean => {
+    const mine = words(text);
+    return allies.some((ally) => ally !== tool && servedWholeBy(ally, mine));
+  };
   for (const { a, name, text } of served) {
     if (a.call === null || a.call.seq <= since.seq) continue;
     const tool = byName.get(name);
     if (!tool) continue;
     if (!isRememberable(text, routedKeysOf(tool), budget) || claimedElsewhere(name, text, a.together)) continue;
+    if (a.together.length > 1 && askedAloneOfAlly(name, text, a.together)) continue;
     if (saidByOwnExamples(tool, words(text))) continue;
     const together = a.together.length > 1;
     const conversation = a.run.conversation_id ?? a.run.key;

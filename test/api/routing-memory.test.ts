@@ -255,6 +255,24 @@ describe('routing memory', () => {
     expect(await rankOf(agent, 'pack an umbrella and a warm coat?', 'get_weather')).toBe(1);
   });
 
+  it('gives a tool that did something beside the one that served a request whole on its own nothing of it', async () => {
+    // The agent checks the weather on the way to booking, in two conversations; in a third it books
+    // straight away. The request joins two asks, but book_hotel alone served all of it.
+    const joined = 'find me a quiet room near the central station and make sure it has parking';
+    const agent = await setup();
+    await servedTogether(agent, 'j1', joined, ['get_weather', 'book_hotel'], { city: 'Oslo' });
+    await served(agent, 'c1', joined, 'book_hotel', { city: 'Oslo' });
+    const first = await review(agent);
+    expect(first.status).toBe(200);
+    expect(memoryAdded(first.body)).toEqual([['book_hotel', joined]]);
+    await servedTogether(agent, 'j2', joined, ['get_weather', 'book_hotel'], { city: 'Oslo' });
+    expect((await review(agent)).status).toBe(200);
+    const weather = (await getTool(agent, 'get_weather')).body;
+    expect([weather.memory, weather.memory_pending]).toEqual([undefined, undefined]);
+    expect((await getTool(agent, 'book_hotel')).body).toMatchObject({ memory: [joined] });
+    expect(await rankOf(agent, joined, 'book_hotel')).toBe(1);
+  });
+
   it('keeps a request served together waiting in later reviews, though a routed wording of the tool says part of it', async () => {
     const agent = await setup();
     await servedIn(agent, ['c1', 'c2'], WORDING, 'get_weather', { city: 'Oslo' });

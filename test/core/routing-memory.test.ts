@@ -8,6 +8,7 @@ import {
   memoryBudget,
   mergeMemory,
   routedWordings,
+  sameWhole,
   sameWords,
   withoutSaid,
   wordingBytes,
@@ -152,6 +153,15 @@ describe('routing memory', () => {
     expect([...claims.claimants('please find me somewhere to sleep near the station tonight')]).toEqual(['book_hotel']);
     expect([...claims.claimants('do I need an umbrella tomorrow in Oslo')]).toEqual(['get_weather']);
     expect([...claims.claimants('book a table near the station')]).toEqual([]);
+  });
+
+  it('tells a request said whole from a part of it: a part of a request for two things says it, never all of it', () => {
+    const joined = contentWords('book a flight to Rome and a hotel near the Colosseum');
+    const part = contentWords('a hotel near the Colosseum');
+    expect(sameWords(part, joined)).toBe(true);
+    expect(sameWhole(part, joined)).toBe(false);
+    expect(sameWhole(contentWords('please book a flight to Rome and a hotel near the Colosseum'), joined)).toBe(true);
+    expect(sameWhole(contentWords(''), joined)).toBe(false);
   });
 
   it('leaves out, for a holder, a claimed request it served together with other tools: no contest', () => {
