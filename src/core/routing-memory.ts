@@ -168,9 +168,7 @@ export function indexClaims(claims: readonly { tool: string; text: string; toget
  */
 export function sameWords(x: ReadonlySet<string>, y: ReadonlySet<string>): boolean {
   if (x.size === 0 || y.size === 0) return false;
-  let shared = 0;
-  for (const w of x) if (y.has(w)) shared++;
-  return shared >= Math.ceil(SAME_MEANING_JACCARD * Math.min(x.size, y.size));
+  return sharedWords(x, y) >= Math.ceil(SAME_MEANING_JACCARD * Math.min(x.size, y.size));
 }
 
 /**
@@ -181,9 +179,14 @@ export function sameWords(x: ReadonlySet<string>, y: ReadonlySet<string>): boole
  */
 export function sameWhole(x: ReadonlySet<string>, y: ReadonlySet<string>): boolean {
   if (x.size === 0 || y.size === 0) return false;
+  return sharedWords(x, y) >= Math.ceil(SAME_MEANING_JACCARD * Math.max(x.size, y.size));
+}
+
+/** How many words two sets share. */
+function sharedWords(x: ReadonlySet<string>, y: ReadonlySet<string>): number {
   let shared = 0;
   for (const w of x) if (y.has(w)) shared++;
-  return shared >= Math.ceil(SAME_MEANING_JACCARD * Math.max(x.size, y.size));
+  return shared;
 }
 
 /**

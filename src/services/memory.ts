@@ -166,14 +166,12 @@ export async function proposeMemory(
     }
     return sets;
   };
-  const servedWholeBy = (name: string, mine: ReadonlySet<string>): boolean =>
-    aloneOf(name).some((set) => sameWhole(set, mine));
   // A request one tool served whole on its own asked that tool alone: another tool that did
   // something beside it in one run did it on the way (a look-up the log did not show as one),
   // not because the request asked for it, and does not remember the wording from that run.
   const askedAloneOfAlly = (tool: string, text: string, allies: readonly string[]): boolean => {
     const mine = words(text);
-    return allies.some((ally) => ally !== tool && servedWholeBy(ally, mine));
+    return allies.some((ally) => ally !== tool && aloneOf(ally).some((set) => sameWhole(set, mine)));
   };
   for (const { a, name, text } of served) {
     if (a.call === null || a.call.seq <= since.seq) continue;
