@@ -123,7 +123,7 @@ export async function proposeMemory(
     }
     return keys;
   };
-  // Each proposed wording's content words, found once: a busy tool compares every run with them.
+  // Each wording's content words, found once: a busy tool compares every run with them.
   const wordsOf = new Map<string, ReadonlySet<string>>();
   const words = (text: string): ReadonlySet<string> => {
     let w = wordsOf.get(text);
@@ -143,8 +143,8 @@ export async function proposeMemory(
     }
     return said.some((w) => sameWords(w, mine));
   };
-  // What each tool served whole on its own, as content words, found when first asked: its example
-  // requests, its memory's wordings not served together, and the runs of this window it served alone.
+  // What each tool served whole on its own, as content words (`words`), found when first asked: its
+  // example requests, its memory's wordings not served together, and the runs of this window it served alone.
   const servedAlone = new Map<string, string[]>();
   for (const s of served) {
     if (s.a.together.length > 1) continue;
@@ -161,7 +161,7 @@ export async function proposeMemory(
         ...(t?.examples ?? []).filter((e) => e.source !== 'synthetic').map((e) => e.text),
         ...(t?.memory ?? []).filter((w) => w.together !== true).map((w) => w.text),
         ...(servedAlone.get(name) ?? []),
-      ].map((text) => contentWords(text));
+      ].map(words);
       aloneSets.set(name, sets);
     }
     return sets;
@@ -177,10 +177,10 @@ export async function proposeMemory(
     if (a.call === null || a.call.seq <= since.seq) continue;
     const tool = byName.get(name);
     if (!tool) continue;
-    if (!isRememberable(text, routedKeysOf(tool), budget) || claimedElsewhere(name, text, a.together)) continue;
-    if (a.together.length > 1 && askedAloneOfAlly(name, text, a.together)) continue;
-    if (saidByOwnExamples(tool, words(text))) continue;
     const together = a.together.length > 1;
+    if (!isRememberable(text, routedKeysOf(tool), budget) || claimedElsewhere(name, text, a.together)) continue;
+    if (together && askedAloneOfAlly(name, text, a.together)) continue;
+    if (saidByOwnExamples(tool, words(text))) continue;
     const conversation = a.run.conversation_id ?? a.run.key;
     let p = proposals.get(name);
     if (!p) {
