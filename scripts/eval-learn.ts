@@ -28,7 +28,7 @@ import {
   type Routed,
 } from './eval-http.ts';
 import { formatLearnReport, type LearnReport, type RoundFigures } from './eval-learn-report.ts';
-import { askedCounts, type Plan, planTraffic, roundOf } from './eval-traffic.ts';
+import { askedCounts, type Plan, planTraffic, roundOf, wordingsByTool } from './eval-traffic.ts';
 import { type AgentKind, agentStep, draw, hasMistake, PLANTED_ARGUMENT } from './eval-agent.ts';
 import { goldOf, learnedPrecision, learningCurveSvg } from './eval-quality.ts';
 import { loadToolE, mulberry32 } from './eval-data.ts';
@@ -498,8 +498,7 @@ async function bm25WithWordings(
   streams: readonly EvalQuery[][],
   measured: readonly EvalQuery[],
 ): Promise<Recall> {
-  // A stream is one tool's training wordings (eval-traffic.ts); the asked peers may leave one empty.
-  const wordings = new Map(streams.map((stream) => [stream[0]?.tool, stream.map((q) => q.text)]));
+  const wordings = wordingsByTool(streams);
   const widened = tools.map((t) => ({
     ...t,
     description: [t.description, ...new Set(wordings.get(t.name) ?? [])].join('\n'),

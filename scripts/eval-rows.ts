@@ -11,7 +11,7 @@ import { type EmbeddedTool, rankTools } from '../src/core/routing.ts';
 import { contentWords } from '../src/core/text.ts';
 import { indexOf } from './eval-ceiling.ts';
 import { TOP_K } from './eval-common.ts';
-import { planTraffic } from './eval-traffic.ts';
+import { planTraffic, wordingsByTool } from './eval-traffic.ts';
 
 type Row = Omit<EmbeddedTool, 'memory'> & { memory?: string[] };
 
@@ -33,8 +33,7 @@ async function recallAt5(tools: readonly EmbeddedTool[]): Promise<number> {
   return hits / plan.measured.length;
 }
 
-// A stream is one tool's training wordings (eval-traffic.ts).
-const training = new Map(plan.streams.map((stream) => [stream[0]?.tool, stream.map((q) => q.text)]));
+const training = wordingsByTool(plan.streams);
 const withMemory = (texts: (row: Row) => readonly string[]): EmbeddedTool[] =>
   rows.map((r) => ({ ...r, memory: texts(r).map((text) => ({ text })) }));
 const variants: [string, EmbeddedTool[]][] = [

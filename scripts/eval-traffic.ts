@@ -80,3 +80,8 @@ export function askedCounts(plan: Plan, rounds: number, perRound: number): Map<E
     for (const q of roundOf(plan, round, perRound)) counts.set(q, (counts.get(q) ?? 0) + 1);
   return counts;
 }
+
+/** Each tool's wordings in `streams` (a stream is one tool's training wordings; a filtered one may be empty). */
+export function wordingsByTool(streams: readonly (readonly EvalQuery[])[]): Map<string | undefined, string[]> {
+  return new Map(streams.map((stream) => [stream[0]?.tool, stream.map((q) => q.text)]));
+}
